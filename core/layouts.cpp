@@ -1,0 +1,144 @@
+#include "core/layouts.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace attnlab {
+
+namespace {
+
+// Appends one row holding the given document pieces, padded to `extent` positions.
+struct Piece {
+  int doc;
+  std::int64_t first_token;  // canonical index of the piece's first token
+  int length;
+};
+
+void append_row(Layout& l, const std::vector<Piece>& pieces, int extent) {
+  const int start = l.row_start.empty() ? 0 : l.row_start.back();
+  if (l.row_start.empty()) l.row_start.push_back(0);
+  if (l.row_piece.empty()) l.row_piece.push_back(0);
+  int pos = 0;
+  for (const Piece& p : pieces) {
+    l.piece_start.push_back(pos);
+    l.piece_doc.push_back(p.doc);
+    for (int i = 0; i < p.length; ++i) {
+      l.token_doc.push_back(p.doc);
+      l.token_source.push_back(p.first_token + i);
+    }
+    pos += p.length;
+  }
+  if (pos > extent) throw std::logic_error("layout row overflows its extent");
+  l.row_valid.push_back(pos);
+  l.token_doc.insert(l.token_doc.end(), extent - pos, -1);
+  l.token_source.insert(l.token_source.end(), extent - pos, -1);
+  l.row_start.push_back(start + extent);
+  l.row_piece.push_back(static_cast<int>(l.piece_start.size()));
+}
+
+Layout empty_layout(LayoutKind kind, bool causal) {
+  Layout l;
+  l.kind = kind;
+  l.causal = causal;
+  l.row_start.push_back(0);
+  l.row_piece.push_back(0);
+  return l;
+}
+
+void require_positive(int value, const char* what) {
+  if (value <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(value));
+}
+
+}  // namespace
+
+int Layout::longest_row() const {
+  int longest = 0;
+  for (int r = 0; r < num_rows(); ++r) longest = std::max(longest, row_start[r + 1] - row_start[r]);
+  return longest;
+}
+
+std::vector<std::int64_t> document_offsets(const std::vector<int>& lengths) {
+  std::vector<std::int64_t> offsets{0};
+  for (int len : lengths) offsets.push_back(offsets.back() + len);
+  return offsets;
+}
+
+Layout make_padded_layout(const std::vector<int>& lengths, int pad_to, bool causal) {
+  require_positive(pad_to, "padded length");
+  Layout l = empty_layout(LayoutKind::padded, causal);
+  const auto offsets = document_offsets(lengths);
+  for (std::size_t d = 0; d < lengths.size(); ++d) {
+    if (lengths[d] > pad_to)
+      throw std::invalid_argument("document " + std::to_string(d) + " has " + std::to_string(lengths[d]) +
+                                  " tokens, more than the padded length " + std::to_string(pad_to));
+    append_row(l, {{static_cast<int>(d), offsets[d], lengths[d]}}, pad_to);
+  }
+  return l;
+}
+
+Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingPolicy policy, bool causal) {
+  require_positive(row_len, "row length");
+  Layout l = empty_layout(LayoutKind::packed, causal);
+  const auto offsets = document_offsets(lengths);
+  if (policy == PackingPolicy::concatenate) {
+    // Concatenate and cut: a document may continue into the next row; the last row is padded.
+    std::vector<Piece> row;
+    int used = 0;
+    for (std::size_t d = 0; d < lengths.size(); ++d) {
+      int done = 0;
+      while (done < lengths[d]) {
+        const int take = std::min(lengths[d] - done, row_len - used);
+        row.push_back({static_cast<int>(d), offsets[d] + done, take});
+        done += take;
+        used += take;
+        if (used == row_len) {
+          append_row(l, row, row_len);
+          row.clear();
+          used = 0;
+        }
+      }
+    }
+    if (!row.empty()) append_row(l, row, row_len);
+    return l;
+  }
+  // Best fit: each document (cropped to the row length) goes to the open row
+  // with the least room that still holds it, so every row starts at a document start.
+  std::vector<std::vector<Piece>> rows;
+  std::vector<int> room;
+  for (std::size_t d = 0; d < lengths.size(); ++d) {
+    const int len = std::min(lengths[d], row_len);
+    int best = -1;
+    for (std::size_t r = 0; r < rows.size(); ++r)
+      if (room[r] >= len && (best < 0 || room[r] < room[best])) best = static_cast<int>(r);
+    if (best < 0) {
+      rows.emplace_back();
+      room.push_back(row_len);
+      best = static_cast<int>(rows.size()) - 1;
+    }
+    rows[best].push_back({static_cast<int>(d), offsets[d], len});
+    room[best] -= len;
+  }
+  for (const auto& row : rows) append_row(l, row, row_len);
+  return l;
+}
+
+Layout make_varlen_layout(const std::vector<int>& lengths, bool causal) {
+  Layout l = empty_layout(LayoutKind::varlen, causal);
+  const auto offsets = document_offsets(lengths);
+  for (std::size_t d = 0; d < lengths.size(); ++d)
+    append_row(l, {{static_cast<int>(d), offsets[d], lengths[d]}}, lengths[d]);
+  return l;
+}
+
+CellCounts count_layout(const Layout& layout, TileShape tile) {
+  const LayoutView v = layout.view();
+  CellCounts total;
+  for (int r = 0; r < v.num_rows; ++r)
+    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt)
+      for (int kt = 0; kt < key_tiles_visited(v, tile, r, qt); ++kt)
+        total += count_tile(v, r, qt * tile.rows, kt * tile.cols, tile);
+  return total;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,41 @@
+#pragma once
+// A scenario: one list of document lengths and the attention shape run over it.
+// Read from the TOML files in scenarios/ (schema: scenarios/README.md).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/layouts.hpp"
+
+namespace attnlab {
+
+enum class DType { bf16, fp16 };
+inline const char* dtype_name(DType d) { return d == DType::bf16 ? "bf16" : "fp16"; }
+inline int dtype_bytes(DType) { return 2; }
+
+struct Scenario {
+  std::string name;  // file stem
+  std::string why;   // one sentence: what this scenario teaches
+  std::filesystem::path source;  // the file it was read from (empty when built in code)
+
+  int heads = 16;
+  int kv_heads = 16;
+  int head_dim = 128;
+  DType dtype = DType::bf16;
+  bool causal = true;
+
+  int row_len = 4096;                              // packed rows
+  PackingPolicy packing = PackingPolicy::concatenate;
+  std::optional<int> pad_to;                       // padded rows: empty = the longest document
+
+  std::vector<int> doc_lengths;
+
+  int padded_length() const;  // pad_to, or the longest document
+  std::int64_t total_tokens() const;
+  Layout padded_layout() const { return make_padded_layout(doc_lengths, padded_length(), causal); }
+  Layout packed_layout() const { return make_packed_layout(doc_lengths, row_len, packing, causal); }
+  Layout varlen_layout() const { return make_varlen_layout(doc_lengths, causal); }
+};
+
+}  // namespace attnlab

@@ -1,0 +1,64 @@
+#pragma once
+// The flash algorithm's arithmetic, in fp64, for one (row, head) of a layout:
+// a query tile keeps a running max m, a running sum l and an unnormalised output
+// accumulator per query; each visited key tile raises m, rescales l and the
+// accumulator by exp(m_old - m_new), and adds its own exp(s - m) terms. At the end
+// O = acc / l and LSE = m + log(l). reference_tiled and the GUI's walkthrough both
+// run exactly these functions.
+#include <vector>
+
+#include "core/layout.hpp"
+#include "reference/attention_inputs.hpp"
+
+namespace attnlab {
+
+// One row's Q (for one head) and K, V (for its kv head) as contiguous doubles
+// [extent][head_dim], read from canonical inputs through the layout's token_source.
+// Padding positions hold zeros; they never take part.
+struct RowHeadOperands {
+  int row = 0;
+  int head = 0;
+  int extent = 0;  // positions of the row, padding included
+  int head_dim = 0;
+  std::vector<double> q, k, v;
+
+  const double* q_at(int pos) const { return q.data() + static_cast<std::size_t>(pos) * head_dim; }
+  const double* k_at(int pos) const { return k.data() + static_cast<std::size_t>(pos) * head_dim; }
+  const double* v_at(int pos) const { return v.data() + static_cast<std::size_t>(pos) * head_dim; }
+};
+
+RowHeadOperands load_row_head(const Layout& layout, const AttentionInputs& canonical, int row, int head);
+
+// Whether query q attends to key k in row r: exactly the useful and bleed cells
+// (bleed cells take part in packed rows: that is the bleed).
+inline bool takes_part(const LayoutView& v, int r, int q, int k) {
+  const CellKind kind = cell_kind(v, r, q, k);
+  return kind == CellKind::useful || kind == CellKind::bleed;
+}
+
+// What one query tile holds on chip between key tiles.
+struct QueryTileState {
+  int row = 0;
+  int query_tile = 0;
+  int first_query = 0;  // row position of the tile's first query
+  int queries = 0;      // queries of the tile inside the row (the last tile may be short)
+  int head_dim = 0;
+  int key_tiles_done = 0;             // key tiles visited so far, in order 0, 1, ...
+  std::vector<double> running_max;    // m per query; -inf until a score takes part
+  std::vector<double> running_sum;    // l per query
+  std::vector<double> last_rescale;   // exp(m_old - m_new) applied at the last step (1 before any)
+  std::vector<double> accumulator;    // unnormalised output [queries][head_dim]
+};
+
+QueryTileState start_query_tile(const LayoutView& view, TileShape tile, int row, int query_tile, int head_dim);
+
+// Visits the next key tile (state.key_tiles_done) of the state's row.
+void visit_next_key_tile(const LayoutView& view, TileShape tile, const RowHeadOperands& operands, double scale,
+                         QueryTileState& state);
+
+// Output of query i of the tile so far: accumulator / running sum (0 where no score took part).
+double normalized_output(const QueryTileState& state, int i, int d);
+// Natural-log log-sum-exp of query i's scaled scores so far: m + log(l), -inf where none took part.
+double log_sum_exp(const QueryTileState& state, int i);
+
+}  // namespace attnlab

@@ -1,0 +1,51 @@
+#pragma once
+// The fp64 CPU reference of attention over any layout, two ways:
+//  - reference_materialized: the plain algorithm, per query the full score row,
+//    mask, softmax, then P·V;
+//  - reference_tiled: the flash algorithm (online softmax over the visited key
+//    tiles of each query tile, see online_softmax.hpp).
+// A (query, key) cell takes part iff cell_kind says useful or bleed.
+// Outputs cover every buffer position of the layout; padding positions and any
+// query with no cell taking part get O = 0 and LSE = -inf.
+#include <cstdint>
+#include <vector>
+
+#include "core/layouts.hpp"
+#include "reference/attention_inputs.hpp"
+
+namespace attnlab {
+
+// Which part to compute: large scenarios are checked on a sample.
+struct ReferenceOptions {
+  std::vector<int> rows;   // layout rows (documents for padded and varlen); empty = all
+  std::vector<int> heads;  // query heads; empty = all
+  int threads = 0;         // worker threads over (row, head) pairs; 0 = all hardware threads
+};
+
+// A seeded sample of at most max_rows rows and max_heads heads (sorted; all when fewer exist).
+ReferenceOptions sample_reference_options(const Layout& layout, int heads, int max_rows, int max_heads,
+                                          std::uint64_t seed);
+
+struct ReferenceOutput {
+  std::int64_t positions = 0;  // the layout's buffer positions
+  int heads = 0;
+  int head_dim = 0;
+  std::vector<double> o;             // [positions][heads][head_dim]; NaN where not computed
+  std::vector<double> lse;           // [positions][heads], natural log; NaN where not computed
+  std::vector<int> computed_rows;    // sorted layout rows that were computed
+  std::vector<int> computed_heads;   // sorted heads that were computed
+  std::vector<char> row_computed;    // per layout row: 1 if computed
+
+  double o_at(std::int64_t pos, int head, int d) const { return o[(pos * heads + head) * head_dim + d]; }
+  double lse_at(std::int64_t pos, int head) const { return lse[pos * heads + head]; }
+};
+
+// 1 / sqrt(head_dim), the usual softmax scale.
+double default_scale(int head_dim);
+
+ReferenceOutput reference_materialized(const Layout& layout, const AttentionInputs& canonical, double scale,
+                                       const ReferenceOptions& options = {});
+ReferenceOutput reference_tiled(const Layout& layout, const AttentionInputs& canonical, double scale, TileShape tile,
+                                const ReferenceOptions& options = {});
+
+}  // namespace attnlab

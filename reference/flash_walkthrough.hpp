@@ -36,6 +36,8 @@ class FlashWalkthrough {
 
   const QueryTileState& state() const { return state_; }  // running max, sum, last rescale per query
   const Layout& layout() const { return layout_; }
+  int row() const { return operands_.row; }
+  int query_tile() const { return query_tile_; }
   int head() const { return operands_.head; }
   TileShape tile() const { return tile_; }
   double partial_output(int i, int d) const { return normalized_output(state_, i, d); }
@@ -49,6 +51,7 @@ class FlashWalkthrough {
   TileShape tile_;
   double scale_;
   int element_bytes_;
+  int query_tile_;
   RowHeadOperands operands_;
   int total_key_tiles_;
   QueryTileState state_;

@@ -1,0 +1,160 @@
+#include "reference/reference_attention.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "reference/online_softmax.hpp"
+
+namespace attnlab {
+
+namespace {
+
+constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+
+std::vector<int> all_up_to(int n) {
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
+std::vector<int> sorted_checked(std::vector<int> chosen, int limit, const char* what) {
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  if (!chosen.empty() && (chosen.front() < 0 || chosen.back() >= limit))
+    throw std::out_of_range(std::string("reference: ") + what + " out of range [0, " + std::to_string(limit) + ")");
+  return chosen;
+}
+
+// Up to `count` of [0, n), seeded (a partial Fisher-Yates shuffle on raw mt19937_64 draws), sorted.
+std::vector<int> sample(int n, int count, std::mt19937_64& rng) {
+  std::vector<int> all = all_up_to(n);
+  count = std::clamp(count, 0, n);
+  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + static_cast<int>(rng() % std::uint64_t(n - i))]);
+  all.resize(count);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+// Output sized for the whole layout, NaN everywhere until computed.
+ReferenceOutput empty_output(const Layout& layout, const AttentionInputs& in, const ReferenceOptions& options) {
+  if (in.tokens < 0 || in.heads <= 0 || in.kv_heads <= 0 || in.heads % in.kv_heads != 0)
+    throw std::invalid_argument("reference: inputs need heads a positive multiple of kv_heads");
+  ReferenceOutput out;
+  out.positions = layout.buffer_tokens();
+  out.heads = in.heads;
+  out.head_dim = in.head_dim;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.o.assign(static_cast<std::size_t>(out.positions) * in.heads * in.head_dim, nan);
+  out.lse.assign(static_cast<std::size_t>(out.positions) * in.heads, nan);
+  out.computed_rows = options.rows.empty() ? all_up_to(layout.num_rows())
+                                           : sorted_checked(options.rows, layout.num_rows(), "row");
+  out.computed_heads = options.heads.empty() ? all_up_to(in.heads) : sorted_checked(options.heads, in.heads, "head");
+  out.row_computed.assign(layout.num_rows(), 0);
+  for (int r : out.computed_rows) out.row_computed[r] = 1;
+  for (std::int64_t p = 0; p < out.positions; ++p)
+    if (layout.token_source[p] >= in.tokens) throw std::out_of_range("reference: layout token beyond the inputs");
+  return out;
+}
+
+// Runs work(row, head) for every chosen pair on a few threads; pairs write disjoint outputs.
+void for_each_row_head(const ReferenceOutput& out, int threads, const std::function<void(int, int)>& work) {
+  const std::size_t pairs = out.computed_rows.size() * out.computed_heads.size();
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<std::size_t>(threads, std::max<std::size_t>(pairs, 1)));
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < pairs;)
+      work(out.computed_rows[i / out.computed_heads.size()], out.computed_heads[i % out.computed_heads.size()]);
+  };
+  std::vector<std::jthread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+}
+
+double* output_at(ReferenceOutput& out, std::int64_t pos, int head) {
+  return out.o.data() + (static_cast<std::size_t>(pos) * out.heads + head) * out.head_dim;
+}
+
+}  // namespace
+
+ReferenceOptions sample_reference_options(const Layout& layout, int heads, int max_rows, int max_heads,
+                                          std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ReferenceOptions options;
+  options.rows = sample(layout.num_rows(), max_rows, rng);
+  options.heads = sample(heads, max_heads, rng);
+  return options;
+}
+
+double default_scale(int head_dim) { return 1.0 / std::sqrt(static_cast<double>(head_dim)); }
+
+ReferenceOutput reference_materialized(const Layout& layout, const AttentionInputs& in, double scale,
+                                       const ReferenceOptions& options) {
+  ReferenceOutput out = empty_output(layout, in, options);
+  const LayoutView view = layout.view();
+  const int D = in.head_dim;
+  for_each_row_head(out, options.threads, [&](int r, int h) {
+    const RowHeadOperands ops = load_row_head(layout, in, r, h);
+    std::vector<double> scores(ops.extent);
+    for (int q = 0; q < ops.extent; ++q) {
+      // The whole score row, masked cells at -inf, then softmax and P·V.
+      double max = minus_infinity;
+      for (int k = 0; k < ops.extent; ++k) {
+        double s = minus_infinity;
+        if (takes_part(view, r, q, k))
+          s = scale * std::inner_product(ops.q_at(q), ops.q_at(q) + D, ops.k_at(k), 0.0);
+        scores[k] = s;
+        max = std::max(max, s);
+      }
+      const std::int64_t pos = layout.row_start[r] + q;
+      double* o = output_at(out, pos, h);
+      std::fill(o, o + D, 0.0);
+      if (max == minus_infinity) {  // no key takes part (a padding query)
+        out.lse[pos * out.heads + h] = minus_infinity;
+        continue;
+      }
+      double sum = 0;
+      for (int k = 0; k < ops.extent; ++k) {
+        if (scores[k] == minus_infinity) continue;
+        const double p = std::exp(scores[k] - max);
+        sum += p;
+        for (int d = 0; d < D; ++d) o[d] += p * ops.v_at(k)[d];
+      }
+      for (int d = 0; d < D; ++d) o[d] /= sum;
+      out.lse[pos * out.heads + h] = max + std::log(sum);
+    }
+  });
+  return out;
+}
+
+ReferenceOutput reference_tiled(const Layout& layout, const AttentionInputs& in, double scale, TileShape tile,
+                                const ReferenceOptions& options) {
+  if (tile.rows <= 0 || tile.cols <= 0) throw std::invalid_argument("reference: tile sides must be positive");
+  ReferenceOutput out = empty_output(layout, in, options);
+  const LayoutView view = layout.view();
+  for_each_row_head(out, options.threads, [&](int r, int h) {
+    const RowHeadOperands ops = load_row_head(layout, in, r, h);
+    for (int qt = 0; qt < query_tiles(view, tile, r); ++qt) {
+      QueryTileState state = start_query_tile(view, tile, r, qt, in.head_dim);
+      while (state.key_tiles_done < key_tiles_visited(view, tile, r, qt))
+        visit_next_key_tile(view, tile, ops, scale, state);
+      for (int i = 0; i < state.queries; ++i) {
+        const std::int64_t pos = layout.row_start[r] + state.first_query + i;
+        double* o = output_at(out, pos, h);
+        for (int d = 0; d < in.head_dim; ++d) o[d] = normalized_output(state, i, d);
+        out.lse[pos * out.heads + h] = log_sum_exp(state, i);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace attnlab

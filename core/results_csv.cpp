@@ -1,0 +1,258 @@
+#include "core/results_csv.hpp"
+
+#include <array>
+#include <charconv>
+#include <fstream>
+#include <libfccp/csv.h>
+#include <system_error>
+#include <tuple>
+#include <unistd.h>
+#include <variant>
+
+#include "core/input_error.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// Each column names the ResultRow member it holds; the member's type says how it
+// is printed and parsed.
+using Field = std::variant<std::string ResultRow::*, int ResultRow::*, bool ResultRow::*, DType ResultRow::*,
+                           Pass ResultRow::*, std::optional<double> ResultRow::*,
+                           std::optional<std::int64_t> ResultRow::*, std::optional<int> ResultRow::*>;
+
+struct Column {
+  std::string_view name;
+  Field field;
+};
+
+constexpr std::size_t required_count = 16;
+
+const std::array<Column, 30> columns = {{
+    {"scenario", &ResultRow::scenario},
+    {"implementation", &ResultRow::implementation},
+    {"source", &ResultRow::source},
+    {"gpu", &ResultRow::gpu},
+    {"dtype", &ResultRow::dtype},
+    {"heads", &ResultRow::heads},
+    {"head_dim", &ResultRow::head_dim},
+    {"causal", &ResultRow::causal},
+    {"pass", &ResultRow::pass},
+    {"median_us", &ResultRow::median_us},
+    {"min_us", &ResultRow::min_us},
+    {"max_us", &ResultRow::max_us},
+    {"useful_tflops", &ResultRow::useful_tflops},
+    {"scores_computed", &ResultRow::scores_computed},
+    {"scores_useful", &ResultRow::scores_useful},
+    {"rel_l2_error", &ResultRow::rel_l2_error},
+    {"kv_heads", &ResultRow::kv_heads},
+    {"tokens", &ResultRow::tokens},
+    {"tile", &ResultRow::tile},
+    {"computed_tflops", &ResultRow::computed_tflops},
+    {"max_abs_error", &ResultRow::max_abs_error},
+    {"bleed_rel_l2", &ResultRow::bleed_rel_l2},
+    {"hbm_bytes_model", &ResultRow::hbm_bytes_model},
+    {"hbm_bytes_measured", &ResultRow::hbm_bytes_measured},
+    {"extra_memory_bytes", &ResultRow::extra_memory_bytes},
+    {"reps", &ResultRow::reps},
+    {"driver", &ResultRow::driver},
+    {"cuda_version", &ResultRow::cuda_version},
+    {"commit", &ResultRow::commit},
+    {"date", &ResultRow::date},
+}};
+
+// ---- printing ---------------------------------------------------------------
+
+template <class Number>
+std::string print_number(Number value) {
+  std::array<char, 64> buffer;
+  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;  // shortest round trip
+  return std::string(buffer.data(), end);
+}
+
+// Quotes a cell holding a separator, a quote or edge spaces (the reader trims spaces).
+std::string csv_cell(const std::string& text, std::string_view column) {
+  if (text.find_first_of("\r\n") != std::string::npos)
+    throw InputError("results CSV: " + std::string(column) + ": a value cannot hold a line break");
+  const bool quote = text.find_first_of(",\"") != std::string::npos ||
+                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+struct Printer {
+  const ResultRow& row;
+  std::string operator()(std::string ResultRow::*m) const { return row.*m; }
+  std::string operator()(int ResultRow::*m) const { return print_number(row.*m); }
+  std::string operator()(bool ResultRow::*m) const { return row.*m ? "true" : "false"; }
+  std::string operator()(DType ResultRow::*m) const { return dtype_name(row.*m); }
+  std::string operator()(Pass ResultRow::*m) const { return pass_name(row.*m); }
+  template <class T>
+  std::string operator()(std::optional<T> ResultRow::*m) const {
+    return (row.*m).has_value() ? print_number(*(row.*m)) : std::string();
+  }
+};
+
+// ---- parsing ----------------------------------------------------------------
+
+// What a cell should have held; the reader adds the file, line and column.
+struct BadCell {
+  std::string expected;
+};
+
+template <class Number>
+Number parse_number(const std::string& text, const char* expected) {
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) throw BadCell{expected};
+  return value;
+}
+
+template <class Number>
+constexpr const char* number_kind() {
+  return std::is_floating_point_v<Number> ? "a number" : "an integer";
+}
+
+struct Parser {
+  const std::string& text;
+  ResultRow& row;
+  void operator()(std::string ResultRow::*m) const { row.*m = text; }
+  void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, "an integer"); }
+  void operator()(bool ResultRow::*m) const {
+    if (text != "true" && text != "false") throw BadCell{"true or false"};
+    row.*m = text == "true";
+  }
+  void operator()(DType ResultRow::*m) const {
+    if (text != "bf16" && text != "fp16") throw BadCell{"bf16 or fp16"};
+    row.*m = text == "bf16" ? DType::bf16 : DType::fp16;
+  }
+  void operator()(Pass ResultRow::*m) const {
+    if (text != "fwd" && text != "bwd") throw BadCell{"fwd or bwd"};
+    row.*m = text == "fwd" ? Pass::fwd : Pass::bwd;
+  }
+  template <class T>
+  void operator()(std::optional<T> ResultRow::*m) const {
+    if (text.empty())
+      row.*m = std::nullopt;
+    else
+      row.*m = parse_number<T>(text, number_kind<T>());
+  }
+};
+
+// Required columns whose cells may not be empty: they say what was run.
+bool must_have_value(const Column& c) {
+  return c.name != "gpu" && !std::holds_alternative<std::optional<double> ResultRow::*>(c.field) &&
+         !std::holds_alternative<std::optional<std::int64_t> ResultRow::*>(c.field) &&
+         !std::holds_alternative<std::optional<int> ResultRow::*>(c.field) &&
+         &c - columns.data() < static_cast<std::ptrdiff_t>(required_count);
+}
+
+using Reader = io::CSVReader<columns.size(), io::trim_chars<' '>, io::double_quote_escape<',', '"'>>;
+
+// fccp's own errors (broken quoting, a short line, a repeated column) as one line naming the file.
+[[noreturn]] void rethrow_csv_error(const std::filesystem::path& path, const io::error::base& e) {
+  std::string line;
+  if (const auto* with_line = dynamic_cast<const io::error::with_file_line*>(&e); with_line && with_line->file_line > 0)
+    line = ":" + std::to_string(with_line->file_line);
+  std::string what;
+  if (dynamic_cast<const io::error::too_few_columns*>(&e)) what = "fewer cells than the header has columns";
+  else if (dynamic_cast<const io::error::too_many_columns*>(&e)) what = "more cells than the header has columns";
+  else if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) what = "a quoted cell is not closed";
+  else if (dynamic_cast<const io::error::header_missing*>(&e)) what = "empty file, expected a header line";
+  else if (const auto* dup = dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
+    what = std::string("column ") + dup->column_name + " appears twice in the header";
+  else what = e.what();
+  throw InputError(path.string() + line + ": " + what);
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& results_columns() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> n;
+    for (const Column& c : columns) n.push_back(c.name);
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& required_results_columns() {
+  static const std::vector<std::string_view> names(results_columns().begin(),
+                                                   results_columns().begin() + required_count);
+  return names;
+}
+
+void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows) {
+  std::string text;
+  for (const Column& c : columns) text += (text.empty() ? "" : ",") + std::string(c.name);
+  text += '\n';
+  for (const ResultRow& row : rows) {
+    std::string line;
+    for (const Column& c : columns)
+      line += (&c == columns.data() ? "" : ",") + csv_cell(std::visit(Printer{row}, c.field), c.name);
+    text += line + '\n';
+  }
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  // A temp file beside the target, then a rename: a reader never sees half a file.
+  std::filesystem::path temp = path;
+  temp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temp, ec);
+      throw InputError(path.string() + ": cannot write the results file");
+    }
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw InputError(path.string() + ": cannot write the results file (" + ec.message() + ")");
+  }
+}
+
+std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  if (!std::filesystem::is_regular_file(path)) throw InputError(name + ": no such results file");
+  std::ifstream probe(path);
+  if (!probe) throw InputError(name + ": cannot read the results file");
+  std::vector<ResultRow> rows;
+  try {
+    Reader reader(name);
+    std::apply([&](auto... n) { reader.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(n)...); },
+               [] {
+                 std::array<std::string_view, columns.size()> names;
+                 for (std::size_t i = 0; i < columns.size(); ++i) names[i] = columns[i].name;
+                 return names;
+               }());
+    for (std::size_t i = 0; i < required_count; ++i)
+      if (!reader.has_column(std::string(columns[i].name)))
+        throw InputError(name + ": missing column " + std::string(columns[i].name));
+    std::array<std::string, columns.size()> cells;
+    while (true) {
+      for (std::string& cell : cells) cell.clear();  // columns absent from the file stay empty
+      if (!std::apply([&](auto&... c) { return reader.read_row(c...); }, cells)) break;
+      ResultRow row;
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        const Column& c = columns[i];
+        const std::string where = name + ":" + std::to_string(reader.get_file_line()) + ": " + std::string(c.name);
+        if (cells[i].empty() && must_have_value(c)) throw InputError(where + ": expected a value, got an empty cell");
+        try {
+          std::visit(Parser{cells[i], row}, c.field);
+        } catch (const BadCell& bad) {
+          throw InputError(where + ": expected " + bad.expected + ", got \"" + cells[i] + "\"");
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+  } catch (const io::error::base& e) {
+    rethrow_csv_error(path, e);
+  }
+  return rows;
+}
+
+}  // namespace attnlab

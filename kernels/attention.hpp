@@ -1,0 +1,157 @@
+#pragma once
+// Host-side API of the attention kernels: plain C++, no CUDA types, so any .cpp
+// (the CLI, the benchmark) can include it. In a build without CUDA every entry
+// point that needs a GPU throws NoGpuError("this build has no CUDA support").
+//
+// Tensors live in a layout's buffer order: Q, O are [position][head][head_dim],
+// K, V are [position][kv_head][head_dim], all bf16 or fp16; LSE is
+// [position][head] fp32 (natural log). Positions past a row's valid tokens are
+// padding: the flash kernels never read their contents (naive's GEMMs do, so
+// keep them finite, e.g. zero) and every implementation writes O = 0, LSE = -inf there.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "core/layouts.hpp"
+#include "core/scenario.hpp"
+
+namespace attnlab {
+
+// ---- the GPU ---------------------------------------------------------------
+
+struct GpuInfo {
+  std::string name;          // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
+  int compute_capability = 0;  // e.g. 90
+  int sm_count = 0;
+  int driver_version = 0;    // CUDA driver API version, e.g. 13000
+  int runtime_version = 0;   // CUDA runtime the binary was built against, e.g. 13000
+  std::string driver;        // the display driver's version as nvidia-smi prints it (from NVML); empty if unknown
+  std::size_t free_bytes = 0, total_bytes = 0;
+};
+
+// Throws NoGpuError when there is no usable CUDA GPU (or no CUDA in this build).
+GpuInfo query_gpu();
+
+// "13.0" from 13000.
+std::string cuda_version_string(int version);
+
+// A device memory allocation that does not exceed what is free: throws
+// GpuMemoryError naming the bytes needed and free (the run goes on without it).
+class GpuMemoryError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ---- device memory ---------------------------------------------------------
+
+// Owns one cudaMalloc'd allocation. Move-only.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes);      // bytes <= this->bytes()
+  void download(void* host, std::size_t bytes) const;
+  // Fills every byte with 0xFF: NaN in bf16, fp16 and fp32, so unwritten outputs show.
+  void poison();
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A host Layout's index arrays on the device, plus the flash kernels' work list
+// (one item per (row, query tile), longest first). The Layout must outlive it.
+class DeviceLayout {
+ public:
+  explicit DeviceLayout(const Layout& layout);
+  const Layout& host() const { return *host_; }
+  LayoutView view() const;  // device pointers: for kernels only
+  int work_items() const { return work_items_; }
+  const void* work_list() const { return work_.data(); }
+
+ private:
+  const Layout* host_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, work_;
+  int work_items_ = 0;
+};
+
+// ---- the problem -----------------------------------------------------------
+
+struct AttentionProblem {
+  DType dtype = DType::bf16;
+  int heads = 16;
+  int kv_heads = 16;   // divides heads (grouped-query attention when fewer)
+  int head_dim = 128;  // 64 or 128
+  float scale = 0;     // softmax scale; 0 means 1/sqrt(head_dim)
+  float softmax_scale() const;
+  void validate() const;  // throws InputError on an unsupported shape
+};
+
+// Q, K, V, O, LSE for `positions` buffer positions of one layout.
+struct AttentionTensors {
+  AttentionTensors(std::int64_t positions, const AttentionProblem& problem);
+  std::int64_t positions;
+  DeviceBuffer q, k, v, o, lse;
+};
+
+// ---- the implementations -----------------------------------------------------
+
+// The flash kernels' tile: query rows x key columns (the same for both head dims).
+inline constexpr TileShape flash_tile{64, 64};
+
+// What the kernel actually computed, summed over every head's CTAs (so
+// heads x count_layout(layout, flash_tile) when the kernel matches the model).
+struct KernelCounts {
+  std::int64_t visited_tiles = 0;
+  CellCounts cells;
+};
+
+// padded, packed and varlen: the tiled kernel over the layout. With `counts`,
+// each CTA also adds count_tile of every tile it visits (a branch outside the
+// inner loops) and the call synchronizes to fill `counts`.
+void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& tensors,
+               KernelCounts* counts = nullptr);
+
+// naive: S = scale·QKᵀ (fp32) and P = softmax(S) (dtype) materialized, O = P·V.
+// Needs a layout whose rows all have one extent (padded, packed).
+std::size_t naive_workspace_bytes(const Layout& layout, const AttentionProblem& problem);
+
+class NaiveAttention {
+ public:
+  // Throws GpuMemoryError (bytes needed vs free) when the workspace does not fit.
+  NaiveAttention(const DeviceLayout& layout, const AttentionProblem& problem);
+  ~NaiveAttention();
+  NaiveAttention(const NaiveAttention&) = delete;
+  NaiveAttention& operator=(const NaiveAttention&) = delete;
+  void run(AttentionTensors& tensors);
+  std::size_t workspace_bytes() const { return scores_.bytes() + probs_.bytes(); }
+
+ private:
+  const DeviceLayout& layout_;
+  AttentionProblem problem_;
+  DeviceBuffer scores_, probs_;
+  void* cublas_ = nullptr;
+};
+
+// ---- timing ----------------------------------------------------------------
+
+struct GpuTiming {
+  double median_us = 0, min_us = 0, max_us = 0;
+  int reps = 0;
+};
+
+// Times `launch` with CUDA events around each of `reps` runs after `warmup` runs.
+GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps);
+
+}  // namespace attnlab

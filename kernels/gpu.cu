@@ -1,0 +1,165 @@
+// The GPU itself: discovery, memory, layouts on the device, timing.
+#include <algorithm>
+#include <utility>
+#include <fstream>
+#include <regex>
+#include <vector>
+
+#include "kernels/attention.hpp"
+#include "kernels/cuda_check.hpp"
+#include "kernels/work_list.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// The display driver's version ("580.65.06") from the kernel module, without linking NVML.
+std::string display_driver_version() {
+  std::ifstream in("/proc/driver/nvidia/version");
+  std::string line;
+  std::getline(in, line);
+  std::smatch m;
+  if (std::regex_search(line, m, std::regex(R"(Kernel Module\s+([0-9][0-9.]*))"))) return m[1];
+  return "";
+}
+
+}  // namespace
+
+GpuInfo query_gpu() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the sticky error so later calls are not confused by it
+    throw NoGpuError(std::string("no CUDA GPU on this machine (") +
+                     (err != cudaSuccess ? cudaGetErrorString(err) : "no devices") + ")");
+  }
+  GpuInfo info;
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  info.name = prop.name;
+  info.compute_capability = prop.major * 10 + prop.minor;
+  info.sm_count = prop.multiProcessorCount;
+  CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
+  CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
+  info.driver = display_driver_version();
+  CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+  return info;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (bytes > free)
+    throw GpuMemoryError("needs " + std::to_string(bytes) + " bytes of device memory, " + std::to_string(free) +
+                         " free");
+  CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = std::exchange(other.ptr_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::upload(const void* host, std::size_t bytes) {
+  if (bytes > bytes_) throw std::out_of_range("DeviceBuffer::upload: more bytes than the buffer holds");
+  if (bytes) CUDA_CHECK(cudaMemcpy(ptr_, host, bytes, cudaMemcpyHostToDevice));
+}
+
+void DeviceBuffer::download(void* host, std::size_t bytes) const {
+  if (bytes > bytes_) throw std::out_of_range("DeviceBuffer::download: more bytes than the buffer holds");
+  if (bytes) CUDA_CHECK(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost));
+}
+
+void DeviceBuffer::poison() {
+  if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes_));
+}
+
+namespace {
+
+template <typename T>
+DeviceBuffer upload_vector(const std::vector<T>& host) {
+  DeviceBuffer buf(std::max<std::size_t>(host.size(), 1) * sizeof(T));  // never null: kernels may form pointers
+  buf.upload(host.data(), host.size() * sizeof(T));
+  return buf;
+}
+
+}  // namespace
+
+DeviceLayout::DeviceLayout(const Layout& layout)
+    : host_(&layout),
+      row_start_(upload_vector(layout.row_start)),
+      row_valid_(upload_vector(layout.row_valid)),
+      row_piece_(upload_vector(layout.row_piece)),
+      piece_start_(upload_vector(layout.piece_start)),
+      piece_doc_(upload_vector(layout.piece_doc)),
+      token_doc_(upload_vector(layout.token_doc)) {
+  const std::vector<WorkItem> work = flash_work_list(layout, flash_tile);
+  work_items_ = static_cast<int>(work.size());
+  work_ = upload_vector(work);
+}
+
+LayoutView DeviceLayout::view() const {
+  return {host_->kind,
+          host_->causal,
+          host_->num_rows(),
+          static_cast<const int*>(row_start_.data()),
+          static_cast<const int*>(row_valid_.data()),
+          static_cast<const int*>(row_piece_.data()),
+          static_cast<const int*>(piece_start_.data()),
+          static_cast<const int*>(piece_doc_.data()),
+          static_cast<const int*>(token_doc_.data())};
+}
+
+AttentionTensors::AttentionTensors(std::int64_t positions_, const AttentionProblem& p)
+    : positions(positions_),
+      q(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
+      k(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
+      v(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
+      o(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
+      lse(std::size_t(positions_) * p.heads * sizeof(float)) {}
+
+GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps) {
+  if (reps <= 0) throw std::invalid_argument("time_on_gpu: reps must be positive");
+  for (int i = 0; i < warmup; ++i) launch();
+  std::vector<cudaEvent_t> events(2 * reps);
+  for (auto& e : events) CUDA_CHECK(cudaEventCreate(&e));
+  std::vector<double> us(reps);
+  try {
+    for (int i = 0; i < reps; ++i) {
+      CUDA_CHECK(cudaEventRecord(events[2 * i]));
+      launch();
+      CUDA_CHECK(cudaEventRecord(events[2 * i + 1]));
+    }
+    CUDA_CHECK(cudaEventSynchronize(events.back()));
+    for (int i = 0; i < reps; ++i) {
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
+      us[i] = 1000.0 * ms;
+    }
+  } catch (...) {
+    for (auto& e : events) cudaEventDestroy(e);
+    throw;
+  }
+  for (auto& e : events) cudaEventDestroy(e);
+  std::sort(us.begin(), us.end());
+  GpuTiming t;
+  t.reps = reps;
+  t.min_us = us.front();
+  t.max_us = us.back();
+  t.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
+  return t;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,34 @@
+// The host API in a build without CUDA: everything that needs a GPU says so.
+#include "kernels/attention.hpp"
+
+namespace attnlab {
+
+namespace {
+[[noreturn]] void no_cuda() { throw NoGpuError("this build has no CUDA support"); }
+}  // namespace
+
+GpuInfo query_gpu() { no_cuda(); }
+
+DeviceBuffer::DeviceBuffer(std::size_t) { no_cuda(); }
+DeviceBuffer::~DeviceBuffer() = default;
+DeviceBuffer::DeviceBuffer(DeviceBuffer&&) noexcept = default;
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept = default;
+void DeviceBuffer::upload(const void*, std::size_t) { no_cuda(); }
+void DeviceBuffer::download(void*, std::size_t) const { no_cuda(); }
+void DeviceBuffer::poison() { no_cuda(); }
+
+DeviceLayout::DeviceLayout(const Layout&) { no_cuda(); }
+LayoutView DeviceLayout::view() const { no_cuda(); }
+
+AttentionTensors::AttentionTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
+
+void run_flash(const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
+
+std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
+NaiveAttention::NaiveAttention(const DeviceLayout&, const AttentionProblem&) { no_cuda(); }
+NaiveAttention::~NaiveAttention() = default;
+void NaiveAttention::run(AttentionTensors&) { no_cuda(); }
+
+GpuTiming time_on_gpu(const std::function<void()>&, int, int) { no_cuda(); }
+
+}  // namespace attnlab

@@ -1,0 +1,18 @@
+#include "kernels/work_list.hpp"
+
+#include <algorithm>
+
+namespace attnlab {
+
+std::vector<WorkItem> flash_work_list(const Layout& layout, TileShape tile) {
+  const LayoutView v = layout.view();
+  std::vector<WorkItem> items;
+  for (int r = 0; r < v.num_rows; ++r)
+    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) items.push_back({r, qt});
+  std::stable_sort(items.begin(), items.end(), [&](const WorkItem& a, const WorkItem& b) {
+    return key_tiles_visited(v, tile, a.row, a.query_tile) > key_tiles_visited(v, tile, b.row, b.query_tile);
+  });
+  return items;
+}
+
+}  // namespace attnlab

@@ -3,7 +3,8 @@
 // visited key tile at a time through the same functions reference_tiled runs
 // (online_softmax.hpp), with the bytes each algorithm moves to and from HBM.
 //
-// Bytes (element size = the inputs' dtype, 2 bytes; LSE in fp32):
+// Bytes, as the cost model counts them (core/README.md, "HBM bytes"): Q, K, V, O
+// and P in the inputs' dtype, S and the LSE in fp32.
 //  flash: the Q tile once, each loaded K and V tile, and the O tile plus its LSE
 //         once the last key tile is done;
 //  naive, for the same queries: Q read, K read, S written and read, P written and

@@ -1,0 +1,197 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/input_error.hpp"
+#include "core/results_csv.hpp"
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ResultsCsv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("attnlab_results_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write_text(const std::string& name, const std::string& text) {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // The InputError message of reading `text` as a results file.
+  std::string read_error(const std::string& text) {
+    const fs::path path = write_text("bad.csv", text);
+    try {
+      read_results_csv(path);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no InputError for:\n" << text;
+    return {};
+  }
+
+  fs::path dir_;
+};
+
+ResultRow measured_row() {
+  ResultRow r;
+  r.scenario = "uniform-64x512";
+  r.implementation = "varlen";
+  r.source = "attnlab";
+  r.gpu = "NVIDIA H100 80GB HBM3";
+  r.dtype = DType::bf16;
+  r.heads = 16;
+  r.head_dim = 128;
+  r.causal = true;
+  r.pass = Pass::fwd;
+  r.median_us = 512.25;
+  r.min_us = 0.1;
+  r.max_us = 1.0 / 3.0;
+  r.useful_tflops = 1e-300;
+  r.scores_computed = 8LL * 4096 * 4097 / 2 * 16;
+  r.scores_useful = 64LL * 512 * 513 / 2 * 16;
+  r.rel_l2_error = 3.0517578125e-05;
+  r.kv_heads = 16;
+  r.tokens = 32768;
+  r.tile = "128x64";
+  r.computed_tflops = 401.5;
+  r.max_abs_error = 0.0078125;
+  r.bleed_rel_l2 = 0.25;
+  r.hbm_bytes_model = 1234567890123;
+  r.hbm_bytes_measured = 1234567000000;
+  r.extra_memory_bytes = 0;
+  r.reps = 50;
+  r.driver = "580.65.06";
+  r.cuda_version = "13.0";
+  r.commit = "1c61798";
+  r.date = "2026-11-23T06:00:00Z";
+  return r;
+}
+
+const std::string required_header =
+    "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
+    "scores_computed,scores_useful,rel_l2_error";
+
+TEST_F(ResultsCsv, HeaderStartsWithTheFixedColumns) {
+  const fs::path path = dir_ / "a.csv";
+  write_results_csv(path, {});
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.substr(0, required_header.size() + 1), required_header + ",");
+  EXPECT_EQ(results_columns().size(), 30u);
+  EXPECT_EQ(required_results_columns().size(), 16u);
+  EXPECT_TRUE(read_results_csv(path).empty());
+}
+
+TEST_F(ResultsCsv, RowsRoundTripExactly) {
+  ResultRow peer = measured_row();
+  peer.source = "pytorch";
+  peer.implementation = "sdpa_flash";
+  peer.gpu = "Vendor \"X\", rev 2";  // a comma and quotes
+  peer.commit = " padded ";           // edge spaces survive the reader's trimming
+  peer.dtype = DType::fp16;
+  peer.pass = Pass::bwd;
+  peer.causal = false;
+  ResultRow model_only = measured_row();  // nothing measured: empty cells
+  model_only.median_us = model_only.min_us = model_only.max_us = std::nullopt;
+  model_only.useful_tflops = model_only.rel_l2_error = model_only.computed_tflops = std::nullopt;
+  model_only.max_abs_error = model_only.bleed_rel_l2 = std::nullopt;
+  model_only.hbm_bytes_measured = std::nullopt;
+  model_only.reps = std::nullopt;
+  model_only.kv_heads = std::nullopt;
+  model_only.tile.clear();
+  model_only.gpu.clear();
+  const std::vector<ResultRow> rows = {measured_row(), peer, model_only};
+  const fs::path path = dir_ / "nested" / "h100" / "run.csv";
+  write_results_csv(path, rows);
+  EXPECT_EQ(read_results_csv(path), rows);
+  // Written atomically: only the file itself is left in its folder.
+  EXPECT_EQ(std::distance(fs::directory_iterator(path.parent_path()), fs::directory_iterator()), 1);
+  // Overwriting replaces the rows.
+  write_results_csv(path, {peer});
+  EXPECT_EQ(read_results_csv(path), std::vector<ResultRow>{peer});
+}
+
+TEST_F(ResultsCsv, ColumnsMayComeInAnyOrderAndExtrasMayBeMissingOrUnknown) {
+  const fs::path path = write_text(
+      "shuffled.csv",
+      "pass,rel_l2_error,my_note,scenario,causal,dtype,heads,head_dim,gpu,source,implementation,median_us,min_us,"
+      "max_us,useful_tflops,scores_computed,scores_useful,bleed_rel_l2\n"
+      "bwd,,hello,long-doc,false,fp16,8,64,H100,attnlab,packed,10.5,10,11,,100,50,0.125\n");
+  const std::vector<ResultRow> rows = read_results_csv(path);
+  ASSERT_EQ(rows.size(), 1u);
+  const ResultRow& r = rows[0];
+  EXPECT_EQ(r.scenario, "long-doc");
+  EXPECT_EQ(r.implementation, "packed");
+  EXPECT_EQ(r.pass, Pass::bwd);
+  EXPECT_EQ(r.dtype, DType::fp16);
+  EXPECT_FALSE(r.causal);
+  EXPECT_EQ(r.heads, 8);
+  EXPECT_EQ(r.head_dim, 64);
+  EXPECT_EQ(r.median_us, 10.5);
+  EXPECT_EQ(r.scores_computed, 100);
+  EXPECT_EQ(r.bleed_rel_l2, 0.125);
+  EXPECT_FALSE(r.rel_l2_error.has_value());
+  EXPECT_FALSE(r.useful_tflops.has_value());
+  EXPECT_FALSE(r.tokens.has_value());
+  EXPECT_TRUE(r.driver.empty());
+}
+
+TEST_F(ResultsCsv, MissingRequiredColumnNamesFileAndColumn) {
+  const std::string header_without_median = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,"
+                                            "min_us,max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error";
+  const std::string message = read_error(header_without_median + "\n");
+  EXPECT_EQ(message, (dir_ / "bad.csv").string() + ": missing column median_us");
+}
+
+TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
+  const std::string good = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01";
+  const std::string file = (dir_ / "bad.csv").string();
+  const auto with_line3 = [&](std::string row) { return required_header + "\n" + good + "\n" + row + "\n"; };
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01")),
+            file + ":3: median_us: expected a number, got \"abc\"");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01")),
+            file + ":3: scores_computed: expected an integer, got \"1.5\"");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01")),
+            file + ":3: dtype: expected bf16 or fp16, got \"bf32\"");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01")),
+            file + ":3: causal: expected true or false, got \"yes\"");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01")),
+            file + ":3: pass: expected fwd or bwd, got \"forward\"");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,,128,true,fwd,1,1,1,1,10,5,0.01")),
+            file + ":3: heads: expected a value, got an empty cell");
+  EXPECT_EQ(read_error(with_line3("s,,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01")),
+            file + ":3: implementation: expected a value, got an empty cell");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5")),
+            file + ":3: fewer cells than the header has columns");
+  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,\"H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01")),
+            file + ":3: a quoted cell is not closed");
+  EXPECT_EQ(read_error(""), file + ": empty file, expected a header line");
+  EXPECT_EQ(read_error(required_header + ",heads\n"), file + ": column heads appears twice in the header");
+}
+
+TEST_F(ResultsCsv, MissingFileIsAnInputError) {
+  EXPECT_THROW(read_results_csv(dir_ / "none.csv"), InputError);
+  const fs::path a_file = write_text("plain", "x");
+  EXPECT_THROW(write_results_csv(a_file / "x.csv", {}), InputError);  // a file where the folder should be
+}
+
+TEST_F(ResultsCsv, ALineBreakCannotBeWritten) {
+  ResultRow r = measured_row();
+  r.gpu = "two\nlines";
+  EXPECT_THROW(write_results_csv(dir_ / "x.csv", {r}), InputError);
+  EXPECT_FALSE(fs::exists(dir_ / "x.csv"));
+}
+
+}  // namespace
+}  // namespace attnlab

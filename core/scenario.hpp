@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/layouts.hpp"
+#include "core/length_source.hpp"
 
 namespace attnlab {
 
@@ -29,7 +30,12 @@ struct Scenario {
   PackingPolicy packing = PackingPolicy::concatenate;
   std::optional<int> pad_to;                       // padded rows: empty = the longest document
 
+  LengthSource length_source;  // what the file says; doc_lengths is what it yields
   std::vector<int> doc_lengths;
+
+  // Recomputes doc_lengths from length_source and checks every value (the GUI
+  // calls it after an edit). Throws InputError naming the file and the key.
+  void resolve();
 
   int padded_length() const;  // pad_to, or the longest document
   std::int64_t total_tokens() const;

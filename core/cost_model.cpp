@@ -1,0 +1,92 @@
+#include "core/cost_model.hpp"
+
+#include <algorithm>
+
+namespace attnlab {
+
+namespace {
+
+constexpr std::int64_t fp32_bytes = 4;
+constexpr std::int64_t index_bytes = 4;  // the layout's index arrays are int32
+
+// Bytes of the LayoutView arrays a kernel reads to know where documents are (README: "Extra memory").
+std::int64_t layout_index_bytes(const Layout& l) {
+  const auto ints = l.row_start.size() + l.row_valid.size() + l.row_piece.size() + l.piece_start.size() +
+                    l.piece_doc.size() + l.token_doc.size();
+  return static_cast<std::int64_t>(ints) * index_bytes;
+}
+
+double ratio(std::int64_t a, std::int64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
+
+ImplementationCost cost_of(Implementation impl, const Scenario& s, const Layout& layout, TileShape tile) {
+  const LayoutCount count = count_layout_by_query_tile(layout, tile);
+  const std::int64_t heads = s.heads, kv_heads = s.kv_heads, d = s.head_dim, elem = dtype_bytes(s.dtype);
+
+  ImplementationCost c;
+  c.implementation = impl;
+  c.layout = layout.kind;
+  c.tile = tile;
+  c.buffer_tokens = layout.buffer_tokens();
+  c.tiles_visited = count.tiles_visited * heads;
+  c.scores = {count.cells.useful * heads, count.cells.causal_masked * heads, count.cells.padding * heads,
+              count.cells.bleed * heads};
+  c.flops_fwd = 4 * d * c.scores_computed();
+  c.flops_useful_fwd = 4 * d * c.scores_useful();
+  c.flops_bwd = 10 * d * c.scores_computed();  // 2.5 x forward, kept an exact integer
+
+  const std::int64_t row_bytes = c.buffer_tokens * d * elem;  // one head's Q (or K, V, O) over the buffer
+  c.hbm.q_read = row_bytes * heads;
+  c.hbm.o_written = row_bytes * heads;
+  if (materializes_scores(impl)) {
+    c.hbm.k_read = row_bytes * kv_heads;
+    c.hbm.v_read = row_bytes * kv_heads;
+    c.hbm.s_written = c.hbm.s_read = c.scores_computed() * fp32_bytes;
+    c.hbm.p_written = c.hbm.p_read = c.scores_computed() * elem;
+    c.extra_memory_bytes = c.scores_computed() * (fp32_bytes + elem) + layout_index_bytes(layout);
+  } else {
+    c.hbm.k_read = count.key_tokens_loaded * d * elem * kv_heads;
+    c.hbm.v_read = c.hbm.k_read;
+    c.hbm.lse_written = c.buffer_tokens * heads * fp32_bytes;
+    c.extra_memory_bytes = c.hbm.lse_written + layout_index_bytes(layout);
+  }
+  return c;
+}
+
+}  // namespace
+
+LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
+  const LayoutView v = layout.view();
+  LayoutCount count;
+  for (int r = 0; r < v.num_rows; ++r) {
+    const int extent = row_extent(v, r);
+    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
+      // Visited key tiles are always a prefix [0, visited) of the row, so the counts of
+      // those tiles sum to the count of one tile that spans them (count_tile is additive in k).
+      const int visited = key_tiles_visited(v, tile, r, qt);
+      count.cells += count_tile(v, r, qt * tile.rows, 0, TileShape{tile.rows, visited * tile.cols});
+      count.tiles_visited += visited;
+      count.key_tokens_loaded += std::min<std::int64_t>(std::int64_t(visited) * tile.cols, extent);
+    }
+  }
+  return count;
+}
+
+CostModel model_costs(const Scenario& s, TileShape tile) {
+  const Layout padded = s.padded_layout();
+  const int padded_length = s.padded_length();
+  CostModel m;
+  m.tile = tile;
+  m.costs[int(Implementation::naive)] = cost_of(Implementation::naive, s, padded, {padded_length, padded_length});
+  m.costs[int(Implementation::padded)] = cost_of(Implementation::padded, s, padded, tile);
+  m.costs[int(Implementation::packed)] = cost_of(Implementation::packed, s, s.packed_layout(), tile);
+  m.costs[int(Implementation::varlen)] = cost_of(Implementation::varlen, s, s.varlen_layout(), tile);
+  const ImplementationCost& varlen = m[Implementation::varlen];
+  for (ImplementationCost& c : m.costs) {
+    c.computed_vs_varlen = ratio(c.scores_computed(), varlen.scores_computed());
+    c.attended_vs_varlen = ratio(c.scores_attended(), varlen.scores_attended());
+    c.hbm_vs_varlen = ratio(c.hbm.total(), varlen.hbm.total());
+  }
+  return m;
+}
+
+}  // namespace attnlab

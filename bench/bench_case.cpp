@@ -1,0 +1,98 @@
+#include "bench/bench_case.hpp"
+
+#include <algorithm>
+
+#include "core/numeric.hpp"
+#include "reference/attention_inputs.hpp"
+
+namespace attnlab::bench {
+
+namespace {
+
+// Input values come from one seeded pool of random numbers (as many as a 4096-token
+// Q); each tensor of each set reads it from its own offset. The values only need to
+// be real data (never zeros, which run faster than real data): the timing does not
+// depend on them, and correctness is `attnlab run`'s job.
+constexpr std::int64_t pool_tokens = 4096;
+constexpr std::uint64_t pool_seed = 1;
+
+std::vector<std::uint16_t> value_pool(const Scenario& s) {
+  const AttentionInputs in = make_random_inputs(pool_tokens, s.heads, s.heads, s.head_dim, s.dtype, pool_seed);
+  std::vector<std::uint16_t> bits(in.q.size());
+  std::transform(in.q.begin(), in.q.end(), bits.begin(), [&](float x) { return float_to_dtype_bits(x, s.dtype); });
+  return bits;
+}
+
+// Fills a buffer of 16-bit values with the pool, cyclically, starting at `offset`.
+void fill_from_pool(DeviceBuffer& buffer, const std::vector<std::uint16_t>& pool, std::size_t offset) {
+  std::vector<std::uint16_t> host(buffer.bytes() / sizeof(std::uint16_t));
+  std::size_t done = 0, at = offset % pool.size();
+  while (done < host.size()) {
+    const std::size_t take = std::min(host.size() - done, pool.size() - at);
+    std::copy_n(pool.begin() + static_cast<std::ptrdiff_t>(at), take, host.begin() + static_cast<std::ptrdiff_t>(done));
+    done += take;
+    at = 0;
+  }
+  buffer.upload(host.data(), host.size() * sizeof(std::uint16_t));
+}
+
+Layout layout_for(const Scenario& s, Implementation impl) {
+  switch (layout_of(impl)) {
+    case LayoutKind::padded: return s.padded_layout();
+    case LayoutKind::packed: return s.packed_layout();
+    case LayoutKind::varlen: return s.varlen_layout();
+  }
+  return s.varlen_layout();
+}
+
+int input_sets_for(std::int64_t positions, const AttentionProblem& p) {
+  const std::int64_t set_bytes = positions * (2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype);
+  const std::int64_t sets = (rotation_bytes + set_bytes - 1) / std::max<std::int64_t>(set_bytes, 1);
+  return static_cast<int>(std::clamp<std::int64_t>(sets, 1, max_input_sets));
+}
+
+}  // namespace
+
+std::string CaseKey::name() const {
+  return std::string(implementation_name(implementation)) + "/" + scenario.name + "/" + dtype_name(scenario.dtype) +
+         "/d" + std::to_string(scenario.head_dim);
+}
+
+PreparedCase::PreparedCase(const CaseKey& key) : key_(key), layout_(layout_for(key.scenario, key.implementation)) {
+  const Scenario& s = key_.scenario;
+  const CostModel model = model_costs(s, flash_tile);
+  cost_ = model[key_.implementation];
+  useful_flops_ = model[Implementation::varlen].flops_useful_fwd;
+  problem_ = {s.dtype, s.heads, s.kv_heads, s.head_dim};
+  problem_.validate();
+  device_layout_ = std::make_unique<DeviceLayout>(layout_);
+  if (key_.implementation == Implementation::naive) naive_ = std::make_unique<NaiveAttention>(*device_layout_, problem_);
+
+  const std::vector<std::uint16_t> pool = value_pool(s);
+  const int sets = input_sets_for(layout_.buffer_tokens(), problem_);
+  sets_.reserve(sets);
+  for (int i = 0; i < sets; ++i) {
+    AttentionTensors& t = sets_.emplace_back(layout_.buffer_tokens(), problem_);
+    std::size_t offset = static_cast<std::size_t>(3 * i) * 1000003;  // a prime stride: sets differ everywhere
+    for (DeviceBuffer* b : {&t.q, &t.k, &t.v}) fill_from_pool(*b, pool, offset += 1000003);
+  }
+}
+
+PreparedCase::~PreparedCase() = default;
+
+void PreparedCase::launch(int set) {
+  AttentionTensors& t = sets_[static_cast<std::size_t>(set) % sets_.size()];
+  if (naive_)
+    naive_->run(t);
+  else
+    run_flash(*device_layout_, problem_, t);
+}
+
+std::optional<KernelCounts> PreparedCase::count_kernel() {
+  if (naive_) return std::nullopt;
+  KernelCounts counts;
+  run_flash(*device_layout_, problem_, sets_.front(), &counts);
+  return counts;
+}
+
+}  // namespace attnlab::bench

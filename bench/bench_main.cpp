@@ -1,0 +1,267 @@
+// attnlab-bench: Google Benchmark over (scenario, implementation, dtype, head dim).
+// Each benchmark times one forward pass with CUDA events (manual time) after a
+// warm-up, cycling through input sets larger than L2, and reports the useful and
+// computed TFLOP/s, the scores and the model's HBM bytes as counters. Besides the
+// usual --benchmark_* flags it takes its own (below) and can write the results CSV.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench/bench_case.hpp"
+#include "bench/run_info.hpp"
+#include "core/input_error.hpp"
+#include "core/results_csv.hpp"
+#include "core/scenario_file.hpp"
+
+namespace attnlab::bench {
+
+namespace {
+
+constexpr const char* usage = R"(attnlab-bench flags (besides Google Benchmark's --benchmark_*):
+  --scenarios=a,b,...        scenario names or .toml paths (default: every shipped scenario)
+  --implementations=a,b,...  naive, padded, packed, varlen (default: all four)
+  --dtypes=bf16,fp16         (default: each scenario's own)
+  --head_dims=64,128         (default: each scenario's own)
+  --warmup=N                 forward passes before timing a case (default 3)
+  --results_csv=FILE         write one results row per case run (schema: results/README.md)
+Benchmark names are IMPLEMENTATION/SCENARIO/DTYPE/dHEAD_DIM, e.g. varlen/uniform-64x512/bf16/d128.
+)";
+
+struct Options {
+  std::vector<std::string> scenarios;
+  std::vector<Implementation> implementations{all_implementations.begin(), all_implementations.end()};
+  std::vector<DType> dtypes;
+  std::vector<int> head_dims;
+  int warmup = 3;
+  std::string results_csv;
+};
+
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> items;
+  std::stringstream in{std::string(text)};
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+int parse_int(std::string_view flag, const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const int value = std::stoi(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  throw InputError(std::string(flag) + ": expected an integer, got \"" + text + "\"");
+}
+
+// Takes our --flag=value arguments out of argv, leaving Google Benchmark's.
+Options take_options(int& argc, char** argv) {
+  Options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const auto eq = arg.find('=');
+    const std::string_view flag = arg.substr(0, eq);
+    const std::string value = eq == std::string_view::npos ? "" : std::string(arg.substr(eq + 1));
+    if (flag == "--scenarios") {
+      o.scenarios = split_commas(value);
+    } else if (flag == "--implementations") {
+      o.implementations.clear();
+      for (const auto& name : split_commas(value)) {
+        const auto impl = parse_implementation(name);
+        if (!impl) throw InputError("--implementations: expected naive, padded, packed or varlen, got \"" + name + "\"");
+        o.implementations.push_back(*impl);
+      }
+    } else if (flag == "--dtypes") {
+      for (const auto& name : split_commas(value)) {
+        if (name != "bf16" && name != "fp16") throw InputError("--dtypes: expected bf16 or fp16, got \"" + name + "\"");
+        o.dtypes.push_back(name == "bf16" ? DType::bf16 : DType::fp16);
+      }
+    } else if (flag == "--head_dims") {
+      for (const auto& d : split_commas(value)) o.head_dims.push_back(parse_int(flag, d));
+    } else if (flag == "--warmup") {
+      o.warmup = parse_int(flag, value);
+    } else if (flag == "--results_csv") {
+      if (value.empty()) throw InputError("--results_csv: expected a file name");
+      o.results_csv = value;
+    } else {
+      if (flag == "--help" || flag == "-h") std::fputs(usage, stdout);
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return o;
+}
+
+// What a case measured across every call Google Benchmark made of it (repetitions included).
+struct CaseRecord {
+  CaseKey key;
+  std::vector<double> samples_us;
+  std::optional<ImplementationCost> cost;
+  std::int64_t useful_flops = 0;
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Google Benchmark calls a case's function once per repetition and while it sizes the
+// iteration count; the GPU state survives between calls, and is released for the next case.
+std::unique_ptr<PreparedCase> current_case;
+
+PreparedCase& prepare(const CaseKey& key, int warmup) {
+  if (current_case && current_case->key().name() == key.name()) return *current_case;
+  current_case.reset();
+  current_case = std::make_unique<PreparedCase>(key);
+  if (const auto counted = current_case->count_kernel(); counted && counted->cells != current_case->cost().scores)
+    throw std::runtime_error("the kernel counted " + std::to_string(counted->cells.computed()) +
+                             " scores computed, the model " + std::to_string(current_case->cost().scores_computed()));
+  time_on_gpu([&, i = 0]() mutable { current_case->launch(i++); }, warmup, 1);
+  return *current_case;
+}
+
+void run_case(benchmark::State& state, CaseRecord& record, int warmup) {
+  PreparedCase* c = nullptr;
+  try {
+    c = &prepare(record.key, warmup);
+  } catch (const std::exception& e) {  // too little memory, an unsupported shape: this case only
+    current_case.reset();
+    state.SkipWithError(e.what());
+    return;
+  }
+  record.cost = c->cost();
+  record.useful_flops = c->useful_flops();
+  std::vector<double> samples;
+  int set = 0;
+  for (auto _ : state) {
+    const GpuTiming t = time_on_gpu([&] { c->launch(set); }, 0, 1);
+    ++set;
+    state.SetIterationTime(t.median_us * 1e-6);
+    samples.push_back(t.median_us);
+  }
+  record.samples_us.insert(record.samples_us.end(), samples.begin(), samples.end());
+  const double seconds = median_of(samples) * 1e-6;
+  const ImplementationCost& cost = c->cost();
+  state.counters["useful_TFLOP/s"] = double(c->useful_flops()) / seconds / 1e12;
+  state.counters["computed_TFLOP/s"] = double(cost.flops_fwd) / seconds / 1e12;
+  state.counters["scores_computed"] = double(cost.scores_computed());
+  state.counters["scores_useful"] = double(cost.scores_useful());
+  state.counters["model_bytes"] = double(cost.hbm.total());
+  state.counters["model_GB/s"] = double(cost.hbm.total()) / seconds / 1e9;
+  state.counters["input_sets"] = c->input_sets();
+}
+
+ResultRow result_row(const CaseRecord& r, const RunInfo& run) {
+  const Scenario& s = r.key.scenario;
+  const ImplementationCost& cost = *r.cost;
+  const double median = median_of(r.samples_us);
+  ResultRow row;
+  row.scenario = s.name;
+  row.implementation = implementation_name(r.key.implementation);
+  row.source = "attnlab";
+  row.gpu = run.gpu;
+  row.dtype = s.dtype;
+  row.heads = s.heads;
+  row.head_dim = s.head_dim;
+  row.causal = s.causal;
+  row.pass = Pass::fwd;
+  row.median_us = median;
+  row.min_us = *std::min_element(r.samples_us.begin(), r.samples_us.end());
+  row.max_us = *std::max_element(r.samples_us.begin(), r.samples_us.end());
+  row.useful_tflops = double(r.useful_flops) / (median * 1e-6) / 1e12;
+  row.scores_computed = cost.scores_computed();
+  row.scores_useful = cost.scores_useful();
+  row.kv_heads = s.kv_heads;
+  row.tokens = s.total_tokens();
+  if (!materializes_scores(r.key.implementation))
+    row.tile = std::to_string(cost.tile.rows) + "x" + std::to_string(cost.tile.cols);
+  row.computed_tflops = double(cost.flops_fwd) / (median * 1e-6) / 1e12;
+  row.hbm_bytes_model = cost.hbm.total();
+  row.extra_memory_bytes = cost.extra_memory_bytes;
+  row.reps = static_cast<int>(r.samples_us.size());
+  row.driver = run.driver;
+  row.cuda_version = run.cuda_version;
+  row.commit = run.commit;
+  row.date = run.date;
+  return row;
+}
+
+std::vector<Scenario> chosen_scenarios(const Options& o) {
+  if (o.scenarios.empty()) return list_scenarios();
+  std::vector<Scenario> out;
+  for (const auto& name : o.scenarios) out.push_back(load_scenario(name));
+  return out;
+}
+
+// Cases in scenario order, so the inputs of one scenario are made while it runs.
+std::vector<std::unique_ptr<CaseRecord>> register_cases(const Options& o) {
+  std::vector<std::unique_ptr<CaseRecord>> records;
+  for (const Scenario& base : chosen_scenarios(o)) {
+    const std::vector<DType> dtypes = o.dtypes.empty() ? std::vector<DType>{base.dtype} : o.dtypes;
+    const std::vector<int> dims = o.head_dims.empty() ? std::vector<int>{base.head_dim} : o.head_dims;
+    for (DType dtype : dtypes)
+      for (int dim : dims)
+        for (Implementation impl : o.implementations) {
+          Scenario s = base;
+          s.dtype = dtype;
+          s.head_dim = dim;
+          auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{s, impl}}));
+          benchmark::RegisterBenchmark(record->key.name().c_str(),
+                                       [r = record.get(), warmup = o.warmup](benchmark::State& state) {
+                                         run_case(state, *r, warmup);
+                                       })
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
+  }
+  return records;
+}
+
+int run(int argc, char** argv) {
+  const Options options = take_options(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  const RunInfo info = describe_run(query_gpu());
+  const auto records = register_cases(options);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  current_case.reset();
+  if (!options.results_csv.empty()) {
+    std::vector<ResultRow> rows;
+    for (const auto& r : records)
+      if (!r->samples_us.empty()) rows.push_back(result_row(*r, info));
+    write_results_csv(options.results_csv, rows);
+    std::fprintf(stderr, "attnlab-bench: wrote %zu rows to %s\n", rows.size(), options.results_csv.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+}  // namespace attnlab::bench
+
+int main(int argc, char** argv) {
+  try {
+    return attnlab::bench::run(argc, argv);
+  } catch (const attnlab::InputError& e) {
+    std::fprintf(stderr, "attnlab-bench: %s\n", e.what());
+    return 2;
+  } catch (const attnlab::NoGpuError& e) {
+    std::fprintf(stderr, "attnlab-bench: %s\n", e.what());
+    return 3;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-bench: internal error: %s\n", e.what());
+    return 1;
+  }
+}

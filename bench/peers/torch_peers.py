@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Runs scenarios through the attention kernels a PyTorch user would reach for, timed
+like attnlab-bench, and writes one results-schema row per peer.
+
+Peers (`implementation` names the attnlab run each one stands beside):
+  torch-varlen_attn                          varlen  torch.nn.attention.varlen.varlen_attn (FlashAttention-2 varlen)
+  torch-flex-document-mask                   varlen  compiled FlexAttention over the token buffer, document mask
+  torch-sdpa-{flash,cudnn,efficient}-padded  padded  SDPA with one backend on the padded batch
+  torch-sdpa-{flash,cudnn,efficient}-packed  packed  SDPA with one backend on the packed rows (with their bleed)
+  torch-eager-padded                         naive   matmul, mask, softmax, matmul on the padded batch
+
+A peer that cannot run here (backend missing, shape refused, too little memory) is
+reported on one `SCENARIO PEER: unavailable: REASON` line and gets no row.
+
+The scenario comes from attnlab's own loader: `attnlab-resolve SCENARIO` prints it as
+JSON (shape, document lengths, packed rows, the results columns), so lengths, packing
+and columns are the ones the C++ side uses.
+
+Timing: CUDA events around each call after a warm-up; median, min and max over --reps
+calls that cycle through input sets spanning several times the L2 cache, so no call
+finds its inputs left in L2 by the one before. Error: relative L2 against fp32
+attention of the same layout (packed keeps its bleed: that is what packed computes).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import inspect
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+L2_BYTES = 50 * 1024 * 1024     # H100
+ROTATION_BYTES = 4 * L2_BYTES   # the input sets together span at least this much
+MAX_INPUT_SETS = 8
+
+ALL_PEERS = ["torch-varlen_attn", "torch-flex-document-mask",
+             "torch-sdpa-flash-padded", "torch-sdpa-cudnn-padded", "torch-sdpa-efficient-padded",
+             "torch-sdpa-flash-packed", "torch-sdpa-cudnn-packed", "torch-sdpa-efficient-packed",
+             "torch-eager-padded"]
+
+
+def fail(message: str, code: int = 2):
+    print(f"torch_peers: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- the scenario
+
+@dataclass
+class Scenario:
+    name: str
+    heads: int
+    kv_heads: int
+    head_dim: int
+    dtype: str
+    causal: bool
+    row_len: int
+    padded_length: int
+    doc_lengths: list[int]
+    packed_rows: list[list[list[int]]]  # per packed row: runs of [canonical start, count]
+    columns: list[str]
+
+    @property
+    def tokens(self) -> int:
+        return sum(self.doc_lengths)
+
+    def useful_scores(self) -> int:
+        """Useful (query, key) cells over all heads: what the answer needs."""
+        per_head = sum(n * (n + 1) // 2 if self.causal else n * n for n in self.doc_lengths)
+        return per_head * self.heads
+
+    def useful_flops(self) -> int:
+        return 4 * self.head_dim * self.useful_scores()  # 2·D for QKᵀ and 2·D for PV per score
+
+    def input_sets(self) -> int:
+        set_bytes = 2 * self.tokens * (2 * self.heads + 2 * self.kv_heads) * self.head_dim  # Q, K, V, O
+        return max(1, min(MAX_INPUT_SETS, math.ceil(ROTATION_BYTES / set_bytes)))
+
+
+def resolve_scenario(resolver: str, scenario: str) -> Scenario:
+    try:
+        done = subprocess.run([resolver, scenario], capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run {resolver}: {e.strerror} (build the attnlab-resolve target or pass --resolver)")
+    if done.returncode != 0:
+        fail(done.stderr.strip() or f"{resolver} {scenario} exited with {done.returncode}")
+    j = json.loads(done.stdout)
+    return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
+                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["results_columns"])
+
+
+@dataclass
+class Environment:
+    gpu: str
+    driver: str
+    cuda_version: str
+    commit: str
+    date: str
+
+
+def read_environment(torch) -> Environment:
+    driver = ""
+    if shutil.which("nvidia-smi"):
+        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True)
+        driver = q.stdout.strip().splitlines()[0] if q.returncode == 0 and q.stdout.strip() else ""
+    commit = os.environ.get("ATTNLAB_COMMIT", "")
+    if not commit:
+        q = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                           cwd=Path(__file__).resolve().parent)
+        commit = q.stdout.strip() if q.returncode == 0 else ""
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Environment(torch.cuda.get_device_name(), driver, torch.version.cuda or "", commit, date)
+
+
+# ---------------------------------------------------------------- inputs in each layout
+
+class Inputs:
+    """Random Q, K, V in canonical order (documents concatenated: the varlen buffer),
+    several sets of them, and their gathers into the padded and packed layouts.
+
+    A layout's source map holds, for each (row, position), the canonical token there or
+    -1 for padding; padding positions hold token 0's values (real data, never zeros)."""
+
+    def __init__(self, torch, s: Scenario, seed: int):
+        self.torch, self.s = torch, s
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[s.dtype]
+        g = torch.Generator(device="cuda").manual_seed(seed)
+
+        def rand(heads):
+            u = torch.rand((s.tokens, heads, s.head_dim), generator=g, device="cuda", dtype=torch.float32)
+            return (u * 2 - 1).to(dtype)
+
+        self.sets = [(rand(s.heads), rand(s.kv_heads), rand(s.kv_heads)) for _ in range(s.input_sets())]
+        self.starts = [0]
+        for n in s.doc_lengths:
+            self.starts.append(self.starts[-1] + n)
+        self.cu_seqlens = torch.tensor(self.starts, dtype=torch.int32, device="cuda")
+        self.doc_id = torch.repeat_interleave(torch.arange(len(s.doc_lengths), dtype=torch.int32, device="cuda"),
+                                              torch.tensor(s.doc_lengths, device="cuda"))
+        padded = torch.full((len(s.doc_lengths), s.padded_length), -1, dtype=torch.int64)
+        for d, n in enumerate(s.doc_lengths):
+            padded[d, :n] = torch.arange(self.starts[d], self.starts[d] + n)
+        packed = torch.full((len(s.packed_rows), s.row_len), -1, dtype=torch.int64)
+        for r, runs in enumerate(s.packed_rows):
+            pos = 0
+            for start, count in runs:
+                packed[r, pos:pos + count] = torch.arange(start, start + count)
+                pos += count
+        self.source = {"padded": padded.cuda(), "packed": packed.cuda()}
+        self.row_lengths = {"padded": list(s.doc_lengths),
+                            "packed": [sum(c for _, c in runs) for runs in s.packed_rows]}
+        self._references = {}
+
+    def gathered(self, layout: str, x):
+        """Canonical (tokens, heads, dim) -> (rows, heads, extent, dim), a transposed view as training code has."""
+        src = self.source[layout]
+        flat = x.index_select(0, src.clamp(min=0).reshape(-1))
+        return flat.reshape(*src.shape, x.shape[1], x.shape[2]).transpose(1, 2)
+
+    def document_rows(self, x):
+        """Canonical (tokens, heads, dim) -> one (heads, length, dim) view per document."""
+        return [x[a:a + n].transpose(0, 1) for a, n in zip(self.starts, self.s.doc_lengths)]
+
+    def reference(self, layout: str):
+        """fp32 attention of input set 0, one (heads, length, dim) tensor per row of the layout:
+        per document for varlen and padded, per packed row (bleed included) for packed."""
+        key = "packed" if layout == "packed" else "documents"
+        if key not in self._references:
+            q, k, v = self.sets[0]
+            if key == "documents":
+                rows = zip(*(self.document_rows(x) for x in (q, k, v)))
+            else:
+                g = [self.gathered("packed", x) for x in (q, k, v)]
+                rows = ((g[0][r, :, :n], g[1][r, :, :n], g[2][r, :, :n])
+                        for r, n in enumerate(self.row_lengths["packed"]))
+            self._references[key] = fp32_attention(self.torch, rows, self.s.causal)
+        return self._references[key]
+
+    def error(self, layout: str, out_rows) -> float:
+        refs = self.reference(layout)
+        torch = self.torch
+        num = sum(float(torch.linalg.vector_norm(o.float() - r) ** 2) for o, r in zip(out_rows, refs))
+        den = sum(float(torch.linalg.vector_norm(r) ** 2) for r in refs)
+        return math.sqrt(num / den)
+
+
+def fp32_attention(torch, rows, causal):
+    """Each (q, k, v) of shape (heads, length, dim) in fp32. The memory-efficient backend
+    takes fp32 and never holds a length² matrix, as math would for a long document."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    outs = []
+    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+        for q, k, v in rows:
+            q, k, v = (x.float().unsqueeze(0) for x in (q, k, v))
+            outs.append(torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, is_causal=causal, enable_gqa=k.shape[1] != q.shape[1])[0])
+    return outs
+
+
+# ---------------------------------------------------------------- peers
+
+class Unavailable(Exception):
+    """The peer cannot run here; the message says why."""
+
+
+@dataclass
+class Peer:
+    name: str
+    implementation: str                 # the attnlab run it stands beside
+    layout: str                         # whose reference it is checked against
+    args: Callable[[int], tuple]        # input set index -> arguments of call
+    call: Callable[[tuple], object]     # the timed region
+    rows: Callable[[object], list]      # output -> one (heads, length, dim) tensor per layout row
+
+
+def varlen_attn_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    try:
+        from torch.nn.attention.varlen import varlen_attn
+    except ImportError as e:
+        raise Unavailable(f"torch.nn.attention.varlen.varlen_attn is not importable: {e}")
+    params = inspect.signature(varlen_attn).parameters
+    kwargs = {}
+    if s.causal:  # PyTorch 2.9 took is_causal; later versions a (left, right) window
+        if "is_causal" in params:
+            kwargs["is_causal"] = True
+        elif "window_size" in params:
+            kwargs["window_size"] = (-1, 0)
+        else:
+            raise Unavailable("varlen_attn takes neither is_causal nor window_size")
+    if s.kv_heads != s.heads:
+        if "enable_gqa" not in params:
+            raise Unavailable("varlen_attn has no enable_gqa for kv_heads != heads")
+        kwargs["enable_gqa"] = True
+    longest = max(s.doc_lengths)
+    return Peer("torch-varlen_attn", "varlen", "varlen", lambda i: x.sets[i],
+                lambda a: varlen_attn(a[0], a[1], a[2], x.cu_seqlens, x.cu_seqlens, longest, longest, **kwargs),
+                x.document_rows)
+
+
+def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    """The whole token buffer as one sequence, masked to documents. The block mask, built
+    once per batch in training, is made outside the timed region."""
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError as e:
+        raise Unavailable(f"FlexAttention is not importable: {e}")
+    doc = x.doc_id
+
+    def document_mask(batch, head, q, kv):
+        same = doc[q] == doc[kv]
+        return same & (q >= kv) if s.causal else same
+
+    extra = {"_compile": True} if "_compile" in inspect.signature(create_block_mask).parameters else {}
+    mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda", **extra)
+    compiled = torch.compile(flex_attention, dynamic=False)
+    gqa = s.kv_heads != s.heads
+    return Peer("torch-flex-document-mask", "varlen", "varlen",
+                lambda i: tuple(t.unsqueeze(0).transpose(1, 2) for t in x.sets[i]),  # (1, heads, tokens, dim)
+                lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+                lambda out: [out[0, :, a:a + n] for a, n in zip(x.starts, s.doc_lengths)])
+
+
+def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    chosen = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+              "efficient": SDPBackend.EFFICIENT_ATTENTION}[backend]
+    src, lengths = x.source[layout], x.row_lengths[layout]
+    # Causal rows need no mask: pad keys sit after every valid query. Without the causal
+    # rule, ragged rows need a key-padding mask (which the flash backend refuses).
+    ragged = any(n != src.shape[1] for n in lengths)
+    mask = (src >= 0)[:, None, None, :] if ragged and not s.causal else None
+    gqa = s.kv_heads != s.heads
+
+    def call(a):
+        with sdpa_kernel([chosen]):
+            return torch.nn.functional.scaled_dot_product_attention(a[0], a[1], a[2], attn_mask=mask,
+                                                                    is_causal=s.causal, enable_gqa=gqa)
+
+    return Peer(f"torch-sdpa-{backend}-{layout}", layout, layout,
+                lambda i: tuple(x.gathered(layout, t) for t in x.sets[i]), call,
+                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+
+
+def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    """S and P materialized in memory, as a first attention implementation would."""
+    src = x.source["padded"]
+    rows, extent = src.shape
+    need = 2 * rows * s.heads * extent * extent * 2  # S and P, 2-byte elements
+    free, _ = torch.cuda.mem_get_info()
+    if need > 0.8 * free:
+        raise Unavailable(f"S and P need {need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free")
+    keep = (src >= 0)[:, None, None, :]
+    if s.causal:
+        keep = keep & torch.ones(extent, extent, dtype=torch.bool, device="cuda").tril()
+    masked = ~keep
+    scale = 1.0 / math.sqrt(s.head_dim)
+    group = s.heads // s.kv_heads
+
+    def call(a):
+        q, k, v = a
+        if group > 1:
+            k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
+        scores = torch.matmul(q, k.transpose(-2, -1))
+        scores.mul_(scale).masked_fill_(masked, float("-inf"))
+        return torch.matmul(torch.softmax(scores, dim=-1), v)
+
+    lengths = x.row_lengths["padded"]
+    return Peer("torch-eager-padded", "naive", "padded",
+                lambda i: tuple(x.gathered("padded", t) for t in x.sets[i]), call,
+                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+
+
+def peer_makers(torch, s: Scenario, x: Inputs) -> dict[str, Callable[[], Peer]]:
+    makers = {"torch-varlen_attn": lambda: varlen_attn_peer(torch, s, x),
+              "torch-flex-document-mask": lambda: flex_peer(torch, s, x),
+              "torch-eager-padded": lambda: eager_peer(torch, s, x)}
+    for backend in ("flash", "cudnn", "efficient"):
+        for layout in ("padded", "packed"):
+            makers[f"torch-sdpa-{backend}-{layout}"] = lambda b=backend, l=layout: sdpa_peer(torch, s, x, b, l)
+    return makers
+
+
+# ---------------------------------------------------------------- timing
+
+def first_call(torch, peer: Peer, args):
+    """Runs the peer once (compiling it, where it compiles); a refusal becomes Unavailable."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = peer.call(args)
+            torch.cuda.synchronize()
+            return out
+        except (RuntimeError, NotImplementedError, ValueError, TypeError) as e:
+            why = [str(w.message).splitlines()[0] for w in caught]
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise Unavailable(reason + (f" ({'; '.join(why[:4])})" if why else ""))
+
+
+def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int):
+    args = [peer.args(i) for i in range(len(x.sets))]
+    out = first_call(torch, peer, args[0])
+    error = x.error(peer.layout, peer.rows(out))
+    del out
+    for i in range(warmup):
+        peer.call(args[i % len(args)])
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        starts[i].record()
+        peer.call(args[i % len(args)])
+        ends[i].record()
+    torch.cuda.synchronize()
+    us = sorted(a.elapsed_time(b) * 1000.0 for a, b in zip(starts, ends))
+    return statistics.median(us), us[0], us[-1], error
+
+
+# ---------------------------------------------------------------- output
+
+def write_csv(path: Path, columns: list[str], rows: list[dict]):
+    for r in rows:
+        unknown = set(r) - set(columns)
+        if unknown:
+            raise AssertionError(f"row has columns the results schema lacks: {sorted(unknown)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    with os.fdopen(fd, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, restval="", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -> list[dict]:
+    x = Inputs(torch, s, args.seed)
+    print(f"# {s.name}: {len(s.doc_lengths)} documents, {s.tokens} tokens, {s.heads} heads, d={s.head_dim}, "
+          f"{s.dtype}, {'causal' if s.causal else 'non-causal'}, {len(x.sets)} input sets", flush=True)
+    makers, rows = peer_makers(torch, s, x), []
+    for name in names:
+        try:
+            peer = makers[name]()
+            median, lo, hi, err = time_peer(torch, peer, x, args.warmup, args.reps)
+        except Unavailable as e:
+            print(f"{s.name} {name}: unavailable: {e}", flush=True)
+            continue
+        except torch.OutOfMemoryError as e:
+            print(f"{s.name} {name}: unavailable: out of memory ({str(e).splitlines()[0]})", flush=True)
+            continue
+        except Exception as e:  # one broken peer must not lose the others' rows
+            traceback.print_exc()
+            print(f"{s.name} {name}: unavailable: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                  flush=True)
+            continue
+        finally:
+            torch.cuda.empty_cache()
+        tflops = s.useful_flops() / (median * 1e-6) / 1e12
+        print(f"{s.name} {name}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}", flush=True)
+        rows.append({
+            "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
+            "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
+            "pass": "fwd", "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
+            "useful_tflops": f"{tflops:.6g}", "scores_useful": s.useful_scores(), "rel_l2_error": f"{err:.6g}",
+            "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": args.reps, "driver": env.driver,
+            "cuda_version": env.cuda_version, "commit": env.commit, "date": env.date,
+        })
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("scenarios", nargs="+", help="scenario names or paths, as attnlab takes them")
+    ap.add_argument("--out", required=True, type=Path, help="results CSV to write")
+    ap.add_argument("--resolver", default=os.environ.get("ATTNLAB_RESOLVE", "attnlab-resolve"),
+                    help="the attnlab-resolve binary (default: $ATTNLAB_RESOLVE, else attnlab-resolve on PATH)")
+    ap.add_argument("--peers", default=",".join(ALL_PEERS), help="comma-separated subset of: " + ", ".join(ALL_PEERS))
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if args.reps < 1 or args.warmup < 0:
+        fail("--reps must be at least 1 and --warmup at least 0")
+    names = [n for n in args.peers.split(",") if n]
+    for n in names:
+        if n not in ALL_PEERS:
+            fail(f"--peers: unknown peer {n!r}; expected some of {', '.join(ALL_PEERS)}")
+    try:
+        import torch
+    except ImportError:
+        fail("PyTorch is not installed here; the peers need it", 3)
+    if not torch.cuda.is_available():
+        fail("no CUDA GPU visible to PyTorch", 3)
+    scenarios = [resolve_scenario(args.resolver, name) for name in args.scenarios]
+    env = read_environment(torch)
+    print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, torch {torch.__version__}, "
+          f"commit {env.commit}", flush=True)
+    rows = []
+    for s in scenarios:
+        rows += run_scenario(torch, s, env, names, args)
+        torch.cuda.empty_cache()
+    write_csv(args.out, scenarios[0].columns, rows)
+    print(f"# wrote {len(rows)} rows to {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,12 +10,6 @@ namespace {
 
 constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
 
-double dot(const double* a, const double* b, int n) {
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
 }  // namespace
 
 RowHeadOperands load_row_head(const Layout& layout, const AttentionInputs& canonical, int row, int head) {
@@ -67,7 +61,7 @@ void visit_next_key_tile(const LayoutView& view, TileShape tile, const RowHeadOp
     double tile_max = minus_infinity;
     for (int k = first_key; k < end_key; ++k) {
       double& score = scores[k - first_key];
-      score = takes_part(view, s.row, q, k) ? scale * dot(ops.q_at(q), ops.k_at(k), D) : minus_infinity;
+      score = takes_part(view, s.row, q, k) ? ops.score(q, k, scale) : minus_infinity;
       tile_max = std::max(tile_max, score);
     }
     const double new_max = std::max(s.running_max[i], tile_max);

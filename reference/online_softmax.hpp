@@ -25,6 +25,17 @@ struct RowHeadOperands {
   const double* q_at(int pos) const { return q.data() + static_cast<std::size_t>(pos) * head_dim; }
   const double* k_at(int pos) const { return k.data() + static_cast<std::size_t>(pos) * head_dim; }
   const double* v_at(int pos) const { return v.data() + static_cast<std::size_t>(pos) * head_dim; }
+
+  // scale * (q . k): four partial sums, so the additions do not wait on each other.
+  double score(int query, int key, double scale) const {
+    const double *a = q_at(query), *b = k_at(key);
+    double s[4] = {0, 0, 0, 0};
+    int d = 0;
+    for (; d + 4 <= head_dim; d += 4)
+      for (int j = 0; j < 4; ++j) s[j] += a[d + j] * b[d + j];
+    for (; d < head_dim; ++d) s[0] += a[d] * b[d];
+    return scale * ((s[0] + s[1]) + (s[2] + s[3]));
+  }
 };
 
 RowHeadOperands load_row_head(const Layout& layout, const AttentionInputs& canonical, int row, int head);

@@ -43,24 +43,31 @@ std::vector<int> sample(int n, int count, std::mt19937_64& rng) {
   return all;
 }
 
-// Output sized for the whole layout, NaN everywhere until computed.
+// Output with room for the chosen rows and heads.
 ReferenceOutput empty_output(const Layout& layout, const AttentionInputs& in, const ReferenceOptions& options) {
   if (in.tokens < 0 || in.heads <= 0 || in.kv_heads <= 0 || in.heads % in.kv_heads != 0)
     throw std::invalid_argument("reference: inputs need heads a positive multiple of kv_heads");
+  for (std::int64_t t : layout.token_source)
+    if (t >= in.tokens) throw std::out_of_range("reference: layout token beyond the inputs");
   ReferenceOutput out;
   out.positions = layout.buffer_tokens();
   out.heads = in.heads;
   out.head_dim = in.head_dim;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  out.o.assign(static_cast<std::size_t>(out.positions) * in.heads * in.head_dim, nan);
-  out.lse.assign(static_cast<std::size_t>(out.positions) * in.heads, nan);
   out.computed_rows = options.rows.empty() ? all_up_to(layout.num_rows())
                                            : sorted_checked(options.rows, layout.num_rows(), "row");
   out.computed_heads = options.heads.empty() ? all_up_to(in.heads) : sorted_checked(options.heads, in.heads, "head");
   out.row_computed.assign(layout.num_rows(), 0);
-  for (int r : out.computed_rows) out.row_computed[r] = 1;
-  for (std::int64_t p = 0; p < out.positions; ++p)
-    if (layout.token_source[p] >= in.tokens) throw std::out_of_range("reference: layout token beyond the inputs");
+  out.slot_of_position.assign(out.positions, -1);
+  std::int64_t slots = 0;
+  for (int r : out.computed_rows) {
+    out.row_computed[r] = 1;
+    for (std::int64_t p = layout.row_start[r]; p < layout.row_start[r + 1]; ++p) out.slot_of_position[p] = slots++;
+  }
+  out.slot_of_head.assign(in.heads, -1);
+  for (std::size_t i = 0; i < out.computed_heads.size(); ++i) out.slot_of_head[out.computed_heads[i]] = static_cast<int>(i);
+  const std::size_t values = static_cast<std::size_t>(slots) * out.computed_heads.size();
+  out.lse.assign(values, std::numeric_limits<double>::quiet_NaN());
+  out.o.assign(values * in.head_dim, std::numeric_limits<double>::quiet_NaN());
   return out;
 }
 
@@ -79,9 +86,8 @@ void for_each_row_head(const ReferenceOutput& out, int threads, const std::funct
   worker();
 }
 
-double* output_at(ReferenceOutput& out, std::int64_t pos, int head) {
-  return out.o.data() + (static_cast<std::size_t>(pos) * out.heads + head) * out.head_dim;
-}
+double* output_at(ReferenceOutput& out, std::int64_t pos, int head) { return out.o.data() + out.slot(pos, head) * out.head_dim; }
+double& lse_slot(ReferenceOutput& out, std::int64_t pos, int head) { return out.lse[out.slot(pos, head)]; }
 
 }  // namespace
 
@@ -108,17 +114,14 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
       // The whole score row, masked cells at -inf, then softmax and P·V.
       double max = minus_infinity;
       for (int k = 0; k < ops.extent; ++k) {
-        double s = minus_infinity;
-        if (takes_part(view, r, q, k))
-          s = scale * std::inner_product(ops.q_at(q), ops.q_at(q) + D, ops.k_at(k), 0.0);
-        scores[k] = s;
-        max = std::max(max, s);
+        scores[k] = takes_part(view, r, q, k) ? ops.score(q, k, scale) : minus_infinity;
+        max = std::max(max, scores[k]);
       }
       const std::int64_t pos = layout.row_start[r] + q;
       double* o = output_at(out, pos, h);
       std::fill(o, o + D, 0.0);
       if (max == minus_infinity) {  // no key takes part (a padding query)
-        out.lse[pos * out.heads + h] = minus_infinity;
+        lse_slot(out, pos, h) = minus_infinity;
         continue;
       }
       double sum = 0;
@@ -129,7 +132,7 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
         for (int d = 0; d < D; ++d) o[d] += p * ops.v_at(k)[d];
       }
       for (int d = 0; d < D; ++d) o[d] /= sum;
-      out.lse[pos * out.heads + h] = max + std::log(sum);
+      lse_slot(out, pos, h) = max + std::log(sum);
     }
   });
   return out;
@@ -150,7 +153,7 @@ ReferenceOutput reference_tiled(const Layout& layout, const AttentionInputs& in,
         const std::int64_t pos = layout.row_start[r] + state.first_query + i;
         double* o = output_at(out, pos, h);
         for (int d = 0; d < in.head_dim; ++d) o[d] = normalized_output(state, i, d);
-        out.lse[pos * out.heads + h] = log_sum_exp(state, i);
+        lse_slot(out, pos, h) = log_sum_exp(state, i);
       }
     }
   });

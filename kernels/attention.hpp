@@ -13,6 +13,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/input_error.hpp"
 #include "core/layouts.hpp"
@@ -104,6 +105,13 @@ struct AttentionTensors {
   std::int64_t positions;
   DeviceBuffer q, k, v, o, lse;
 };
+
+// Host <-> device in the tensors' dtype. The floats must already be values of
+// the dtype (AttentionInputs' are): they are converted bit-exactly.
+void upload_qkv(AttentionTensors& tensors, DType dtype, const std::vector<float>& q, const std::vector<float>& k,
+                const std::vector<float>& v);
+std::vector<float> download_o(const AttentionTensors& tensors, DType dtype);  // [position][head][head_dim]
+std::vector<float> download_lse(const AttentionTensors& tensors);             // [position][head]
 
 // ---- the implementations -----------------------------------------------------
 

@@ -2,8 +2,8 @@
 // The tiled forward kernel (FlashAttention-2 style) behind padded, packed and
 // varlen. The layout decides everything layout-specific: which row and query
 // tile a CTA owns (the work list), how many key tiles it visits
-// (key_tiles_visited) and which cells count (cell_kind, with tile_all_useful as
-// the fast path). The math is the same for every layout:
+// (key_tiles_visited) and which cells take part (cell_kind, with tile_needs_mask
+// as the fast path). The math is the same for every layout:
 //   load K/V tile (cp.async, double-buffered) -> S = Q·Kᵀ (mma.sync) -> mask ->
 //   online softmax (exp2, running max and sum) -> O += P·V (P stays in registers).
 // One CTA = 4 warps = 64 query rows of one head; each warp owns 16 rows.
@@ -215,15 +215,15 @@ __global__ void __launch_bounds__(kThreads) forward(const Params p) {
       }
     }
 
-    // Mask: cells that are not `useful` get -inf, by the layout's own definition.
-    if (!tile_all_useful(lv, r, q0, k0, tile)) {
+    // Mask: causal_masked and padding cells get -inf, by the layout's own definition.
+    if (tile_needs_mask(lv, r, q0, k0, tile)) {
 #pragma unroll
       for (int j = 0; j < kCols / 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int q = q0 + warp * 16 + (lane >> 2) + ((e >> 1) << 3);
           const int k = k0 + j * 8 + ((lane & 3) << 1) + (e & 1);
-          if (cell_kind(lv, r, q, k) != CellKind::useful) s[j][e] = -INFINITY;
+          if (!attended(cell_kind(lv, r, q, k))) s[j][e] = -INFINITY;
         }
     }
     if (p.counts && threadIdx.x == 0) counted += count_tile(lv, r, q0, k0, tile);
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(kThreads) forward(const Params p) {
   wait_copies<0>();
   __syncthreads();  // every copy into the Q tile has landed before it is reused below
 
-  // Finish: O /= row sum; LSE = ln(sum) + max·scale. A row with no useful key
+  // Finish: O /= row sum; LSE = ln(sum) + max·scale. A row with no attended key
   // (a padding query) gets O = 0 and LSE = -inf.
   const float ln2 = 0.6931471805599453f;
   float inv_sum[2], lse[2];

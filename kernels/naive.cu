@@ -9,6 +9,7 @@
 
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/tile_mask.hpp"
 
 namespace attnlab {
 
@@ -22,7 +23,7 @@ int uniform_row_extent(const Layout& layout) {
   return extent;
 }
 
-// One warp per query of one (row, head): P = softmax over the query's `useful`
+// One warp per query of one (row, head): P = softmax over the query's attended
 // keys (by cell_kind), 0 elsewhere; LSE = max + ln(sum). S arrives scaled.
 template <typename T>
 __global__ void masked_softmax(LayoutView lv, int extent, int heads, const float* scores, T* probs, float* lse) {
@@ -37,15 +38,15 @@ __global__ void masked_softmax(LayoutView lv, int extent, int heads, const float
 
   float max = -INFINITY;
   for (int k = lane; k < extent; k += 32)
-    if (cell_kind(lv, r, q, k) == CellKind::useful) max = fmaxf(max, s[k]);
+    if (attended(cell_kind(lv, r, q, k))) max = fmaxf(max, s[k]);
   for (int d = 16; d > 0; d /= 2) max = fmaxf(max, __shfl_xor_sync(0xffffffffu, max, d));
   float sum = 0.f;
   for (int k = lane; k < extent; k += 32)
-    if (cell_kind(lv, r, q, k) == CellKind::useful) sum += expf(s[k] - max);
+    if (attended(cell_kind(lv, r, q, k))) sum += expf(s[k] - max);
   for (int d = 16; d > 0; d /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, d);
   const float inv = sum > 0.f ? 1.f / sum : 0.f;
   for (int k = lane; k < extent; k += 32) {
-    const float p = cell_kind(lv, r, q, k) == CellKind::useful ? expf(s[k] - max) * inv : 0.f;
+    const float p = attended(cell_kind(lv, r, q, k)) ? expf(s[k] - max) * inv : 0.f;
     if constexpr (std::is_same_v<T, __nv_bfloat16>)
       out[k] = __float2bfloat16_rn(p);
     else

@@ -1,0 +1,97 @@
+// The kernels' own count of the tiles and scores they compute equals the cost
+// model exactly: for every shipped scenario and for hand-made awkward layouts.
+#include <cstdio>
+
+#include "core/cost_model.hpp"
+#include "core/scenario_file.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
+
+namespace attnlab::test {
+namespace {
+
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
+  DeviceLayout device_layout(layout);
+  AttentionTensors t(layout.buffer_tokens(), problem);
+  t.q.poison();  // the values do not matter to the counts, but nothing reads uninitialized memory
+  t.k.poison();
+  t.v.poison();
+  KernelCounts counts;
+  run_flash(device_layout, problem, t, &counts);
+  return counts;
+}
+
+std::int64_t tiles_of(const Layout& layout, TileShape tile) {
+  const LayoutView v = layout.view();
+  std::int64_t tiles = 0;
+  for (int r = 0; r < v.num_rows; ++r)
+    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) tiles += key_tiles_visited(v, tile, r, qt);
+  return tiles;
+}
+
+TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
+  ATTNLAB_REQUIRE_GPU();
+  const std::vector<Scenario> scenarios = list_scenarios();
+  ASSERT_FALSE(scenarios.empty());
+  for (const Scenario& s : scenarios) {
+    AttentionProblem p;
+    p.heads = s.heads;
+    p.kv_heads = s.kv_heads;
+    p.head_dim = 64;  // counts do not depend on the head dim; 64 keeps the run short
+    const CostModel model = model_costs(s, flash_tile);
+    for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
+      const Layout layout = impl == Implementation::padded   ? s.padded_layout()
+                            : impl == Implementation::packed ? s.packed_layout()
+                                                             : s.varlen_layout();
+      const KernelCounts counted = count_on_gpu(layout, p);
+      const ImplementationCost& expected = model[impl];
+      std::printf("  %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", s.name.c_str(),
+                  implementation_name(impl), static_cast<long long>(counted.visited_tiles),
+                  static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells.useful));
+      EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
+      EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
+    }
+  }
+}
+
+TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  p.heads = 3;
+  p.kv_heads = 1;
+  p.head_dim = 64;
+  const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
+  for (bool causal : {true, false}) {
+    for (const Layout& layout :
+         {make_varlen_layout(lengths, causal), make_padded_layout(lengths, 4200, causal),
+          make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal),
+          make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal)}) {
+      const KernelCounts counted = count_on_gpu(layout, p);
+      CellCounts expected;
+      const CellCounts per_head = count_layout(layout, flash_tile);
+      for (int h = 0; h < p.heads; ++h) expected += per_head;
+      EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
+      EXPECT_EQ(counted.visited_tiles, p.heads * tiles_of(layout, flash_tile)) << layout_kind_name(layout.kind);
+    }
+  }
+}
+
+// naive computes what it needs first and refuses, naming bytes needed and free.
+TEST(NaiveMemory, RefusesAWorkspaceLargerThanFreeMemory) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;  // 16 heads: S and P of one 300k-token row are about 8.6 TB
+  const Layout layout = make_padded_layout({300000}, 300000, true);
+  DeviceLayout device_layout(layout);
+  const std::size_t needed = naive_workspace_bytes(layout, p);
+  EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6);
+  try {
+    NaiveAttention naive(device_layout, p);
+    FAIL() << "expected a refusal";
+  } catch (const GpuMemoryError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(std::to_string(needed)), std::string::npos) << message;
+    EXPECT_NE(message.find("free"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::test

@@ -1,0 +1,79 @@
+// Host-only checks of what the kernels take from the layout: the masking fast
+// path equals cell_kind, and the work list covers every query tile once,
+// longest first. They need no GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "kernels/attention.hpp"
+#include "kernels/tile_mask.hpp"
+#include "kernels/work_list.hpp"
+
+namespace attnlab {
+namespace {
+
+std::vector<Layout> random_layouts(std::mt19937& rng, bool causal) {
+  std::vector<int> lengths(1 + rng() % 8);
+  for (int& len : lengths) len = 1 + rng() % 300;
+  const int longest = *std::max_element(lengths.begin(), lengths.end());
+  return {make_varlen_layout(lengths, causal), make_padded_layout(lengths, longest + int(rng() % 70), causal),
+          make_packed_layout(lengths, 20 + rng() % 300, PackingPolicy::concatenate, causal),
+          make_packed_layout(lengths, 20 + rng() % 300, PackingPolicy::best_fit, causal)};
+}
+
+TEST(TileMask, FastPathEqualsCellKindOnEveryVisitedTile) {
+  std::mt19937 rng(5);
+  std::int64_t tiles_checked = 0, tiles_masked = 0;
+  for (int trial = 0; trial < 40; ++trial)
+    for (const Layout& layout : random_layouts(rng, trial % 2 == 0))
+      for (TileShape t : {flash_tile, TileShape{16, 8}, TileShape{5, 7}}) {
+        const LayoutView v = layout.view();
+        for (int r = 0; r < v.num_rows; ++r)
+          for (int qt = 0; qt < query_tiles(v, t, r); ++qt)
+            for (int kt = 0; kt < key_tiles_visited(v, t, r, qt); ++kt) {
+              const int q0 = qt * t.rows, k0 = kt * t.cols;
+              bool some_cell_masked = false;
+              for (int q = q0; q < q0 + t.rows; ++q)
+                for (int k = k0; k < k0 + t.cols; ++k) some_cell_masked |= !attended(cell_kind(v, r, q, k));
+              ASSERT_EQ(tile_needs_mask(v, r, q0, k0, t), some_cell_masked)
+                  << layout_kind_name(layout.kind) << " row " << r << " tile (" << qt << ", " << kt << ")";
+              ++tiles_checked;
+              tiles_masked += some_cell_masked;
+            }
+      }
+  EXPECT_GT(tiles_masked, 0);
+  EXPECT_GT(tiles_checked - tiles_masked, 0);  // both paths were exercised
+}
+
+TEST(WorkList, CoversEveryQueryTileOnceLongestFirst) {
+  std::mt19937 rng(9);
+  for (int trial = 0; trial < 20; ++trial)
+    for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
+      const std::vector<WorkItem> items = flash_work_list(layout, flash_tile);
+      const LayoutView v = layout.view();
+      std::set<std::pair<int, int>> seen;
+      for (const WorkItem& w : items) EXPECT_TRUE(seen.insert({w.row, w.query_tile}).second);
+      std::size_t expected = 0;
+      for (int r = 0; r < v.num_rows; ++r) expected += query_tiles(v, flash_tile, r);
+      EXPECT_EQ(items.size(), expected);
+      for (std::size_t i = 1; i < items.size(); ++i)
+        EXPECT_GE(key_tiles_visited(v, flash_tile, items[i - 1].row, items[i - 1].query_tile),
+                  key_tiles_visited(v, flash_tile, items[i].row, items[i].query_tile));
+    }
+}
+
+TEST(WorkList, SchedulesVarlenFromDocumentsNotFromTheLongest) {
+  // One long and many short documents: a grid sized by the longest would have
+  // 33 x 32 blocks; the work list has 32 + 32 items.
+  std::vector<int> lengths(32, 10);
+  lengths.push_back(2048);
+  const Layout layout = make_varlen_layout(lengths, true);
+  const std::vector<WorkItem> items = flash_work_list(layout, flash_tile);
+  EXPECT_EQ(items.size(), 64u);
+  EXPECT_EQ(items.front(), (WorkItem{32, 31}));  // the long document's last tile visits the most keys
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -9,16 +9,22 @@ namespace attnlab {
 
 namespace {
 
+// |a - b|, where a NaN (an unwritten or broken output) is infinitely far.
+double distance(double a, double b) {
+  const double d = std::abs(a - b);
+  return std::isnan(d) ? HUGE_VAL : d;
+}
+
 // Sums squared differences and squared references one value at a time.
 struct ErrorSums {
   double diff2 = 0, ref2 = 0, max_abs = 0;
   std::int64_t values = 0;
 
   void add(double candidate, double reference) {
-    const double diff = candidate - reference;
+    const double diff = distance(candidate, reference);
     diff2 += diff * diff;
     ref2 += reference * reference;
-    max_abs = std::max(max_abs, std::abs(diff));
+    max_abs = std::max(max_abs, diff);
     ++values;
   }
   ErrorStats stats() const {
@@ -94,7 +100,7 @@ ErrorStats compare_to_reference(const Layout& layout, const ReferenceOutput& ref
       for (int h : ref.computed_heads) {
         const float* c = o.data() + (p * ref.heads + h) * ref.head_dim;
         for (int d = 0; d < ref.head_dim; ++d) sums.add(c[d], ref.o_at(p, h, d));
-        if (!lse.empty()) lse_max_abs = std::max(lse_max_abs, std::abs(lse[p * ref.heads + h] - ref.lse_at(p, h)));
+        if (!lse.empty()) lse_max_abs = std::max(lse_max_abs, distance(lse[p * ref.heads + h], ref.lse_at(p, h)));
       }
   ErrorStats stats = sums.stats();
   if (!lse.empty()) stats.lse_max_abs = lse_max_abs;

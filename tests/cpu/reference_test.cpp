@@ -223,6 +223,13 @@ TEST(Reference, ErrorMetricsMeasureDistanceOnValidPositionsOnly) {
   EXPECT_NEAR(off.max_abs, 0.25, 1e-6);
   EXPECT_NEAR(off.rel_l2, 0.25 / std::sqrt(norm), 1e-6);
   EXPECT_FALSE(off.lse_max_abs.has_value());
+  // An unwritten (NaN) output on a valid position is infinitely far.
+  o[(1 * 2 + 1) * 4 + 0] = std::numeric_limits<float>::quiet_NaN();
+  lse[0] = std::numeric_limits<float>::quiet_NaN();
+  const ErrorStats broken = compare_to_reference(padded, ref, o, lse);
+  EXPECT_EQ(broken.max_abs, HUGE_VAL);
+  EXPECT_EQ(broken.rel_l2, HUGE_VAL);
+  EXPECT_EQ(broken.lse_max_abs, HUGE_VAL);
   EXPECT_THROW(compare_to_reference(padded, ref, std::vector<float>(5)), std::invalid_argument);
 }
 

@@ -1,0 +1,68 @@
+#include "gui/app_frame.hpp"
+
+#include <imgui.h>
+
+#include "gui/views.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+void show_view(View v, AppState& state) {
+  switch (v) {
+    case View::scenario: show_scenario_view(state); break;
+    case View::masks: show_mask_view(state); break;
+    case View::costs: show_costs_view(state); break;
+    case View::timings: show_timings_view(state); break;
+    case View::walkthrough: show_walkthrough_view(state); break;
+  }
+}
+
+void show_header(AppState& state) {
+  const ScenarioModel& model = state.model();
+  ImGui::Text("attnlab");
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::Text("scenario %s: %zu documents, %lld tokens, tile %dx%d", state.scenario.name.c_str(),
+              state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
+              model.tile.cols);
+  const float slider = ImGui::GetFontSize() * 8;
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - slider - ImGui::CalcTextSize("text size").x -
+                  ImGui::GetStyle().ItemSpacing.x);
+  ImGui::SetNextItemWidth(slider);
+  // Applied before the next frame (fonts are rebuilt between frames).
+  ImGui::SliderFloat("text size", &state.text_scale, 0.75f, 3.0f, "%.2fx");
+}
+
+}  // namespace
+
+void draw_app(AppState& state) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->WorkPos);
+  ImGui::SetNextWindowSize(viewport->WorkSize);
+  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                     ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings |
+                                     ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("attnlab", nullptr, flags);
+  show_header(state);
+  if (ImGui::BeginTabBar("views")) {
+    for (View v : all_views) {
+      const bool select = state.view_requested && state.view == v;
+      if (ImGui::BeginTabItem(view_title(v), nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
+        if (!state.view_requested || select) {
+          state.view = v;
+          state.view_requested = false;
+        }
+        ImGui::BeginChild("view");
+        show_view(v, state);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
+}
+
+}  // namespace attnlab::gui

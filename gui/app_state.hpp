@@ -1,0 +1,73 @@
+#pragma once
+// The one state every view is a function of (STYLE.md: imgui_demo). The
+// scenario is what the user edits; the model is rebuilt from it whenever it
+// changes, through model(), never kept in sync by hand.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gui/results_state.hpp"
+#include "gui/scenario_model.hpp"
+#include "gui/walkthrough_state.hpp"
+
+namespace attnlab::gui {
+
+enum class View { scenario, masks, costs, timings, walkthrough };
+inline constexpr std::array<View, 5> all_views = {View::scenario, View::masks, View::costs, View::timings,
+                                                  View::walkthrough};
+const char* view_name(View v);  // the name --view takes
+const char* view_title(View v);  // the tab's label
+std::optional<View> parse_view(std::string_view name);
+
+// Zoom and pan of one mask picture: picture cell at the panel's top-left and
+// screen pixels per cell; scale 0 means "fit the whole picture".
+struct MaskViewport {
+  double origin_q = 0, origin_k = 0;
+  double pixels_per_cell = 0;
+};
+
+// Where a mask picture was drawn in the last frame (screen pixels), with the zoom
+// it was drawn at: what the mouse and the pixel tests map cells through.
+struct MaskPlacement {
+  float x = 0, y = 0, side = 0;
+  double pixels_per_cell = 0, origin_q = 0, origin_k = 0;
+  std::int64_t cells_per_bin = 1;  // > 1: each painted block shows the majority kind of that many cells squared
+};
+
+struct AppState {
+  Scenario scenario;         // as edited; resolved (doc_lengths follow length_source)
+  TileShape tile{64, 64};    // the flash kernels' tile
+  std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
+
+  View view = View::masks;
+  bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
+  float text_scale = 1.0f;      // 1 = the default size; larger for a projector
+
+  std::array<MaskViewport, 4> mask_viewports{};    // per implementation
+  std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view
+  ResultsState results;
+  WalkthroughState walkthrough;
+  std::vector<std::string> shipped_scenarios;  // names in scenarios/, read at start and on "refresh"
+  std::string length_list_edit;  // the Scenario view's lengths text while it is being edited
+  std::string save_path;         // the Scenario view's "save as" field
+  std::string save_message;      // where the last save went, or why it failed
+
+  std::uint64_t scenario_version = 0;  // bumped by every edit (see scenario_edits.hpp)
+
+  // The model of the current scenario and tile, rebuilt when scenario_version moved.
+  const ScenarioModel& model();
+
+ private:
+  std::shared_ptr<const ScenarioModel> model_;
+  std::uint64_t model_version_ = ~std::uint64_t{0};
+};
+
+// A state on the named (or default) scenario; shipped results are read from `results_folder`.
+// Throws InputError when the scenario cannot be read.
+AppState make_app_state(std::string_view scenario_name_or_path, const std::string& results_folder);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,124 @@
+// The Costs view: the cost model of the four implementations side by side, as
+// stacked bars by cell kind and as a table with ratios against varlen; measured
+// HBM bytes beside the model's where the results hold them.
+#include <imgui.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "gui/cell_colors.hpp"
+#include "gui/number_format.hpp"
+#include "gui/views.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+// Our measured forward DRAM bytes for this scenario and implementation, if a results file has them.
+std::optional<std::int64_t> measured_hbm_bytes(const ResultsState& results, const Scenario& s, Implementation impl) {
+  for (const ResultsFile& file : results.files)
+    for (const ResultRow& row : file.rows)
+      if (row.source == "attnlab" && row.scenario == s.name && row.implementation == implementation_name(impl) &&
+          row.pass == Pass::fwd && row.head_dim == s.head_dim && row.heads == s.heads && row.hbm_bytes_measured)
+        return row.hbm_bytes_measured;
+  return std::nullopt;
+}
+
+// One horizontal bar per implementation, its length the scores computed, split by cell kind.
+void show_score_bars(const ScenarioModel& model) {
+  std::int64_t most = 1;
+  for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.scores_computed());
+  const float label_width = ImGui::CalcTextSize("varlen  ").x;
+  const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0G (00.00x varlen)").x;
+  const float height = ImGui::GetTextLineHeight() * 1.4f;
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  for (const ImplementationCost& c : model.costs.costs) {
+    ImGui::TextUnformatted(implementation_name(c.implementation));
+    ImGui::SameLine(label_width);
+    ImVec2 at = ImGui::GetCursorScreenPos();
+    const std::int64_t parts[] = {c.scores.useful, c.scores.causal_masked, c.scores.padding, c.scores.bleed};
+    for (int k = 0; k < 4; ++k) {
+      const float w = width * float(double(parts[k]) / double(most));
+      draw->AddRectFilled(at, ImVec2(at.x + w, at.y + height), cell_kind_color(static_cast<CellKind>(k)));
+      at.x += w;
+    }
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::SameLine();
+    ImGui::Text("%s (%s varlen)", format_count(double(c.scores_computed())).c_str(), format_ratio(c.computed_vs_varlen).c_str());
+  }
+}
+
+// The largest waste against varlen, in words: the 8x of the article's case.
+void show_callout(const ScenarioModel& model) {
+  const ImplementationCost* worst = &model.costs[Implementation::padded];
+  for (Implementation i : {Implementation::padded, Implementation::packed})
+    if (model.costs[i].computed_vs_varlen > worst->computed_vs_varlen) worst = &model.costs[i];
+  const ImplementationCost& varlen = model.costs[Implementation::varlen];
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  ImGui::SetWindowFontScale(1.3f);
+  ImGui::TextWrapped("%s computes %s the scores of varlen (%s against %s)", implementation_name(worst->implementation),
+                     format_ratio(worst->computed_vs_varlen).c_str(), format_count(double(worst->scores_computed())).c_str(),
+                     format_count(double(varlen.scores_computed())).c_str());
+  ImGui::SetWindowFontScale(1.0f);
+  ImGui::PopStyleColor();
+  const ImplementationCost& packed = model.costs[Implementation::packed];
+  if (packed.scores.bleed > 0)
+    ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
+                       "which changes its output.", format_count(double(packed.scores.bleed)).c_str());
+}
+
+void cell(const std::string& text) {
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(text.c_str());
+}
+
+void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                    ImGuiTableFlags_ScrollX;
+  if (!ImGui::BeginTable("costs", 12, flags)) return;
+  for (const char* title : {"implementation", "tile", "scores computed", "useful", "causal_masked", "padding", "bleed",
+                            "FLOPs fwd", "HBM bytes (model)", "HBM bytes (measured)", "extra memory", "HBM vs varlen"})
+    ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  for (const ImplementationCost& c : model.costs.costs) {
+    ImGui::TableNextRow();
+    cell(implementation_name(c.implementation));
+    cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
+    cell(format_count(double(c.scores_computed())) + " (" + format_ratio(c.computed_vs_varlen) + ")");
+    cell(format_count(double(c.scores.useful)));
+    cell(format_count(double(c.scores.causal_masked)));
+    cell(format_count(double(c.scores.padding)));
+    cell(format_count(double(c.scores.bleed)));
+    cell(format_count(double(c.flops_fwd)));
+    cell(format_bytes(double(c.hbm.total())));
+    const auto measured = measured_hbm_bytes(results, model.scenario, c.implementation);
+    cell(measured ? format_bytes(double(*measured)) : "not measured");
+    cell(format_bytes(double(c.extra_memory_bytes)));
+    cell(format_ratio(c.hbm_vs_varlen));
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void show_costs_view(AppState& state) {
+  const ScenarioModel& model = state.model();
+  if (!model.ok()) {
+    ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
+    return;
+  }
+  const Scenario& s = model.scenario;
+  ImGui::Text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
+              s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
+              model.tile.cols);
+  show_callout(model);
+  ImGui::Spacing();
+  draw_cell_kind_legend();
+  show_score_bars(model);
+  ImGui::Spacing();
+  show_cost_table(model, state.results);
+  ImGui::TextDisabled("FLOPs: 4 x head dim per score computed (backward: 2.5x). HBM bytes and extra memory: the cost "
+                      "model of core/README.md; measured bytes come from ncu runs in the results files.");
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,52 @@
+// attnlab-gui: the views of DESIGN.md §7, interactive or rendered headless to a PNG.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "core/input_error.hpp"
+#include "gui/app_state.hpp"
+#include "gui/gui_window.hpp"
+#include "gui/window_size.hpp"
+
+int main(int argc, char** argv) {
+  using namespace attnlab::gui;
+  CLI::App app{"attnlab-gui: masks, costs, timings and the flash walkthrough for a scenario"};
+  std::string screenshot, view_arg = "masks", scenario_arg, size_arg = "1280x800";
+  std::string results_folder = std::string(ATTNLAB_SOURCE_DIR) + "/results/h100";
+  float text_scale = 1.0f;
+  app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
+  app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings or walkthrough");
+  app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
+  app.add_option("--size", size_arg, "window or picture size, WIDTHxHEIGHT");
+  app.add_option("--results", results_folder, "folder of results CSVs to show (default: the shipped H100 results)");
+  app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector")->check(CLI::Range(0.75, 3.0));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    const auto view = parse_view(view_arg);
+    if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings or walkthrough, got \"" + view_arg + "\"");
+    const WindowSize size = parse_window_size(size_arg);
+    AppState state = make_app_state(scenario_arg, results_folder);
+    state.view = *view;
+    state.text_scale = text_scale;
+    GuiWindow window(size.width, size.height, screenshot.empty());
+    if (screenshot.empty()) {
+      window.run(state);
+    } else {
+      write_png(window.render_offscreen(state, size.width, size.height), screenshot);
+      std::printf("wrote %s (%s view, %dx%d)\n", screenshot.c_str(), view_name(*view), size.width, size.height);
+    }
+  } catch (const attnlab::InputError& e) {
+    std::fprintf(stderr, "attnlab-gui: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "attnlab-gui: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

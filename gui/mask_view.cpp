@@ -1,0 +1,221 @@
+// The Masks view: each implementation's score matrix painted by cell kind
+// (attention-gym's "draw the mask predicate"), with its tile grid, zoom, pan and
+// a tooltip. Large pictures are painted in blocks of cells, each block in the
+// most common kind of its cells, counted in closed form by MaskPicture.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gui/cell_colors.hpp"
+#include "gui/mask_picture.hpp"
+#include "gui/number_format.hpp"
+#include "gui/views.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr float block_pixels = 3;    // aggregate to blocks of about this many pixels when cells are smaller
+constexpr float tile_grid_pixels = 8;  // draw the tile grid once tiles are at least this large on screen
+constexpr double max_pixels_per_cell = 48;
+
+const char* layout_caption(Implementation i) {
+  switch (i) {
+    case Implementation::naive: return "padded rows, S and P materialized (one tile per row)";
+    case Implementation::padded: return "padded rows, flash tiles";
+    case Implementation::packed: return "packed rows, causal over the whole row";
+    case Implementation::varlen: return "one buffer, tiles only inside each document";
+  }
+  return "";
+}
+
+// The zoom and pan actually drawn: "fit" resolved to the panel.
+MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& picture, ImVec2 at, float side) {
+  const double extent = static_cast<double>(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
+  MaskPlacement p{at.x, at.y, side, vp.pixels_per_cell, vp.origin_q, vp.origin_k, 1};
+  if (p.pixels_per_cell <= 0) p = {at.x, at.y, side, side / extent, 0, 0, 1};
+  if (p.pixels_per_cell < block_pixels)
+    p.cells_per_bin = static_cast<std::int64_t>(std::ceil(block_pixels / p.pixels_per_cell));
+  return p;
+}
+
+float screen_x(const MaskPlacement& p, std::int64_t k) { return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell)); }
+float screen_y(const MaskPlacement& p, std::int64_t q) { return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell)); }
+
+// Wheel zooms about the mouse, dragging pans, a double click fits the picture again.
+void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& picture) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+    vp = {};
+    return;
+  }
+  MaskViewport next{p.origin_q, p.origin_k, p.pixels_per_cell};
+  if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
+    const double fit = p.side / double(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
+    const double scale = std::clamp(p.pixels_per_cell * std::pow(1.25, io.MouseWheel), fit * 0.5,
+                                    std::max(fit, max_pixels_per_cell));
+    const double mouse_q = p.origin_q + (io.MousePos.y - p.y) / p.pixels_per_cell;
+    const double mouse_k = p.origin_k + (io.MousePos.x - p.x) / p.pixels_per_cell;
+    next = {mouse_q - (io.MousePos.y - p.y) / scale, mouse_k - (io.MousePos.x - p.x) / scale, scale};
+  }
+  if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0)) {
+    next.origin_q -= io.MouseDelta.y / next.pixels_per_cell;
+    next.origin_k -= io.MouseDelta.x / next.pixels_per_cell;
+  }
+  if (next.origin_q != p.origin_q || next.origin_k != p.origin_k || next.pixels_per_cell != p.pixels_per_cell) vp = next;
+}
+
+void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
+  const std::int64_t n = p.cells_per_bin;
+  const double visible = p.side / p.pixels_per_cell;
+  const auto bins_from = [&](double origin, std::int64_t extent, std::int64_t& first) {
+    first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(origin / double(n))));
+    const std::int64_t last = std::min<std::int64_t>((extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
+    return static_cast<int>(std::max<std::int64_t>(0, last - first));
+  };
+  std::int64_t bq0 = 0, bk0 = 0;
+  const int bins_q = bins_from(p.origin_q, picture.query_extent(), bq0);
+  const int bins_k = bins_from(p.origin_k, picture.key_extent(), bk0);
+  const MaskRaster raster = rasterize(picture, n, bq0, bk0, bins_q, bins_k);
+  for (int i = 0; i < bins_q; ++i) {
+    const float y0 = screen_y(p, (bq0 + i) * n), y1 = screen_y(p, std::min((bq0 + i + 1) * n, picture.query_extent()));
+    // Runs of one class along the row become one rectangle.
+    for (int j = 0; j < bins_k;) {
+      const PaintClass c = majority_class(raster.at(i, j));
+      int end = j + 1;
+      while (end < bins_k && majority_class(raster.at(i, end)) == c) ++end;
+      if (c != PaintClass::outside) {
+        const float x0 = screen_x(p, (bk0 + j) * n), x1 = screen_x(p, std::min((bk0 + end) * n, picture.key_extent()));
+        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), paint_color(c));
+      }
+      j = end;
+    }
+  }
+}
+
+// Every tile of the rows in view: visited ones outlined bright, skipped ones faint.
+void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
+  const TileShape t = picture.tile();
+  const LayoutView v = picture.layout().view();
+  const double visible = p.side / p.pixels_per_cell;
+  const auto [first_row, last_row] = picture.rows_meeting(static_cast<std::int64_t>(p.origin_q),
+                                                          static_cast<std::int64_t>(p.origin_q + visible) + 1);
+  for (int r = first_row; r < last_row; ++r) {
+    const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
+    const int key_tiles = picture.row_key_span(r) / t.cols;
+    const int qt_first = std::max(0, int((p.origin_q - q_at) / t.rows));
+    const int qt_last = std::min(query_tiles(v, t, r), int((p.origin_q + visible - q_at) / t.rows) + 1);
+    const int kt_first = std::max(0, int((p.origin_k - k_at) / t.cols));
+    const int kt_last = std::min(key_tiles, int((p.origin_k + visible - k_at) / t.cols) + 1);
+    for (int qt = qt_first; qt < qt_last; ++qt)
+      for (int kt = kt_first; kt < kt_last; ++kt) {
+        const bool visited = tile_visited(v, t, r, qt, kt);
+        const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(qt) * t.rows));
+        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
+        draw->AddRect(a, b, visited ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 28));
+      }
+  }
+}
+
+// "token 700 of document 1 (position 188)" for position pos of row r.
+std::string describe_position(const ScenarioModel& model, const Layout& layout, int r, int pos) {
+  const LayoutView v = layout.view();
+  const int buffer = v.row_start[r] + pos;
+  std::string where = "row " + std::to_string(r) + " position " + std::to_string(pos);
+  if (pos >= row_extent(v, r)) return where + ": tile overhang past the row's end";
+  const int doc = doc_at(v, r, pos);
+  if (doc < 0) return where + " (buffer " + std::to_string(buffer) + "): padding";
+  const std::int64_t token = layout.token_source[buffer];
+  return where + " (buffer " + std::to_string(buffer) + "): token " + std::to_string(token) + " = document " +
+         std::to_string(doc) + " position " + std::to_string(token - model.doc_offsets[doc]);
+}
+
+void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const MaskPlacement& p) {
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const auto q = static_cast<std::int64_t>(std::floor(p.origin_q + (mouse.y - p.y) / p.pixels_per_cell));
+  const auto k = static_cast<std::int64_t>(std::floor(p.origin_k + (mouse.x - p.x) / p.pixels_per_cell));
+  ImGui::BeginTooltip();
+  if (p.cells_per_bin == 1) {
+    const PictureCell cell = picture.cell_at(q, k);
+    if (cell.row < 0) {
+      ImGui::TextUnformatted("between rows: no score matrix here");
+    } else {
+      ImGui::Text("query: %s", describe_position(model, picture.layout(), cell.row, cell.q).c_str());
+      ImGui::Text("key:   %s", describe_position(model, picture.layout(), cell.row, cell.k).c_str());
+      ImGui::Text("cell kind: %s", cell_kind_name(cell.kind));
+      ImGui::Text("tile (%d, %d): %s", cell.q_tile, cell.k_tile, cell.visited ? "visited" : "skipped by the kernel");
+    }
+  } else {
+    const std::int64_t n = p.cells_per_bin, q0 = q / n * n, k0 = k / n * n;
+    const RegionCounts c = picture.count_region(q0, q0 + n, k0, k0 + n);
+    ImGui::Text("block of %lld x %lld cells (zoom in for single cells)", static_cast<long long>(n), static_cast<long long>(n));
+    ImGui::Text("queries %lld..%lld, keys %lld..%lld of the picture", static_cast<long long>(q0), static_cast<long long>(q0 + n - 1),
+                static_cast<long long>(k0), static_cast<long long>(k0 + n - 1));
+    const std::int64_t values[] = {c.computed.useful, c.computed.causal_masked, c.computed.padding, c.computed.bleed,
+                                   c.not_visited, c.outside};
+    for (int i = 0; i < paint_class_count; ++i)
+      if (values[i] > 0) ImGui::Text("%-14s %s", paint_class_label(static_cast<PaintClass>(i)), format_count(values[i]).c_str());
+  }
+  ImGui::EndTooltip();
+}
+
+void show_mask_panel(AppState& state, Implementation impl) {
+  const ScenarioModel& model = state.model();
+  const int index = static_cast<int>(impl);
+  const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
+  const ImplementationCost& cost = model.costs[impl];
+  ImGui::BeginGroup();
+  ImGui::Text("%s: %s", implementation_name(impl), layout_caption(impl));
+  ImGui::Text("%s scores computed (%s useful), %s varlen's", format_count(double(cost.scores_computed())).c_str(),
+              format_count(double(cost.scores_useful())).c_str(), format_ratio(cost.computed_vs_varlen).c_str());
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const ImVec2 room = ImGui::GetContentRegionAvail();
+  const float side = std::floor(std::max(16.0f, std::min(room.x, room.y)));
+  ImGui::PushID(index);
+  ImGui::InvisibleButton("picture", ImVec2(side, side));
+  ImGui::PopID();
+  MaskPlacement placement = resolve_placement(state.mask_viewports[index], picture, at, side);
+  handle_mouse(state.mask_viewports[index], placement, picture);
+  placement = resolve_placement(state.mask_viewports[index], picture, at, side);
+  state.mask_placements[index] = placement;
+
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const ImVec2 end(at.x + side, at.y + side);
+  draw->PushClipRect(at, end, true);
+  draw->AddRectFilled(at, end, paint_color(PaintClass::outside));
+  paint_cells(draw, picture, placement);
+  const TileShape t = picture.tile();
+  if (std::min(t.rows, t.cols) * placement.pixels_per_cell >= tile_grid_pixels) draw_tile_grid(draw, picture, placement);
+  draw->PopClipRect();
+  draw->AddRect(at, end, IM_COL32(140, 140, 150, 255));
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) show_tooltip(model, picture, placement);
+  ImGui::EndGroup();
+}
+
+}  // namespace
+
+void show_mask_view(AppState& state) {
+  const ScenarioModel& model = state.model();
+  if (!model.ok()) {
+    ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
+    return;
+  }
+  draw_cell_kind_legend();
+  ImGui::TextDisabled("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
+                      "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
+                      tile_grid_pixels);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 spacing = ImGui::GetStyle().ItemSpacing;
+  const ImVec2 panel((avail.x - spacing.x) / 2, (avail.y - spacing.y) / 2);
+  for (Implementation impl : all_implementations) {
+    const int index = static_cast<int>(impl);
+    if (index % 2 == 1) ImGui::SameLine();
+    ImGui::BeginChild(implementation_name(impl), panel, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    show_mask_panel(state, impl);
+    ImGui::EndChild();
+  }
+}
+
+}  // namespace attnlab::gui

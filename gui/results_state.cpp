@@ -1,0 +1,52 @@
+#include "gui/results_state.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "core/input_error.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+void load_file(ResultsState& results, const std::filesystem::path& path) {
+  std::erase_if(results.files, [&](const ResultsFile& f) { return f.path == path; });
+  std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
+  try {
+    results.files.push_back({path, read_results_csv(path)});
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    // read_results_csv names the file; keep that, and name it where it does not.
+    results.problems.push_back(message.starts_with(path.string()) ? message : path.string() + ": " + message);
+  }
+}
+
+}  // namespace
+
+void load_results_folder(ResultsState& results, const std::filesystem::path& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) return;
+  std::vector<std::filesystem::path> csvs;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".csv") csvs.push_back(entry.path());
+  std::sort(csvs.begin(), csvs.end());
+  for (const auto& csv : csvs) load_file(results, csv);
+}
+
+void load_results(ResultsState& results, const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    load_results_folder(results, path);
+  else if (std::filesystem::exists(path, ec))
+    load_file(results, path);
+  else
+    results.problems.push_back(path.string() + ": no such file or folder");
+}
+
+std::size_t total_rows(const ResultsState& results) {
+  std::size_t n = 0;
+  for (const auto& f : results.files) n += f.rows.size();
+  return n;
+}
+
+}  // namespace attnlab::gui

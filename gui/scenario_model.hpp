@@ -1,0 +1,29 @@
+#pragma once
+// Everything the views show that follows from the scenario and the tile shape:
+// the three layouts and the cost model of the four implementations. Built in one
+// go from the scenario, never edited, so it cannot drift from what the user set.
+#include <string>
+#include <vector>
+
+#include "core/cost_model.hpp"
+#include "core/scenario.hpp"
+
+namespace attnlab::gui {
+
+struct ScenarioModel {
+  Scenario scenario;   // the scenario it was built from (resolved)
+  TileShape tile;      // the flash kernels' tile
+  std::string error;   // why the scenario could not be laid out; empty when it could
+  Layout padded, packed, varlen;
+  std::vector<std::int64_t> doc_offsets;  // canonical start of each document, total at the end
+  CostModel costs;                        // per implementation, all heads
+
+  bool ok() const { return error.empty(); }
+  const Layout& layout_of(Implementation i) const;
+  // The tile an implementation computes in (the cost model's: naive materializes a whole padded row).
+  TileShape tile_of(Implementation i) const { return costs[i].tile; }
+};
+
+ScenarioModel build_model(const Scenario& scenario, TileShape tile);
+
+}  // namespace attnlab::gui

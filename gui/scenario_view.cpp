@@ -1,0 +1,157 @@
+// The Scenario view: pick a shipped scenario or edit one; every widget goes
+// through scenario_edits.hpp, so the model and the pictures follow as you drag.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/scenario_file.hpp"
+#include "gui/number_format.hpp"
+#include "gui/scenario_edits.hpp"
+#include "gui/views.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+void show_scenario_list(AppState& state) {
+  ImGui::TextUnformatted("Shipped scenarios");
+  if (ImGui::BeginListBox("##shipped", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * 9))) {
+    for (const std::string& name : state.shipped_scenarios)
+      if (ImGui::Selectable(name.c_str(), name == state.scenario.name)) open_scenario(state, name);
+    ImGui::EndListBox();
+  }
+  if (ImGui::Button("refresh list")) {
+    state.shipped_scenarios.clear();
+    for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
+  }
+}
+
+void show_length_source(AppState& state) {
+  const char* current = length_source_name(state.scenario.length_source);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  if (ImGui::BeginCombo("document lengths", current)) {
+    for (const char* kind : {"uniform", "list", "lognormal"})
+      if (ImGui::Selectable(kind, std::string_view(kind) == current)) set_length_source_kind(state, kind);
+    ImGui::EndCombo();
+  }
+  if (const auto* csv = std::get_if<CsvLengths>(&state.scenario.length_source))
+    ImGui::TextWrapped("read from %s (switch to \"list\" to edit them)", csv->path.c_str());
+  if (std::holds_alternative<ListLengths>(state.scenario.length_source)) {
+    if (state.length_list_edit.empty()) state.length_list_edit = length_list_text(state.scenario);
+    ImGui::InputTextMultiline("##lengths", &state.length_list_edit, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
+    if (ImGui::Button("apply lengths")) set_length_list(state, state.length_list_edit);
+    ImGui::SameLine();
+    if (ImGui::Button("revert")) state.length_list_edit = length_list_text(state.scenario);
+  } else {
+    state.length_list_edit.clear();
+  }
+}
+
+void show_fields(AppState& state) {
+  for (const ScenarioField& field : scenario_fields()) {
+    if (!field.applies(state.scenario)) continue;
+    double value = field.get(state.scenario);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    const ImGuiSliderFlags flags = field.logarithmic ? ImGuiSliderFlags_Logarithmic : 0;
+    if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max,
+                            field.integer ? "%.0f" : "%.2f", flags))
+      set_field(state, field, value);
+  }
+}
+
+void show_layout_options(AppState& state) {
+  Scenario& s = state.scenario;
+  bool fixed = s.pad_to.has_value();
+  if (ImGui::Checkbox("pad to a fixed length (else: the longest document)", &fixed))
+    set_pad_to(state, fixed ? std::optional<int>(std::max(s.padded_length(), s.row_len)) : std::nullopt);
+  if (s.pad_to) {
+    int pad = *s.pad_to;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    if (ImGui::SliderInt("pad to", &pad, 1, 65536, "%d", ImGuiSliderFlags_Logarithmic)) set_pad_to(state, pad);
+  }
+  int packing = s.packing == PackingPolicy::concatenate ? 0 : 1;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+  if (ImGui::Combo("packing", &packing, "concatenate and cut\0best fit (rows start at a document)\0"))
+    set_packing(state, packing == 0 ? PackingPolicy::concatenate : PackingPolicy::best_fit);
+  bool causal = s.causal;
+  if (ImGui::Checkbox("causal", &causal)) set_causal(state, causal);
+  int dtype = s.dtype == DType::bf16 ? 0 : 1;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::Combo("dtype", &dtype, "bf16\0fp16\0")) set_dtype(state, dtype == 0 ? DType::bf16 : DType::fp16);
+  static const int tile_sizes[] = {16, 32, 64, 128};
+  int tile_index = static_cast<int>(std::find(std::begin(tile_sizes), std::end(tile_sizes), state.tile.rows) - std::begin(tile_sizes));
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::Combo("flash tile (rows = cols)", &tile_index, "16\00032\00064\000128\0") && tile_index < 4)
+    set_tile_size(state, tile_sizes[tile_index]);
+}
+
+void show_save(AppState& state) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+  ImGui::InputText("##save path", &state.save_path);
+  ImGui::SameLine();
+  if (ImGui::Button("save as TOML")) save_scenario_as(state, state.save_path, state.save_message);
+  if (!state.save_message.empty()) ImGui::TextWrapped("%s", state.save_message.c_str());
+}
+
+void show_summary(AppState& state) {
+  const ScenarioModel& model = state.model();
+  const Scenario& s = model.scenario;
+  ImGui::TextWrapped("%s", s.why.c_str());
+  ImGui::Spacing();
+  const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
+  ImGui::Text("%zu documents, %s tokens, %d to %d tokens each", s.doc_lengths.size(),
+              format_count(double(s.total_tokens())).c_str(), *shortest, *longest);
+  std::vector<float> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
+  ImGui::PlotHistogram("##lengths", lengths.data(), static_cast<int>(lengths.size()), 0, "document lengths, in order",
+                       0.0f, float(*longest), ImVec2(-1, ImGui::GetTextLineHeight() * 7));
+  if (!model.ok()) {
+    ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
+    return;
+  }
+  ImGui::Text("padded: %d rows of %d    packed: %d rows of %d    varlen: %lld tokens in one buffer",
+              model.padded.num_rows(), s.padded_length(), model.packed.num_rows(), s.row_len,
+              static_cast<long long>(model.varlen.buffer_tokens()));
+  ImGui::Spacing();
+  if (ImGui::BeginTable("scores", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("implementation");
+    ImGui::TableSetupColumn("scores computed");
+    ImGui::TableSetupColumn("vs varlen");
+    ImGui::TableHeadersRow();
+    for (Implementation i : all_implementations) {
+      const ImplementationCost& c = model.costs[i];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(implementation_name(i));
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_count(double(c.scores_computed())).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_ratio(c.computed_vs_varlen).c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+}  // namespace
+
+void show_scenario_view(AppState& state) {
+  const float left = std::max(ImGui::GetFontSize() * 30, ImGui::GetContentRegionAvail().x * 0.45f);
+  ImGui::BeginChild("edit", ImVec2(left, 0));
+  show_scenario_list(state);
+  ImGui::Separator();
+  ImGui::Text("Editing: %s", state.scenario.name.c_str());
+  show_length_source(state);
+  show_fields(state);
+  show_layout_options(state);
+  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+  ImGui::Separator();
+  show_save(state);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("summary");
+  show_summary(state);
+  ImGui::EndChild();
+}
+
+}  // namespace attnlab::gui

@@ -1,8 +1,21 @@
+#include <cstdio>
+
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "core/scenario_file.hpp"
 
 namespace attnlab::cli {
 
-// Placeholder: the list command lands with its issue.
-void add_list_command(CLI::App& app) { app.add_subcommand("list", "(not yet built)"); }
+// `attnlab list`: the shipped scenarios, each with the sentence saying why it exists.
+void add_list_command(CLI::App& app) {
+  CLI::App* list = app.add_subcommand("list", "List the shipped scenarios with their one-line why");
+  list->callback([] {
+    TextTable table({"scenario", "why"}, 2);
+    for (const Scenario& s : list_scenarios())
+      table.add_row({s.name == default_scenario_name ? s.name + " (default)" : s.name, s.why});
+    std::fputs(table.render().c_str(), stdout);
+    std::printf("\nfolder: %s\n", scenarios_folder().string().c_str());
+  });
+}
 
 }  // namespace attnlab::cli

@@ -1,8 +1,186 @@
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+
 #include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "core/cost_model.hpp"
+#include "core/input_error.hpp"
+#include "core/results_csv.hpp"
+#include "core/scenario_file.hpp"
 
 namespace attnlab::cli {
 
-// Placeholder: the model command lands with its issue.
-void add_model_command(CLI::App& app) { app.add_subcommand("model", "(not yet built)"); }
+namespace {
+
+struct ModelOptions {
+  std::string scenario = default_scenario_name;
+  std::string format = "table";
+  std::string tile = "64x64";
+};
+
+// "BrxBc", e.g. "64x64": query rows by key columns of a flash tile.
+TileShape parse_tile(const std::string& text) {
+  constexpr int largest = 1 << 16;  // keeps rows * cols and the tile offsets far from overflow
+  const auto fail = [&]() -> TileShape {
+    throw InputError("--tile: expected BrxBc with two integers from 1 to " + std::to_string(largest) +
+                     ", e.g. 64x64, got \"" + text + "\"");
+  };
+  const auto x = text.find('x');
+  if (x == std::string::npos) return fail();
+  TileShape t;
+  const char* end = text.data() + text.size();
+  const auto rows = std::from_chars(text.data(), text.data() + x, t.rows);
+  const auto cols = std::from_chars(text.data() + x + 1, end, t.cols);
+  if (rows.ptr != text.data() + x || rows.ec != std::errc() || cols.ptr != end || cols.ec != std::errc()) return fail();
+  if (t.rows < 1 || t.cols < 1 || t.rows > largest || t.cols > largest) return fail();
+  return t;
+}
+
+std::string tile_name(TileShape t) { return std::to_string(t.rows) + "x" + std::to_string(t.cols); }
+
+void print_scenario_header(const Scenario& s, TileShape tile) {
+  const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
+  std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
+  std::printf("why          %s\n", s.why.c_str());
+  std::printf("documents    %zu, %d to %d tokens, %lld tokens in all (source: %s)\n", s.doc_lengths.size(), *shortest,
+              *longest, static_cast<long long>(s.total_tokens()), length_source_name(s.length_source));
+  std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s\n", s.heads, s.kv_heads, s.head_dim,
+              dtype_name(s.dtype), s.causal ? "causal" : "not causal");
+  std::printf("layouts      padded to %d (%s); packed rows of %d (%s); flash tile %s; naive: one %dx%d tile per row\n\n",
+              s.padded_length(), s.pad_to ? "fixed" : "longest", s.row_len, packing_policy_name(s.packing),
+              tile_name(tile).c_str(), s.padded_length(), s.padded_length());
+}
+
+void print_model_table(const CostModel& m) {
+  std::vector<std::string> header{"forward pass, all heads"};
+  for (const ImplementationCost& c : m.costs) header.push_back(implementation_name(c.implementation));
+  TextTable table(header);
+  const auto row = [&](const std::string& label, auto cell) {
+    std::vector<std::string> cells{label};
+    for (const ImplementationCost& c : m.costs) cells.push_back(cell(c));
+    table.add_row(cells);
+  };
+  using C = const ImplementationCost&;
+  row("layout", [](C c) { return std::string(layout_kind_name(c.layout)); });
+  row("tile", [](C c) { return tile_name(c.tile); });
+  row("buffer tokens", [](C c) { return std::to_string(c.buffer_tokens); });
+  row("scores computed", [](C c) { return si_count(double(c.scores_computed())); });
+  row("  useful", [](C c) { return si_count(double(c.scores.useful)); });
+  row("  wasted: causal_masked", [](C c) { return si_count(double(c.scores.causal_masked)); });
+  row("  wasted: padding", [](C c) { return si_count(double(c.scores.padding)); });
+  row("  wasted: bleed", [](C c) { return si_count(double(c.scores.bleed)); });
+  row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
+  row("scores attended (useful+bleed)", [](C c) { return si_count(double(c.scores_attended())); });
+  row("FLOPs fwd", [](C c) { return si_count(double(c.flops_fwd)); });
+  row("FLOPs fwd, useful", [](C c) { return si_count(double(c.flops_useful_fwd)); });
+  row("FLOPs bwd (2.5x fwd)", [](C c) { return si_count(double(c.flops_bwd)); });
+  row("HBM bytes (model)", [](C c) { return binary_bytes(double(c.hbm.total())); });
+  row("extra memory", [](C c) { return binary_bytes(double(c.extra_memory_bytes)); });
+  row("scores computed / varlen", [](C c) { return times(c.computed_vs_varlen); });
+  row("scores attended / varlen", [](C c) { return times(c.attended_vs_varlen); });
+  row("HBM bytes / varlen", [](C c) { return times(c.hbm_vs_varlen); });
+  std::fputs(table.render().c_str(), stdout);
+}
+
+// The article's headline, for each implementation that is not varlen.
+void print_callouts(const CostModel& m) {
+  std::printf("\n");
+  for (Implementation i : {Implementation::packed, Implementation::padded, Implementation::naive}) {
+    const ImplementationCost& c = m[i];
+    std::printf("%s computes %.2fx the scores of varlen (%s tiles); its mask lets through %.2fx (useful + bleed, cell by cell)\n",
+                implementation_name(i), c.computed_vs_varlen, tile_name(c.tile).c_str(), c.attended_vs_varlen);
+  }
+}
+
+void print_model_csv(const Scenario& s, const CostModel& m) {
+  std::printf(
+      "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,buffer_tokens,tiles_visited,"
+      "scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,scores_attended,"
+      "flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
+      "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen\n");
+  for (const ImplementationCost& c : m.costs) {
+    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
+                s.name.c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
+                tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim, dtype_name(s.dtype),
+                s.causal ? "true" : "false", static_cast<long long>(c.buffer_tokens),
+                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()),
+                static_cast<long long>(c.scores.useful), static_cast<long long>(c.scores.padding),
+                static_cast<long long>(c.scores.bleed), static_cast<long long>(c.scores.causal_masked),
+                static_cast<long long>(c.scores_attended()), static_cast<long long>(c.flops_fwd),
+                static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(c.flops_bwd),
+                static_cast<long long>(c.hbm.total()), static_cast<long long>(c.extra_memory_bytes),
+                c.computed_vs_varlen, c.attended_vs_varlen, c.hbm_vs_varlen);
+  }
+}
+
+// The shipped measurements: $ATTNLAB_RESULTS if set, else the source tree's results/h100/.
+std::filesystem::path measured_results_folder() {
+  if (const char* env = std::getenv("ATTNLAB_RESULTS"); env && *env) return env;
+  return std::filesystem::path(ATTNLAB_SOURCE_DIR) / "results" / "h100";
+}
+
+// The measured rows of this scenario, read from every results CSV of the shipped folder.
+// A broken file costs one warning line on stderr, never the model above it.
+void print_measured_rows(const Scenario& s) {
+  const std::filesystem::path folder = measured_results_folder();
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) return;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+    if (entry.path().extension() == ".csv") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  std::vector<ResultRow> rows;
+  for (const auto& file : files) {
+    try {
+      for (ResultRow& r : read_results_csv(file))
+        if (r.scenario == s.name) rows.push_back(std::move(r));
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "attnlab: warning: skipping a results file: %s\n", e.what());
+    }
+  }
+  if (rows.empty()) return;
+  const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
+  TextTable table({"measured", "source", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",
+                   "useful TFLOP/s", "scores computed", "rel L2 error"},
+                  5);
+  for (const ResultRow& r : rows)
+    table.add_row({r.implementation, r.source, r.gpu, pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim),
+                   number(r.median_us, "%.1f"), number(r.min_us, "%.1f"), number(r.max_us, "%.1f"),
+                   number(r.useful_tflops, "%.1f"), r.scores_computed ? si_count(double(*r.scores_computed)) : "-",
+                   number(r.rel_l2_error, "%.1e")});
+  std::printf("\nmeasured (%s)\n", folder.string().c_str());
+  std::fputs(table.render().c_str(), stdout);
+}
+
+}  // namespace
+
+// `attnlab model [SCENARIO] [--format table|csv] [--tile BrxBc]`: the cost model of the
+// four implementations (formulas: core/README.md).
+void add_model_command(CLI::App& app) {
+  auto options = std::make_shared<ModelOptions>();
+  CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");
+  model->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
+      ->capture_default_str();
+  model->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "csv"}))->capture_default_str();
+  model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")->capture_default_str();
+  model->callback([options] {
+    const TileShape tile = parse_tile(options->tile);
+    const Scenario scenario = load_scenario(options->scenario);
+    const CostModel m = model_costs(scenario, tile);
+    if (options->format == "csv") {
+      print_model_csv(scenario, m);
+      return;
+    }
+    print_scenario_header(scenario, tile);
+    print_model_table(m);
+    print_callouts(m);
+    print_measured_rows(scenario);
+  });
+}
 
 }  // namespace attnlab::cli

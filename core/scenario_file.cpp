@@ -272,7 +272,7 @@ std::vector<Scenario> list_scenarios() {
     throw InputError(folder.string() + ": no such scenarios folder; expected a folder of .toml files (ATTNLAB_SCENARIOS)");
   for (const auto& entry : std::filesystem::directory_iterator(folder))
     if (entry.is_regular_file() && entry.path().extension() == ".toml") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.stem() < b.stem(); });
   std::vector<Scenario> scenarios;
   for (const auto& f : files) scenarios.push_back(load_scenario(f.string()));
   return scenarios;

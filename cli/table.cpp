@@ -1,0 +1,76 @@
+#include "cli/table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+namespace attnlab::cli {
+
+std::string printf_string(const char* format, ...) {
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  std::string out(std::vsnprintf(nullptr, 0, format, args), '\0');
+  std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  va_end(args);
+  return out;
+}
+
+std::string TextTable::render() const {
+  std::vector<std::size_t> width(header_.size(), 0);
+  auto widen = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  };
+  widen(header_);
+  for (const auto& row : rows_) widen(row);
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string out;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < row.size() ? row[i] : "";
+      const std::string pad(width[i] - cell.size(), ' ');
+      if (i > 0) out += "  ";
+      out += i < left_aligned_ ? cell + pad : pad + cell;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w + 2;
+  out += std::string(total - 2, '-') + "\n";
+  for (const auto& row : rows_) out += line(row);
+  return out;
+}
+
+namespace {
+
+// value scaled by `step` until below it, printed with 3 significant digits and the unit's prefix.
+std::string scaled(double value, double step, const char* const* prefixes, int count, const char* unit) {
+  int i = 0;
+  while (std::fabs(value) >= step && i + 1 < count) {
+    value /= step;
+    ++i;
+  }
+  const char* format = std::fabs(value) >= 100 || i == 0 ? "%.0f %s%s" : std::fabs(value) >= 10 ? "%.1f %s%s" : "%.2f %s%s";
+  return printf_string(format, value, prefixes[i], unit);
+}
+
+}  // namespace
+
+std::string si_count(double value) {
+  static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  std::string s = scaled(value, 1000, prefixes, 7, "");
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+std::string binary_bytes(double bytes) {
+  static const char* const prefixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+  return scaled(bytes, 1024, prefixes, 6, "B");
+}
+
+std::string times(double ratio) { return printf_string("%.2fx", ratio); }
+
+}  // namespace attnlab::cli

@@ -1,0 +1,166 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch_dir() {
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("attnlab_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs the built attnlab binary (ATTNLAB_CLI, set by CMake) with `args` and an optional environment prefix.
+CliRun attnlab(const std::string& args, const std::string& env = "") {
+  const fs::path dir = scratch_dir();
+  const std::string command = env + " '" ATTNLAB_CLI "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
+                              (dir / "err").string() + "'";
+  const int status = std::system(command.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  return r;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream s(text);
+  for (std::string part; std::getline(s, part, sep);) parts.push_back(part);
+  return parts;
+}
+
+// The CSV as rows of cells, and a cell by column name.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::string cell(const std::string& implementation, const std::string& column) const {
+    const auto col = std::find(header.begin(), header.end(), column) - header.begin();
+    const auto impl = std::find(header.begin(), header.end(), "implementation") - header.begin();
+    for (const auto& row : rows)
+      if (row.at(impl) == implementation) return row.at(col);
+    ADD_FAILURE() << "no row " << implementation;
+    return "";
+  }
+};
+
+Csv parse_csv(const std::string& text) {
+  Csv csv;
+  const auto lines = split(text, '\n');
+  if (lines.empty()) return csv;
+  csv.header = split(lines[0], ',');
+  for (std::size_t i = 1; i < lines.size(); ++i) csv.rows.push_back(split(lines[i], ','));
+  return csv;
+}
+
+TEST(Cli, ListShowsEveryShippedScenarioWithItsWhy) {
+  const CliRun r = attnlab("list");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* name : {"uniform-64x512 (default)", "uniform-16x2048", "web-mix-2048", "long-tail", "one-doc-16384",
+                           "sft-chats"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  EXPECT_NE(r.out.find("The article's case"), std::string::npos);
+}
+
+TEST(Cli, ModelCsvHasOneRowPerImplementationAndTheEightfoldRatio) {
+  const CliRun r = attnlab("model uniform-64x512 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = parse_csv(r.out);
+  ASSERT_EQ(csv.rows.size(), 4u) << r.out;
+  const std::string required =
+      "scenario,implementation,scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,"
+      "flops_fwd,hbm_bytes_model,extra_memory_bytes";
+  for (const std::string& column : split(required, ','))
+    EXPECT_NE(std::find(csv.header.begin(), csv.header.end(), column), csv.header.end()) << column;
+  EXPECT_EQ(csv.rows[0][0], "uniform-64x512");
+  EXPECT_EQ(csv.cell("packed", "scores_attended"), std::to_string(8LL * 4096 * 4097 / 2 * 16));
+  EXPECT_NEAR(std::stod(csv.cell("packed", "attended_vs_varlen")), 4097.0 / 513.0, 1e-6);  // 7.99x
+  EXPECT_NEAR(std::stod(csv.cell("packed", "computed_vs_varlen")), 2080.0 * 8 / (36 * 64), 1e-6);  // 7.22x at 64x64
+  EXPECT_EQ(csv.cell("varlen", "scores_bleed"), "0");
+}
+
+TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
+  const fs::path file = scratch_dir() / "noncausal.toml";
+  std::ofstream(file) << "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
+                         "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
+                         "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n";
+  const CliRun r = attnlab("model '" + file.string() + "' --format csv --tile 128x64");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = parse_csv(r.out);
+  EXPECT_EQ(csv.cell("packed", "computed_vs_varlen"), "8.000000");
+  EXPECT_EQ(csv.cell("packed", "tile"), "128x64");
+}
+
+TEST(Cli, ModelTableIsTheDefaultAndCallsOutTheRatio) {
+  const CliRun r = attnlab("model", "ATTNLAB_RESULTS=/nonexistent");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("uniform-64x512"), std::string::npos);
+  EXPECT_NE(r.out.find("packed computes 7.22x the scores of varlen (64x64 tiles); its mask lets through 7.99x"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("measured"), std::string::npos);
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
+  const fs::path results = scratch_dir() / "results";
+  fs::create_directories(results);
+  std::ofstream(results / "good.csv")
+      << "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
+         "scores_computed,scores_useful,rel_l2_error\n"
+         "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,123.5,120,130,,,,\n"
+         "uniform-16x2048,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,999.5,990,1000,,,,\n";
+  std::ofstream(results / "broken.csv") << "scenario,implementation\nx,y\n";
+  const CliRun r = attnlab("model", "ATTNLAB_RESULTS='" + results.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("123.5"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("999.5"), std::string::npos) << "a row of another scenario";
+  EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("broken.csv"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
+  const fs::path file = scratch_dir() / "bad.toml";
+  std::ofstream(file) << "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                         "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n";
+  const CliRun r = attnlab("model '" + file.string() + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
+  EXPECT_NE(r.err.find(file.string() + ": documents.count: expected a positive integer, got -3"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+
+  const CliRun missing = attnlab("model no-such-scenario");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no-such-scenario.toml"), std::string::npos) << missing.err;
+}
+
+TEST(Cli, BadTileExitsTwo) {
+  for (const char* tile : {"64", "0x64", "64x", "axb", "64x64x2", "-8x8"}) {
+    const CliRun r = attnlab(std::string("model --tile ") + tile);
+    EXPECT_EQ(r.exit_code, 2) << tile;
+    EXPECT_NE(r.err.find("--tile: expected BrxBc"), std::string::npos) << tile << ": " << r.err;
+  }
+  EXPECT_EQ(attnlab("model --format yaml").exit_code, 2);
+}
+
+}  // namespace

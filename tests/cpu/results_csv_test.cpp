@@ -158,24 +158,22 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   const std::string good = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01";
   const std::string file = (dir_ / "bad.csv").string();
   const auto with_line3 = [&](std::string row) { return required_header + "\n" + good + "\n" + row + "\n"; };
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01")),
-            file + ":3: median_us: expected a number, got \"abc\"");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01")),
-            file + ":3: scores_computed: expected an integer, got \"1.5\"");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01")),
-            file + ":3: dtype: expected bf16 or fp16, got \"bf32\"");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01")),
-            file + ":3: causal: expected true or false, got \"yes\"");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01")),
-            file + ":3: pass: expected fwd or bwd, got \"forward\"");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,,128,true,fwd,1,1,1,1,10,5,0.01")),
-            file + ":3: heads: expected a value, got an empty cell");
-  EXPECT_EQ(read_error(with_line3("s,,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01")),
-            file + ":3: implementation: expected a value, got an empty cell");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5")),
-            file + ":3: fewer cells than the header has columns");
-  EXPECT_EQ(read_error(with_line3("s,varlen,attnlab,\"H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01")),
-            file + ":3: a quoted cell is not closed");
+  // Line 3 of a file whose line 2 is good, and the message it must give.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01", ":3: median_us: expected a number, got \"abc\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01",
+       ":3: scores_computed: expected an integer, got \"1.5\""},
+      {"s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01", ":3: dtype: expected bf16 or fp16, got \"bf32\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01", ":3: causal: expected true or false, got \"yes\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01",
+       ":3: pass: expected fwd or bwd, got \"forward\""},
+      {"s,varlen,attnlab,H100,bf16,,128,true,fwd,1,1,1,1,10,5,0.01", ":3: heads: expected a value, got an empty cell"},
+      {"s,,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01",
+       ":3: implementation: expected a value, got an empty cell"},
+      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5", ":3: fewer cells than the header has columns"},
+      {"s,varlen,attnlab,\"H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01", ":3: a quoted cell is not closed"},
+  };
+  for (const auto& [row, message] : cases) EXPECT_EQ(read_error(with_line3(row)), file + message);
   EXPECT_EQ(read_error(""), file + ": empty file, expected a header line");
   EXPECT_EQ(read_error(required_header + ",heads\n"), file + ": column heads appears twice in the header");
 }

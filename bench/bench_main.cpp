@@ -4,6 +4,7 @@
 // computed TFLOP/s, the scores and the model's HBM bytes as counters. Besides the
 // usual --benchmark_* flags it takes its own (below) and can write the results CSV.
 #include <benchmark/benchmark.h>
+#include <cuda_profiler_api.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bench/bench_case.hpp"
@@ -21,6 +23,7 @@
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
+#include "kernels/cuda_check.hpp"
 
 namespace attnlab::bench {
 
@@ -33,6 +36,8 @@ constexpr const char* usage = R"(attnlab-bench flags (besides Google Benchmark's
   --head_dims=64,128         (default: each scenario's own)
   --warmup=N                 forward passes before timing a case (default 3)
   --results_csv=FILE         write one results row per case run (schema: results/README.md)
+  --profile_one_pass         run one untimed forward pass of each case between cudaProfilerStart
+                             and cudaProfilerStop, for `ncu --profile-from-start off` (bench/ncu_bytes.py)
 Benchmark names are IMPLEMENTATION/SCENARIO/DTYPE/dHEAD_DIM, e.g. varlen/uniform-64x512/bf16/d128.
 )";
 
@@ -43,6 +48,7 @@ struct Options {
   std::vector<int> head_dims;
   int warmup = 3;
   std::string results_csv;
+  bool profile_one_pass = false;
 };
 
 std::vector<std::string> split_commas(std::string_view text) {
@@ -93,6 +99,8 @@ Options take_options(int& argc, char** argv) {
     } else if (flag == "--results_csv") {
       if (value.empty()) throw InputError("--results_csv: expected a file name");
       o.results_csv = value;
+    } else if (arg == "--profile_one_pass") {
+      o.profile_one_pass = true;
     } else {
       if (flag == "--help" || flag == "-h") std::fputs(usage, stdout);
       argv[kept++] = argv[i];
@@ -108,6 +116,7 @@ struct CaseRecord {
   std::vector<double> samples_us;
   std::optional<ImplementationCost> cost;
   std::int64_t useful_flops = 0;
+  bool profiled = false;
 };
 
 double median_of(std::vector<double> v) {
@@ -131,10 +140,20 @@ PreparedCase& prepare(const CaseKey& key, int warmup) {
   return *current_case;
 }
 
-void run_case(benchmark::State& state, CaseRecord& record, int warmup) {
+// The profiler sees exactly one forward pass per case, whatever Google Benchmark runs around it.
+void profile_one_pass(PreparedCase& c) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaProfilerStart());
+  c.launch(0);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaProfilerStop());
+}
+
+void run_case(benchmark::State& state, CaseRecord& record, const Options& options) {
   PreparedCase* c = nullptr;
   try {
-    c = &prepare(record.key, warmup);
+    c = &prepare(record.key, options.warmup);
+    if (options.profile_one_pass && !std::exchange(record.profiled, true)) profile_one_pass(*c);
   } catch (const std::exception& e) {  // too little memory, an unsupported shape: this case only
     current_case.reset();
     state.SkipWithError(e.what());
@@ -218,9 +237,7 @@ std::vector<std::unique_ptr<CaseRecord>> register_cases(const Options& o) {
           s.head_dim = dim;
           auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{s, impl}}));
           benchmark::RegisterBenchmark(record->key.name().c_str(),
-                                       [r = record.get(), warmup = o.warmup](benchmark::State& state) {
-                                         run_case(state, *r, warmup);
-                                       })
+                                       [r = record.get(), &o](benchmark::State& state) { run_case(state, *r, o); })
               ->UseManualTime()
               ->Unit(benchmark::kMicrosecond);
         }

@@ -44,6 +44,7 @@ from typing import Callable
 L2_BYTES = 50 * 1024 * 1024     # H100
 ROTATION_BYTES = 4 * L2_BYTES   # the input sets together span at least this much
 MAX_INPUT_SETS = 8
+MIN_REPS = 5
 
 ALL_PEERS = ["torch-varlen_attn", "torch-flex-document-mask",
              "torch-sdpa-flash-padded", "torch-sdpa-cudnn-padded", "torch-sdpa-efficient-padded",
@@ -263,8 +264,7 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
         same = doc[q] == doc[kv]
         return same & (q >= kv) if s.causal else same
 
-    extra = {"_compile": True} if "_compile" in inspect.signature(create_block_mask).parameters else {}
-    mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda", **extra)
+    mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda")
     compiled = torch.compile(flex_attention, dynamic=False)
     gqa = s.kv_heads != s.heads
     return Peer("torch-flex-document-mask", "varlen", "varlen",
@@ -349,11 +349,22 @@ def first_call(torch, peer: Peer, args):
             raise Unavailable(reason + (f" ({'; '.join(why[:4])})" if why else ""))
 
 
-def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int):
+def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s: float):
+    """Median, min and max µs and the error. A slow peer gets fewer reps (at least
+    MIN_REPS) so that its timed calls stay near budget_s."""
     args = [peer.args(i) for i in range(len(x.sets))]
     out = first_call(torch, peer, args[0])
     error = x.error(peer.layout, peer.rows(out))
     del out
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    peer.call(args[1 % len(args)])
+    end.record()
+    torch.cuda.synchronize()
+    one_call_s = start.elapsed_time(end) / 1000.0
+    if one_call_s * (warmup + reps) > budget_s:
+        reps = max(MIN_REPS, min(reps, int(budget_s / one_call_s)))
+        warmup = min(warmup, 1)
     for i in range(warmup):
         peer.call(args[i % len(args)])
     torch.cuda.synchronize()
@@ -365,7 +376,7 @@ def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int):
         ends[i].record()
     torch.cuda.synchronize()
     us = sorted(a.elapsed_time(b) * 1000.0 for a, b in zip(starts, ends))
-    return statistics.median(us), us[0], us[-1], error
+    return statistics.median(us), us[0], us[-1], error, reps
 
 
 # ---------------------------------------------------------------- output
@@ -392,7 +403,7 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
     for name in names:
         try:
             peer = makers[name]()
-            median, lo, hi, err = time_peer(torch, peer, x, args.warmup, args.reps)
+            median, lo, hi, err, reps = time_peer(torch, peer, x, args.warmup, args.reps, args.budget)
         except Unavailable as e:
             print(f"{s.name} {name}: unavailable: {e}", flush=True)
             continue
@@ -408,13 +419,13 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
             torch.cuda.empty_cache()
         tflops = s.useful_flops() / (median * 1e-6) / 1e12
         print(f"{s.name} {name}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}", flush=True)
+              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}, {reps} reps", flush=True)
         rows.append({
             "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
             "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
             "pass": "fwd", "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
             "useful_tflops": f"{tflops:.6g}", "scores_useful": s.useful_scores(), "rel_l2_error": f"{err:.6g}",
-            "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": args.reps, "driver": env.driver,
+            "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
             "cuda_version": env.cuda_version, "commit": env.commit, "date": env.date,
         })
     return rows
@@ -431,6 +442,8 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--budget", type=float, default=3.0,
+                    help="seconds of timed calls per peer; slower peers get fewer reps (at least %d)" % MIN_REPS)
     args = ap.parse_args()
     if args.reps < 1 or args.warmup < 0:
         fail("--reps must be at least 1 and --warmup at least 0")

@@ -74,6 +74,7 @@ void print_model_table(const CostModel& m) {
   row("  wasted: causal_masked", [](C c) { return si_count(double(c.scores.causal_masked)); });
   row("  wasted: padding", [](C c) { return si_count(double(c.scores.padding)); });
   row("  wasted: bleed", [](C c) { return si_count(double(c.scores.bleed)); });
+  row("useful lost to row cuts", [](C c) { return si_count(double(c.useful_lost)); });
   row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
   row("scores attended (useful+bleed)", [](C c) { return si_count(double(c.scores_attended())); });
   row("FLOPs fwd", [](C c) { return si_count(double(c.flops_fwd)); });
@@ -92,26 +93,31 @@ void print_callouts(const CostModel& m) {
   std::printf("\n");
   for (Implementation i : {Implementation::packed, Implementation::padded, Implementation::naive}) {
     const ImplementationCost& c = m[i];
-    std::printf("%s computes %.2fx the scores of varlen (%s tiles); its mask lets through %.2fx (useful + bleed, cell by cell)\n",
+    std::printf("%s computes %.2fx the scores of varlen (%s tiles); its mask lets through %.2fx (useful + bleed, cell by cell)",
                 implementation_name(i), c.computed_vs_varlen, tile_name(c.tile).c_str(), c.attended_vs_varlen);
+    if (c.useful_lost > 0)
+      std::printf("; it never computes %.1f%% of the useful scores (documents cut at row ends)",
+                  100.0 * double(c.useful_lost) / double(m[Implementation::varlen].scores_useful()));
+    std::printf("\n");
   }
 }
 
 void print_model_csv(const Scenario& s, const CostModel& m) {
   std::printf(
       "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,buffer_tokens,tiles_visited,"
-      "scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,scores_attended,"
+      "scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,scores_attended,scores_useful_lost,"
       "flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
       "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen\n");
   for (const ImplementationCost& c : m.costs) {
-    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
+    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
                 s.name.c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
                 tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim, dtype_name(s.dtype),
                 s.causal ? "true" : "false", static_cast<long long>(c.buffer_tokens),
                 static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()),
                 static_cast<long long>(c.scores.useful), static_cast<long long>(c.scores.padding),
                 static_cast<long long>(c.scores.bleed), static_cast<long long>(c.scores.causal_masked),
-                static_cast<long long>(c.scores_attended()), static_cast<long long>(c.flops_fwd),
+                static_cast<long long>(c.scores_attended()), static_cast<long long>(c.useful_lost),
+                static_cast<long long>(c.flops_fwd),
                 static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(c.flops_bwd),
                 static_cast<long long>(c.hbm.total()), static_cast<long long>(c.extra_memory_bytes),
                 c.computed_vs_varlen, c.attended_vs_varlen, c.hbm_vs_varlen);

@@ -85,6 +85,7 @@ CostModel model_costs(const Scenario& s, TileShape tile) {
     c.computed_vs_varlen = ratio(c.scores_computed(), varlen.scores_computed());
     c.attended_vs_varlen = ratio(c.scores_attended(), varlen.scores_attended());
     c.hbm_vs_varlen = ratio(c.hbm.total(), varlen.hbm.total());
+    c.useful_lost = varlen.scores_useful() - c.scores_useful();
   }
   return m;
 }

@@ -52,6 +52,9 @@ struct ImplementationCost {
 
   // Relative to varlen (filled in by model_costs).
   double computed_vs_varlen = 0, attended_vs_varlen = 0, hbm_vs_varlen = 0;
+  // Useful scores of varlen this layout never computes: a packed row cuts a document's
+  // context at its end (concatenate) or crops the document (best_fit). The output is then wrong.
+  std::int64_t useful_lost = 0;
 };
 
 struct CostModel {

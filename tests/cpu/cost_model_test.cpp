@@ -95,6 +95,19 @@ TEST(CostModel, HandCountedTwoDocuments) {
   EXPECT_DOUBLE_EQ(varlen.computed_vs_varlen, 1.0);
 }
 
+// Rows of 4 cut the 5-token document after its first token: [0 0 0 1] [1 1 1 1]. Its last 4
+// tokens never see its first: 4 useful scores of varlen are lost (the output is wrong, not just slow).
+TEST(CostModel, PackedRowCutsLoseUsefulScores) {
+  Scenario s = two_documents();
+  EXPECT_EQ(model_costs(s, {2, 2})[Implementation::packed].useful_lost, 0);
+  s.row_len = 4;
+  const CostModel m = model_costs(s, {2, 2});
+  EXPECT_EQ(m[Implementation::packed].scores_useful(), 21 - 4);
+  EXPECT_EQ(m[Implementation::packed].useful_lost, 4);
+  EXPECT_EQ(m[Implementation::padded].useful_lost, 0);
+  EXPECT_EQ(m[Implementation::naive].useful_lost, 0);
+}
+
 TEST(CostModel, HeadsScaleScoresAndKvHeadsScaleKeysAndValues) {
   const CostModel one = model_costs(two_documents(), {2, 2});
   const CostModel gqa = model_costs(two_documents(4, 2), {2, 2});

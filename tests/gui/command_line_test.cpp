@@ -1,0 +1,59 @@
+// attnlab-gui's arguments: bad ones exit with code 2 and one clear line, before any window opens.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "gui/window_size.hpp"
+#include "core/input_error.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string output;
+};
+
+Outcome run_gui(const std::string& args) {
+  const std::string command = std::string(ATTNLAB_GUI_EXE) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buffer[256];
+  while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(CommandLine, UnknownViewExitsTwo) {
+  const Outcome o = run_gui("--screenshot /tmp/x.png --view nope");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--view"), std::string::npos) << o.output;
+}
+
+TEST(CommandLine, BadSizeExitsTwo) {
+  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --size 12");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--size"), std::string::npos) << o.output;
+}
+
+TEST(CommandLine, UnknownScenarioExitsTwo) {
+  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --scenario no-such-scenario");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("no-such-scenario"), std::string::npos) << o.output;
+}
+
+TEST(CommandLine, UnknownFlagExitsTwo) { EXPECT_EQ(run_gui("--frobnicate").exit_code, 2); }
+
+TEST(WindowSize, ParsesAndRejects) {
+  const WindowSize s = parse_window_size("1920x1080");
+  EXPECT_EQ(s.width, 1920);
+  EXPECT_EQ(s.height, 1080);
+  for (const char* bad : {"", "1920", "1920x", "x1080", "1920x1080x", "10x10", "99999x100", "12ax40"})
+    EXPECT_THROW(parse_window_size(bad), InputError) << bad;
+}
+
+}  // namespace
+}  // namespace attnlab::gui

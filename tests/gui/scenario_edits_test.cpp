@@ -1,0 +1,107 @@
+// Scenario edits through the functions the Scenario view's widgets call: the
+// model follows each valid edit, and an invalid one changes nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/scenario_file.hpp"
+#include "gui/scenario_edits.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+AppState article_state() {
+  AppState state;
+  state.scenario = load_scenario("uniform-64x512");
+  return state;
+}
+
+TEST(ScenarioEdits, DocumentCountSliderChangesTheLayouts) {
+  AppState state = article_state();
+  EXPECT_EQ(state.model().packed.num_rows(), 8);
+  ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 32));
+  EXPECT_EQ(state.scenario.doc_lengths.size(), 32u);
+  EXPECT_EQ(state.model().packed.num_rows(), 4);
+  EXPECT_EQ(state.model().varlen.buffer_tokens(), 32 * 512);
+}
+
+TEST(ScenarioEdits, RowLengthMovesThePackedWaste) {
+  AppState state = article_state();
+  const double before = state.model().costs[Implementation::packed].computed_vs_varlen;
+  ASSERT_TRUE(set_field(state, *find_scenario_field("row length"), 512));
+  // Rows of one document each: packed is varlen, no bleed.
+  EXPECT_EQ(state.model().costs[Implementation::packed].scores.bleed, 0);
+  EXPECT_DOUBLE_EQ(state.model().costs[Implementation::packed].computed_vs_varlen, 1.0);
+  EXPECT_GT(before, 7.0);
+}
+
+TEST(ScenarioEdits, CausalOffComputesEveryTile) {
+  AppState state = article_state();
+  const std::int64_t causal = state.model().costs[Implementation::varlen].scores_computed();
+  ASSERT_TRUE(set_causal(state, false));
+  EXPECT_EQ(state.model().costs[Implementation::varlen].scores_computed(), std::int64_t(64) * 512 * 512 * 16);
+  EXPECT_GT(state.model().costs[Implementation::varlen].scores_computed(), causal);
+}
+
+TEST(ScenarioEdits, LengthListAndItsErrors) {
+  AppState state = article_state();
+  ASSERT_TRUE(set_length_source_kind(state, "list"));
+  EXPECT_EQ(state.scenario.doc_lengths.size(), 64u);
+  ASSERT_TRUE(set_length_list(state, "100, 200 300"));
+  EXPECT_EQ(state.scenario.doc_lengths, (std::vector<int>{100, 200, 300}));
+  EXPECT_EQ(state.model().padded.num_rows(), 3);
+  const std::uint64_t version = state.scenario_version;
+  EXPECT_FALSE(set_length_list(state, "100, abc"));
+  EXPECT_NE(state.scenario_error.find("documents.lengths"), std::string::npos);
+  EXPECT_EQ(state.scenario.doc_lengths, (std::vector<int>{100, 200, 300}));
+  EXPECT_EQ(state.scenario_version, version);
+}
+
+TEST(ScenarioEdits, PadToBelowTheLongestIsRefusedAndChangesNothing) {
+  AppState state = article_state();
+  EXPECT_FALSE(set_pad_to(state, 100));
+  EXPECT_NE(state.scenario_error.find("pad_to"), std::string::npos);
+  EXPECT_FALSE(state.scenario.pad_to.has_value());
+  ASSERT_TRUE(set_pad_to(state, 1024));
+  EXPECT_TRUE(state.scenario_error.empty());
+  EXPECT_EQ(state.model().padded.longest_row(), 1024);
+  EXPECT_EQ(state.model().costs[Implementation::padded].scores.padding > 0, true);
+}
+
+TEST(ScenarioEdits, LogNormalParametersRedrawTheLengths) {
+  AppState state;
+  state.scenario = load_scenario("web-mix-2048");
+  ASSERT_TRUE(std::holds_alternative<LogNormalLengths>(state.scenario.length_source));
+  const std::vector<int> before = state.scenario.doc_lengths;
+  ASSERT_TRUE(set_field(state, *find_scenario_field("seed"), 77));
+  EXPECT_NE(state.scenario.doc_lengths, before);
+  ASSERT_TRUE(set_field(state, *find_scenario_field("longest"), 64));
+  for (int len : state.scenario.doc_lengths) EXPECT_LE(len, 64);
+  // Fields of another source do not apply.
+  EXPECT_FALSE(set_field(state, *find_scenario_field("documents"), 3));
+}
+
+TEST(ScenarioEdits, TileSizeRebuildsTheModel) {
+  AppState state = article_state();
+  ASSERT_TRUE(set_tile_size(state, 32));
+  EXPECT_EQ(state.model().tile, (TileShape{32, 32}));
+  EXPECT_EQ(state.model().tile_of(Implementation::varlen), (TileShape{32, 32}));
+}
+
+TEST(ScenarioEdits, SavedScenarioReadsBackAsEdited) {
+  AppState state = article_state();
+  ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 12));
+  const auto path = std::filesystem::temp_directory_path() / "attnlab-gui-saved.toml";
+  std::string message;
+  ASSERT_TRUE(save_scenario_as(state, path.string(), message)) << message;
+  const Scenario back = load_scenario(path.string());
+  EXPECT_EQ(back.doc_lengths, state.scenario.doc_lengths);
+  EXPECT_EQ(back.row_len, state.scenario.row_len);
+  std::filesystem::remove(path);
+  EXPECT_FALSE(open_scenario(state, "no-such-scenario"));
+  EXPECT_FALSE(state.scenario_error.empty());
+  EXPECT_EQ(state.scenario.doc_lengths.size(), 12u);
+}
+
+}  // namespace
+}  // namespace attnlab::gui

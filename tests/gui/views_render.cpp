@@ -1,0 +1,192 @@
+// The views rendered offscreen in one hidden window (run under xvfb-run): every
+// view draws a non-empty picture, and the Masks view's pixels carry the colour
+// of the cell kind that core/layout.hpp gives each cell.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/scenario_file.hpp"
+#include "gui/cell_colors.hpp"
+#include "gui/gui_window.hpp"
+#include "gui/scenario_edits.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+GuiWindow* window = nullptr;
+
+class HiddenWindow : public ::testing::Environment {
+ public:
+  void SetUp() override { window = new GuiWindow(640, 480, false); }
+  void TearDown() override {
+    delete window;
+    window = nullptr;
+  }
+};
+
+AppState state_on(const char* scenario, View view) {
+  AppState state;
+  state.scenario = load_scenario(scenario);
+  state.view = view;
+  state.view_requested = true;
+  return state;
+}
+
+Rgb rgb_at(const Image& image, int x, int y) {
+  const auto p = image.pixel(x, y);
+  return {p[0], p[1], p[2]};
+}
+
+// The screen pixel at the centre of picture cell (q, k) of a panel as drawn.
+std::pair<int, int> pixel_of(const MaskPlacement& p, std::int64_t q, std::int64_t k) {
+  return {static_cast<int>(p.x + (k + 0.5 - p.origin_k) * p.pixels_per_cell),
+          static_cast<int>(p.y + (q + 0.5 - p.origin_q) * p.pixels_per_cell)};
+}
+
+TEST(Views, EachViewRendersAPictureWithContent) {
+  for (View v : all_views) {
+    SCOPED_TRACE(view_name(v));
+    AppState state = state_on("uniform-64x512", v);
+    const Image image = window->render_offscreen(state, 800, 500);
+    EXPECT_EQ(state.view, v);
+    std::set<std::uint32_t> colours;
+    for (int y = 0; y < image.height; y += 3)
+      for (int x = 0; x < image.width; x += 3) {
+        const auto p = image.pixel(x, y);
+        colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+      }
+    EXPECT_GT(colours.size(), 20u);  // text, widgets and pictures, not a blank clear colour
+    const auto png = std::filesystem::temp_directory_path() / (std::string("attnlab-gui-") + view_name(v) + ".png");
+    write_png(image, png);
+    EXPECT_GT(std::filesystem::file_size(png), 1000u);
+    std::filesystem::remove(png);
+  }
+}
+
+TEST(MaskView, FitPictureShowsBleedInPackedRowsOfTheArticleCase) {
+  AppState state = state_on("uniform-64x512", View::masks);
+  const Image image = window->render_offscreen(state, 1280, 800);
+  const ScenarioModel& model = state.model();
+  const MaskPlacement& packed = state.mask_placements[int(Implementation::packed)];
+  ASSERT_GT(packed.side, 100);
+  // Row 0, query 3000 (document 5) against key 700 (document 1): deep inside a bleed block.
+  ASSERT_EQ(cell_kind(model.packed.view(), 0, 3000, 700), CellKind::bleed);
+  const auto [x, y] = pixel_of(packed, 3000, 700);
+  EXPECT_EQ(rgb_at(image, x, y), cell_kind_rgb(CellKind::bleed));
+  // The same place in the varlen picture lies between rows: no score matrix.
+  const auto [vx, vy] = pixel_of(state.mask_placements[int(Implementation::varlen)], 3000, 700);
+  EXPECT_EQ(rgb_at(image, vx, vy), paint_rgb(PaintClass::outside));
+}
+
+// Zoomed so that each cell is 4 pixels: sampling every cell's centre gives back
+// exactly count_layout's counts, kind by kind, for each implementation.
+TEST(MaskView, PaintedCellsCountExactlyWhatCountLayoutCounts) {
+  AppState state = state_on("uniform-64x512", View::masks);
+  ASSERT_TRUE(set_length_source_kind(state, "list"));
+  ASSERT_TRUE(set_length_list(state, "5, 40, 20, 3"));
+  ASSERT_TRUE(set_field(state, *find_scenario_field("row length"), 32));
+  ASSERT_TRUE(set_tile_size(state, 16));
+  for (MaskViewport& vp : state.mask_viewports) vp = {0, 0, 4.0};
+  const Image image = window->render_offscreen(state, 2400, 1800);
+  const ScenarioModel& model = state.model();
+  std::map<Rgb, PaintClass> kind_of_colour;
+  for (int c = 0; c < paint_class_count; ++c) kind_of_colour[paint_rgb(PaintClass(c))] = PaintClass(c);
+  for (Implementation impl : all_implementations) {
+    SCOPED_TRACE(implementation_name(impl));
+    const MaskPlacement& p = state.mask_placements[int(impl)];
+    ASSERT_EQ(p.cells_per_bin, 1);
+    const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
+    ASSERT_LE(picture.query_extent() * p.pixels_per_cell, p.side) << "the picture must fit the panel";
+    ASSERT_LE(picture.key_extent() * p.pixels_per_cell, p.side);
+    CellCounts painted;
+    std::int64_t not_visited = 0, unknown = 0;
+    for (std::int64_t q = 0; q < picture.query_extent(); ++q)
+      for (std::int64_t k = 0; k < picture.key_extent(); ++k) {
+        const auto [x, y] = pixel_of(p, q, k);
+        const auto found = kind_of_colour.find(rgb_at(image, x, y));
+        if (found == kind_of_colour.end()) {
+          ++unknown;
+        } else if (found->second == PaintClass::not_visited) {
+          ++not_visited;
+        } else if (found->second != PaintClass::outside) {
+          painted.add(static_cast<CellKind>(found->second));
+          EXPECT_EQ(static_cast<CellKind>(found->second), picture.cell_at(q, k).kind) << "q " << q << " k " << k;
+        }
+      }
+    EXPECT_EQ(unknown, 0);
+    EXPECT_EQ(painted, count_layout(model.layout_of(impl), model.tile_of(impl)));
+    EXPECT_EQ(painted.computed() + not_visited,
+              picture.count_region(0, picture.query_extent(), 0, picture.key_extent()).computed.computed() +
+                  picture.count_region(0, picture.query_extent(), 0, picture.key_extent()).not_visited);
+  }
+}
+
+TEST(MaskView, PaddingOfAPaddedRowIsPaintedAsPadding) {
+  AppState state = state_on("uniform-64x512", View::masks);
+  ASSERT_TRUE(set_length_source_kind(state, "list"));
+  ASSERT_TRUE(set_length_list(state, "100, 400"));
+  const Image image = window->render_offscreen(state, 1280, 800);
+  const ScenarioModel& model = state.model();
+  // Row 0 holds 100 tokens padded to 400: query 300 is a pad query (visited tile 4, 0).
+  const MaskPicture picture(model.padded, model.tile);
+  ASSERT_EQ(picture.cell_at(300, 32).kind, CellKind::padding);
+  const auto [x, y] = pixel_of(state.mask_placements[int(Implementation::padded)], 300, 32);
+  EXPECT_EQ(rgb_at(image, x, y), cell_kind_rgb(CellKind::padding));
+  // naive computes the masked upper triangle of each padded row; padded skips those tiles.
+  const std::int64_t row1 = picture.row_query_offset(1);
+  const MaskPicture naive(model.padded, model.tile_of(Implementation::naive));
+  const std::int64_t naive_row1 = naive.row_query_offset(1);
+  ASSERT_EQ(naive.cell_at(naive_row1 + 132, naive_row1 + 332).kind, CellKind::causal_masked);
+  const auto [nx, ny] = pixel_of(state.mask_placements[int(Implementation::naive)], naive_row1 + 132, naive_row1 + 332);
+  EXPECT_EQ(rgb_at(image, nx, ny), cell_kind_rgb(CellKind::causal_masked));
+  const auto [px, py] = pixel_of(state.mask_placements[int(Implementation::padded)], row1 + 32, row1 + 300);
+  EXPECT_EQ(rgb_at(image, px, py), paint_rgb(PaintClass::not_visited));
+}
+
+TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
+  const auto folder = std::filesystem::temp_directory_path() / "attnlab-gui-render-results";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  ResultRow r;
+  r.scenario = "uniform-64x512";
+  r.implementation = "varlen";
+  r.source = "attnlab";
+  r.heads = 16;
+  r.head_dim = 128;
+  r.median_us = 500;
+  r.computed_tflops = 150;
+  r.hbm_bytes_model = 1480000000;
+  write_results_csv(folder / "good.csv", {r});
+  std::ofstream(folder / "broken.csv") << "scenario,implementation\n\"unterminated\n";
+  AppState state = state_on("uniform-64x512", View::timings);
+  load_results_folder(state.results, folder);
+  ASSERT_EQ(state.results.problems.size(), 1u);
+  const Image image = window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.view, View::timings);
+  EXPECT_EQ(image.width, 1280);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(Headless, ScreenshotCommandWritesAPng) {
+  const auto png = std::filesystem::temp_directory_path() / "attnlab-gui-headless.png";
+  std::filesystem::remove(png);
+  const std::string command =
+      std::string(ATTNLAB_GUI_EXE) + " --screenshot " + png.string() + " --view costs --size 640x400 > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  std::filesystem::remove(png);
+}
+
+}  // namespace
+}  // namespace attnlab::gui
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new attnlab::gui::HiddenWindow);
+  return RUN_ALL_TESTS();
+}

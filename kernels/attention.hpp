@@ -80,10 +80,11 @@ class DeviceLayout {
   LayoutView view() const;  // device pointers: for kernels only
   int work_items() const { return work_items_; }
   const void* work_list() const { return work_.data(); }
+  const std::int64_t* token_source() const { return static_cast<const std::int64_t*>(token_source_.data()); }
 
  private:
   const Layout* host_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, work_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_;
   int work_items_ = 0;
 };
 
@@ -112,6 +113,11 @@ void upload_qkv(AttentionTensors& tensors, DType dtype, const std::vector<float>
                 const std::vector<float>& v);
 std::vector<float> download_o(const AttentionTensors& tensors, DType dtype);  // [position][head][head_dim]
 std::vector<float> download_lse(const AttentionTensors& tensors);             // [position][head]
+
+// Fills `out`'s Q, K, V (layout `to`'s buffer order) from tensors in canonical
+// token order (a varlen layout's buffer) on the device; padding gets zeros. So
+// inputs are uploaded once per run, however large the padded buffer.
+void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out);
 
 // ---- the implementations -----------------------------------------------------
 

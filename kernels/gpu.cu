@@ -104,7 +104,8 @@ DeviceLayout::DeviceLayout(const Layout& layout)
       row_piece_(upload_vector(layout.row_piece)),
       piece_start_(upload_vector(layout.piece_start)),
       piece_doc_(upload_vector(layout.piece_doc)),
-      token_doc_(upload_vector(layout.token_doc)) {
+      token_doc_(upload_vector(layout.token_doc)),
+      token_source_(upload_vector(layout.token_source)) {
   const std::vector<WorkItem> work = flash_work_list(layout, flash_tile);
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
@@ -129,6 +130,47 @@ AttentionTensors::AttentionTensors(std::int64_t positions_, const AttentionProbl
       v(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       o(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
       lse(std::size_t(positions_) * p.heads * sizeof(float)) {}
+
+namespace {
+
+// One thread per 16-byte chunk of a position's row: copy it from the canonical
+// token the position holds, or write zeros at padding.
+__global__ void gather_rows(const std::int64_t* token_source, std::int64_t positions, int chunks_per_position,
+                            const uint4* from, uint4* to) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= positions * chunks_per_position) return;
+  const std::int64_t pos = i / chunks_per_position, chunk = i % chunks_per_position;
+  const std::int64_t src = token_source[pos];
+  to[i] = src >= 0 ? from[src * chunks_per_position + chunk] : uint4{0, 0, 0, 0};
+}
+
+void gather_buffer(const DeviceLayout& layout, std::int64_t positions, const DeviceBuffer& from, DeviceBuffer& to) {
+  if (positions == 0) return;
+  const std::size_t row_bytes = to.bytes() / positions;
+  if (row_bytes % 16 != 0) throw std::logic_error("gather_qkv: a position's row is not a multiple of 16 bytes");
+  const int chunks = static_cast<int>(row_bytes / 16);
+  constexpr int block = 256;
+  const std::int64_t threads = positions * chunks;
+  gather_rows<<<static_cast<unsigned>((threads + block - 1) / block), block>>>(
+      layout.token_source(), positions, chunks, static_cast<const uint4*>(from.data()), static_cast<uint4*>(to.data()));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out) {
+  const Layout& layout = to.host();
+  if (out.positions != layout.buffer_tokens())
+    throw std::invalid_argument("gather_qkv: tensors hold " + std::to_string(out.positions) + " positions, the layout " +
+                                std::to_string(layout.buffer_tokens()));
+  for (std::int64_t src : layout.token_source)
+    if (src >= canonical.positions) throw std::invalid_argument("gather_qkv: the layout reads past the canonical tokens");
+  if (canonical.q.bytes() / std::max<std::int64_t>(canonical.positions, 1) != out.q.bytes() / std::max<std::int64_t>(out.positions, 1))
+    throw std::invalid_argument("gather_qkv: canonical and output tensors differ in heads or head dim");
+  gather_buffer(to, out.positions, canonical.q, out.q);
+  gather_buffer(to, out.positions, canonical.k, out.k);
+  gather_buffer(to, out.positions, canonical.v, out.v);
+}
 
 GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps) {
   if (reps <= 0) throw std::invalid_argument("time_on_gpu: reps must be positive");

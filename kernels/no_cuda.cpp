@@ -22,6 +22,8 @@ LayoutView DeviceLayout::view() const { no_cuda(); }
 
 AttentionTensors::AttentionTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
 
+void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&) { no_cuda(); }
+
 void run_flash(const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
 
 std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }

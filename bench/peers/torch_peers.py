@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -107,7 +108,7 @@ class Environment:
     gpu: str
     driver: str
     cuda_version: str
-    commit: str
+    version: str  # the peers' version (results/README.md: a peer row's commit column)
     date: str
 
 
@@ -117,13 +118,9 @@ def read_environment(torch) -> Environment:
         q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                            capture_output=True, text=True)
         driver = q.stdout.strip().splitlines()[0] if q.returncode == 0 and q.stdout.strip() else ""
-    commit = os.environ.get("ATTNLAB_COMMIT", "")
-    if not commit:
-        q = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                           cwd=Path(__file__).resolve().parent)
-        commit = q.stdout.strip() if q.returncode == 0 else ""
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Environment(torch.cuda.get_device_name(), driver, torch.version.cuda or "", commit, date)
+    return Environment(torch.cuda.get_device_name(), driver, torch.version.cuda or "", f"torch {torch.__version__}",
+                       date)
 
 
 # ---------------------------------------------------------------- inputs in each layout
@@ -401,6 +398,7 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
           f"{s.dtype}, {'causal' if s.causal else 'non-causal'}, {len(x.sets)} input sets", flush=True)
     makers, rows = peer_makers(torch, s, x), []
     for name in names:
+        began = time.monotonic()
         try:
             peer = makers[name]()
             median, lo, hi, err, reps = time_peer(torch, peer, x, args.warmup, args.reps, args.budget)
@@ -419,14 +417,15 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
             torch.cuda.empty_cache()
         tflops = s.useful_flops() / (median * 1e-6) / 1e12
         print(f"{s.name} {name}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}, {reps} reps", flush=True)
+              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}, {reps} reps ({time.monotonic() - began:.0f} s)",
+              flush=True)
         rows.append({
             "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
             "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
             "pass": "fwd", "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
             "useful_tflops": f"{tflops:.6g}", "scores_useful": s.useful_scores(), "rel_l2_error": f"{err:.6g}",
             "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
-            "cuda_version": env.cuda_version, "commit": env.commit, "date": env.date,
+            "cuda_version": env.cuda_version, "commit": env.version, "date": env.date,
         })
     return rows
 
@@ -459,13 +458,12 @@ def main():
         fail("no CUDA GPU visible to PyTorch", 3)
     scenarios = [resolve_scenario(args.resolver, name) for name in args.scenarios]
     env = read_environment(torch)
-    print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, torch {torch.__version__}, "
-          f"commit {env.commit}", flush=True)
+    print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, {env.version}", flush=True)
     rows = []
-    for s in scenarios:
+    for s in scenarios:  # the file is rewritten after each scenario: a run cut short keeps what it measured
         rows += run_scenario(torch, s, env, names, args)
+        write_csv(args.out, scenarios[0].columns, rows)
         torch.cuda.empty_cache()
-    write_csv(args.out, scenarios[0].columns, rows)
     print(f"# wrote {len(rows)} rows to {args.out}")
 
 

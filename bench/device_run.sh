@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# One GPU run of everything results/h100/ holds: build attnlab-bench, benchmark every
+# shipped scenario, run the PyTorch peers on the same scenarios, then measure each of
+# our cases' DRAM bytes under ncu. Run from the repository root on the GPU machine:
+#
+#   ATTNLAB_COMMIT=$(git rev-parse --short=12 HEAD) bench/device_run.sh OUTDIR [STAGE...]
+#
+# STAGE is any of build, bench, peers, ncu (default: all, in that order). Each stage
+# has a time limit so that a slow one cannot cost the others their results. OUTDIR
+# receives attnlab-bench.csv, peers.csv, peers-skipped.txt and logs.tar.gz.
+set -uo pipefail
+out=${1:?usage: bench/device_run.sh OUTDIR [build|bench|peers|ncu ...]}
+shift
+stages=${*:-build bench peers ncu}
+build=${ATTNLAB_BUILD:-build-device}
+mkdir -p "$out/logs"
+export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios
+scenarios=$(for f in scenarios/*.toml; do basename "$f" .toml; done)
+
+stage() { [[ " $stages " == *" $1 "* ]]; }
+limit() { timeout --signal=INT --kill-after=10 "$@"; }
+
+if stage build; then
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
+  { cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF "${deps[@]}" &&
+    cmake --build "$build" -j"$(nproc)" --target attnlab-bench attnlab-resolve; } >"$out/logs/build.log" 2>&1 ||
+    { tail -30 "$out/logs/build.log"; echo "device_run: build failed"; exit 1; }
+fi
+nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
+
+if stage bench; then
+  echo "== attnlab-bench"
+  limit 150 "$build/bench/attnlab-bench" --results_csv="$out/attnlab-bench.csv" --benchmark_min_time=0.3s \
+    --benchmark_counters_tabular=true 2>&1 | tee "$out/logs/attnlab-bench.log"
+fi
+
+if stage peers; then
+  echo "== PyTorch peers"
+  # shellcheck disable=SC2086
+  limit 250 python3 bench/peers/torch_peers.py $scenarios --resolver "$build/bench/attnlab-resolve" \
+    --out "$out/peers.csv" 2>&1 | tee "$out/logs/peers.log"
+  grep ': unavailable: ' "$out/logs/peers.log" >"$out/peers-skipped.txt"
+fi
+
+if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then
+  echo "== DRAM bytes under ncu"
+  limit 150 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
+    --log "$out/logs/ncu.log" 2>&1 | tee "$out/logs/ncu-table.txt"
+fi
+
+tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$out/logs"
+ls -l "$out"

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Turns the CSVs of one device run (attnlab-bench rows, the PyTorch peers' rows, and,
+where present, `attnlab run`'s rows for the error column) into the Markdown tables of
+the README and results/h100/TABLE.md:
+
+  1. the side-by-side summary: our varlen against FlashAttention-2's varlen and the
+     best peer of each scenario;
+  2. measured ratios against the model's: naive/varlen, padded/varlen, packed/varlen
+     time (ours and FlashAttention-2's) beside the scores the model says each computes;
+  3. every row of every scenario: time, useful TFLOP/s, ours against each peer;
+  4. HBM bytes, model against ncu, for our rows.
+
+The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed).
+
+usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
+                        [--run results/h100/attnlab-run.csv] --attnlab build/cli/attnlab --out results/h100/TABLE.md
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+IMPLEMENTATIONS = ["naive", "padded", "packed", "varlen"]
+FA2_VARLEN = "torch-varlen_attn"
+FA2_OF = {"naive": "torch-eager-padded", "padded": "torch-sdpa-flash-padded", "packed": "torch-sdpa-flash-packed",
+          "varlen": FA2_VARLEN}
+
+
+def fail(message: str):
+    print(f"results_table: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_rows(path: Path | None) -> list[dict]:
+    if path is None:
+        return []
+    if not path.is_file():
+        fail(f"{path}: no such results file")
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for i, r in enumerate(rows, start=2):
+        for col in ("scenario", "implementation", "source", "dtype", "head_dim", "median_us"):
+            if col not in r:
+                fail(f"{path}: no {col} column")
+        if r["median_us"]:
+            try:
+                r["median_us"] = float(r["median_us"])
+            except ValueError:
+                fail(f"{path}:{i}: median_us: expected a number, got {r['median_us']!r}")
+    return [r for r in rows if r["median_us"] != ""]
+
+
+def model_of(attnlab: str, scenario: str) -> dict[str, dict]:
+    done = subprocess.run([attnlab, "model", scenario, "--format", "csv"], capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"attnlab model {scenario}: {done.stderr.strip()}")
+    return {r["implementation"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
+
+
+def us(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def times(x: float) -> str:
+    return f"{x:.2f}×"
+
+
+def tflops(r: dict) -> str:
+    return f"{float(r['useful_tflops']):.0f}" if r.get("useful_tflops") else ""
+
+
+def error(x) -> str:
+    return f"{float(x):.2e}" if x else ""
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+class Run:
+    """All rows of one (scenario, dtype, head dim): ours by implementation, peers by name."""
+
+    def __init__(self, key, ours: dict[str, dict], peers: dict[str, dict], errors: dict[str, str], model):
+        self.key, self.ours, self.peers, self.errors, self.model = key, ours, peers, errors, model
+
+    @property
+    def scenario(self) -> str:
+        return self.key[0]
+
+    def label(self) -> str:
+        return f"`{self.key[0]}`" + ("" if self.is_default else f" ({self.key[1]}, d{self.key[2]})")
+
+    is_default = True
+
+    def best_peer(self):
+        return min(self.peers.values(), key=lambda r: r["median_us"], default=None)
+
+    def ours_vs(self, implementation: str, peer: str):
+        a, b = self.ours.get(implementation), self.peers.get(peer)
+        return b["median_us"] / a["median_us"] if a and b else None
+
+
+def group(bench, peers, run, attnlab: str) -> list[Run]:
+    keyed = defaultdict(lambda: ({}, {}, {}))
+    for r in bench:
+        keyed[(r["scenario"], r["dtype"], r["head_dim"])][0][r["implementation"]] = r
+    for r in peers:
+        keyed[(r["scenario"], r["dtype"], r["head_dim"])][1][r["source"]] = r
+    for r in run:
+        if r.get("rel_l2_error"):
+            keyed[(r["scenario"], r["dtype"], r["head_dim"])][2][r["implementation"]] = r["rel_l2_error"]
+    models, runs = {}, []
+    for key, (ours, peer_rows, errors) in keyed.items():
+        if not ours and not peer_rows:
+            continue
+        if key[0] not in models:
+            models[key[0]] = model_of(attnlab, key[0])
+        runs.append(Run(key, ours, peer_rows, errors, models[key[0]]))
+    # A scenario's own dtype and head dim come first; extra runs of it follow, marked.
+    for r in runs:
+        m = r.model.get("varlen", {})
+        r.is_default = (r.key[1], r.key[2]) == (m.get("dtype"), m.get("head_dim"))
+    return sorted(runs, key=lambda r: (r.scenario, not r.is_default, r.key))
+
+
+def summary(runs: list[Run]) -> str:
+    rows = []
+    for r in runs:
+        v = r.ours.get("varlen")
+        fa2 = r.peers.get(FA2_VARLEN)
+        best = r.best_peer()
+        rows.append([r.label(),
+                     us(v["median_us"]) + f" ({tflops(v)})" if v else "",
+                     us(fa2["median_us"]) + f" ({tflops(fa2)})" if fa2 else "",
+                     f"{best['source']}: {us(best['median_us'])}" if best else "",
+                     times(best["median_us"] / v["median_us"]) if v and best else ""])
+    return table(["scenario", "attnlab varlen µs (useful TFLOP/s)", "FA2 varlen_attn µs (TFLOP/s)",
+                  "fastest peer µs", "fastest peer time / attnlab varlen"], rows)
+
+
+def ratios(runs: list[Run]) -> str:
+    rows = []
+    for r in runs:
+        for impl in ("packed", "padded", "naive"):
+            m = r.model.get(impl)
+            ours = r.ours.get(impl), r.ours.get("varlen")
+            fa2 = r.peers.get(FA2_OF[impl]), r.peers.get(FA2_VARLEN)
+            rows.append([r.label(), f"{impl}/varlen",
+                         times(float(m["computed_vs_varlen"])) if m else "",
+                         times(float(m["attended_vs_varlen"])) if m else "",
+                         times(ours[0]["median_us"] / ours[1]["median_us"]) if all(ours) else "",
+                         times(fa2[0]["median_us"] / fa2[1]["median_us"]) if all(fa2) else ""])
+    return table(["scenario", "ratio", "model: scores computed (64×64 tiles)", "model: scores attended",
+                  "measured time, attnlab", "measured time, PyTorch (FA2 varlen_attn; SDPA flash; eager)"], rows)
+
+
+def details(runs: list[Run]) -> str:
+    out = []
+    for r in runs:
+        lines = []
+        v = r.ours.get("varlen")
+        for impl in IMPLEMENTATIONS:
+            o = r.ours.get(impl)
+            if o:
+                lines.append([f"attnlab {impl}", impl, us(o["median_us"]), tflops(o),
+                              times(o["median_us"] / v["median_us"]) if v else "", error(r.errors.get(impl))])
+        for name, p in sorted(r.peers.items(), key=lambda kv: kv[1]["median_us"]):
+            lines.append([name, p["implementation"], us(p["median_us"]), tflops(p),
+                          times(p["median_us"] / v["median_us"]) if v else "", error(p.get("rel_l2_error"))])
+        out.append(f"#### {r.label()}\n\n" + table(
+            ["source", "implementation", "median µs", "useful TFLOP/s", "time / attnlab varlen", "rel L2 error"], lines))
+    return "\n".join(out)
+
+
+def bytes_table(runs: list[Run]) -> str:
+    rows = []
+    for r in runs:
+        for impl in IMPLEMENTATIONS:
+            o = r.ours.get(impl)
+            if not o or not o.get("hbm_bytes_model"):
+                continue
+            model = int(o["hbm_bytes_model"])
+            measured = int(o["hbm_bytes_measured"]) if o.get("hbm_bytes_measured") else None
+            rows.append([r.label(), impl, f"{model / 2**30:.3f}",
+                         f"{measured / 2**30:.3f}" if measured is not None else "not measured",
+                         f"{measured / model:.2f}" if measured is not None else ""])
+    return table(["scenario", "implementation", "model GiB", "ncu GiB (DRAM read + write)", "ncu / model"], rows)
+
+
+def provenance(bench, peers) -> str:
+    rows = bench + peers
+    if not rows:
+        return ""
+    r = rows[0]
+
+    def values(of, column):
+        return ", ".join(sorted({x[column] for x in of if x.get(column)})) or "unknown"
+
+    return (f"{r.get('gpu', '')}, driver {r.get('driver', '')}, CUDA {r.get('cuda_version', '')}; attnlab commit "
+            f"{values(bench, 'commit')}; peers: {values(peers, 'commit')}; "
+            f"{', '.join(sorted({x['date'][:10] for x in rows if x.get('date')}))}. Forward pass, median of "
+            f"CUDA-event timings after a warm-up, inputs rotated past the 50 MB L2.\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bench", type=Path, help="attnlab-bench results CSV")
+    ap.add_argument("--peers", type=Path, help="bench/peers/torch_peers.py results CSV")
+    ap.add_argument("--run", type=Path, help="`attnlab run` results CSV (its rel_l2_error column)")
+    ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
+    ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
+    args = ap.parse_args()
+    if not args.bench and not args.peers:
+        fail("give --bench, --peers or both")
+    bench, peers, run = read_rows(args.bench), read_rows(args.peers), read_rows(args.run)
+    runs = group(bench, peers, run, args.attnlab)
+    text = "\n".join([
+        "# Measured results (generated by bench/results_table.py; do not edit by hand)\n",
+        provenance(bench, peers),
+        "## attnlab varlen against the peers\n", summary(runs),
+        "## Measured ratios against the model\n",
+        "Time of each implementation over varlen's on the same documents, beside the ratio of scores the "
+        "cost model says it computes (`attnlab model`).\n", ratios(runs),
+        "## HBM traffic: model against Nsight Compute\n", bytes_table(runs),
+        "## Every row\n", details(runs)])
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=args.out.name + ".", suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, args.out)
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

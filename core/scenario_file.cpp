@@ -168,7 +168,9 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   s.source = file;
   const TableReader top(table, file.string(), "");
   top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "row_len", "packing", "pad_to", "documents"});
-  s.why = top.string("why", "one sentence saying what this scenario teaches");
+  constexpr std::string_view why_expected = "one sentence on one line saying what this scenario teaches";
+  s.why = top.string("why", why_expected);
+  if (s.why.empty() || s.why.find('\n') != std::string::npos) top.fail_type("why", why_expected, *top.find("why"));
   s.heads = top.int32("heads", positive_integer);
   s.kv_heads = top.find("kv_heads") ? top.int32("kv_heads", "a positive divisor of heads") : s.heads;
   s.head_dim = top.int32("head_dim", positive_integer);

@@ -155,6 +155,8 @@ TEST_F(ScenarioFileTest, WrongType) {
                "documents.source", R"("csv", got "zipf")");
   expect_names(load_error(valid_head + replaced(uniform_docs, "length = 512", "length = 5.5")), dir_ / "bad.toml",
                "documents.length", "expected a positive integer, got 5.5");
+  expect_names(load_error(replaced(valid_head, "\"A test scenario.\"", "\"\"\"Two\nlines\"\"\"") + uniform_docs),
+               dir_ / "bad.toml", "why", "expected one sentence on one line");
 }
 
 TEST_F(ScenarioFileTest, ZeroOrNegativeLengthOrCount) {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# What one call of the device machine does (shared/device/README.md, way 1):
+# build there, run the GPU tests, compute-sanitizer, and `attnlab run` over the
+# shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick]
+# quick = `attnlab run` of the default scenario only; run = every shipped scenario.
+# Header-only packages the machine lacks travel in .devdeps/ (carry it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/attnlab-device-out}
+mkdir -p "$out"
+build=build-device
+tests=$build/tests/attnlab_gpu_tests
+attnlab=$build/cli/attnlab
+[ $# -eq 0 ] && set -- build tests sanitize run
+failed=()
+
+for stage in "$@"; do
+  echo "== $stage ($(date -u +%H:%M:%S))"
+  case $stage in
+    build)
+      { nvidia-smi; nvcc --version; cmake --version; } >"$out/env.txt" 2>&1
+      if ! { cmake -S . -B $build -G Ninja -DCMAKE_MAKE_PROGRAM=/opt/torch/.venv/bin/ninja -DCMAKE_BUILD_TYPE=Release \
+               -DATTNLAB_GUI=OFF -DATTNLAB_BENCH=OFF -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
+             cmake --build $build -j16 --target attnlab attnlab_gpu_tests; } >"$out/build.log" 2>&1; then
+        tail -40 "$out/build.log"
+        exit 1
+      fi
+      grep -E "registers|spill" "$out/build.log" | sort | uniq -c | head -20
+      ;;
+    tests)
+      $tests >"$out/tests.log" 2>&1 || failed+=(tests)
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) \]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
+      ;;
+    sanitize)
+      small=tests/gpu/sanitizer-small.toml
+      filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal'
+      {
+        for tool in memcheck racecheck synccheck initcheck; do
+          echo "---- $tool: attnlab run $small"
+          compute-sanitizer --tool $tool --error-exitcode 9 $attnlab run $small --reps 1 --count || echo "SANITIZER FAILED: $tool run ($?)"
+          echo "---- $tool: gpu tests $filter"
+          compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_filter="$filter" || echo "SANITIZER FAILED: $tool tests ($?)"
+        done
+      } >"$out/sanitizer.log" 2>&1
+      grep -E "^----|ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED|PASSED|FAILED" "$out/sanitizer.log"
+      grep -q "SANITIZER FAILED" "$out/sanitizer.log" && failed+=(sanitize)
+      ;;
+    quick)
+      $attnlab run --count --out "$out/attnlab-run-quick.csv" 2>&1 | tee "$out/run-quick.log" || failed+=(quick)
+      ;;
+    run)
+      scenarios=$(ls scenarios/*.toml | xargs -n1 basename | sed 's/\.toml$//')
+      # shellcheck disable=SC2086
+      $attnlab run $scenarios --count --out "$out/attnlab-run.csv" >"$out/run.log" 2>&1 || failed+=(run)
+      cat "$out/run.log"
+      ;;
+    *) echo "unknown stage $stage"; exit 2 ;;
+  esac
+done
+echo "== done ($(date -u +%H:%M:%S)); failed: ${failed[*]:-none}"
+[ ${#failed[@]} -eq 0 ]

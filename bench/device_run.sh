@@ -15,7 +15,8 @@ stages=${*:-build bench peers ncu}
 build=${ATTNLAB_BUILD:-build-device}
 mkdir -p "$out/logs"
 export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios
-scenarios=$(for f in scenarios/*.toml; do basename "$f" .toml; done)
+# $SCENARIOS (space-separated) narrows the run; by default every shipped scenario.
+scenarios=${SCENARIOS:-$(for f in scenarios/*.toml; do basename "$f" .toml; done)}
 
 stage() { [[ " $stages " == *" $1 "* ]]; }
 limit() { timeout --signal=INT --kill-after=10 "$@"; }
@@ -31,7 +32,8 @@ nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
 
 if stage bench; then
   echo "== attnlab-bench"
-  limit 150 "$build/bench/attnlab-bench" --results_csv="$out/attnlab-bench.csv" --benchmark_min_time=0.3s \
+  limit 150 "$build/bench/attnlab-bench" --scenarios="${scenarios//[[:space:]]/,}" \
+    --results_csv="$out/attnlab-bench.csv" --benchmark_min_time=0.3s \
     --benchmark_counters_tabular=true 2>&1 | tee "$out/logs/attnlab-bench.log"
 fi
 

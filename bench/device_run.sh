@@ -22,7 +22,8 @@ stage() { [[ " $stages " == *" $1 "* ]]; }
 limit() { timeout --signal=INT --kill-after=10 "$@"; }
 
 if stage build; then
-  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  ninja=$(command -v ninja || ls /opt/torch/.venv/bin/ninja 2>/dev/null)
+  gen=(); [ -n "$ninja" ] && gen=(-G Ninja -DCMAKE_MAKE_PROGRAM="$ninja")
   deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
   { cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF "${deps[@]}" &&
     cmake --build "$build" -j"$(nproc)" --target attnlab-bench attnlab-resolve; } >"$out/logs/build.log" 2>&1 ||

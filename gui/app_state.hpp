@@ -24,10 +24,12 @@ const char* view_title(View v);  // the tab's label
 std::optional<View> parse_view(std::string_view name);
 
 // Zoom and pan of one mask picture: picture cell at the panel's top-left and
-// screen pixels per cell; scale 0 means "fit the whole picture".
+// screen pixels per cell. Scale 0 means "fit": the first fit_cells cells across,
+// or the whole picture when fit_cells is 0.
 struct MaskViewport {
   double origin_q = 0, origin_k = 0;
   double pixels_per_cell = 0;
+  double fit_cells = 0;
 };
 
 // Where a mask picture was drawn in the last frame (screen pixels), with the zoom
@@ -49,6 +51,8 @@ struct AppState {
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
   std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view
+  bool masks_linked = true;  // zoom and pan all pictures together
+  int mask_focus = -1;       // one implementation drawn alone and large; -1 = all four
   ResultsState results;
   WalkthroughState walkthrough;
   std::vector<std::string> shipped_scenarios;  // names in scenarios/, read at start and on "refresh"

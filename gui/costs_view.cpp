@@ -28,6 +28,7 @@ std::optional<std::int64_t> measured_hbm_bytes(const ResultsState& results, cons
 void show_score_bars(const ScenarioModel& model) {
   std::int64_t most = 1;
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.scores_computed());
+  ImGui::TextUnformatted("Scores computed, by cell kind");
   const float label_width = ImGui::CalcTextSize("varlen  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0G (00.00x varlen)").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
@@ -48,6 +49,24 @@ void show_score_bars(const ScenarioModel& model) {
   }
 }
 
+// One bar per implementation: the model's HBM bytes of a forward pass.
+void show_hbm_bars(const ScenarioModel& model) {
+  std::int64_t most = 1;
+  for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.hbm.total());
+  ImGui::TextUnformatted("HBM bytes moved (model); naive's S and P traffic dominates where rows are long");
+  const float label_width = ImGui::CalcTextSize("varlen  ").x;
+  const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0 GB (00.00x varlen)").x;
+  for (const ImplementationCost& c : model.costs.costs) {
+    ImGui::TextUnformatted(implementation_name(c.implementation));
+    ImGui::SameLine(label_width);
+    ImGui::PushStyleColor(ImGuiCol_PlotHistogram, ImVec4(0.55f, 0.6f, 0.75f, 1));
+    ImGui::ProgressBar(float(double(c.hbm.total()) / double(most)), ImVec2(width, 0), "");
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::Text("%s (%s varlen)", format_bytes(double(c.hbm.total())).c_str(), format_ratio(c.hbm_vs_varlen).c_str());
+  }
+}
+
 // The largest waste against varlen, in words: the 8x of the article's case.
 void show_callout(const ScenarioModel& model) {
   const ImplementationCost* worst = &model.costs[Implementation::padded];
@@ -56,12 +75,19 @@ void show_callout(const ScenarioModel& model) {
   const ImplementationCost& varlen = model.costs[Implementation::varlen];
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.3f);
-  ImGui::TextWrapped("%s computes %s the scores of varlen (%s against %s)", implementation_name(worst->implementation),
-                     format_ratio(worst->computed_vs_varlen).c_str(), format_count(double(worst->scores_computed())).c_str(),
-                     format_count(double(varlen.scores_computed())).c_str());
+  ImGui::TextWrapped("%s computes %s the scores of varlen (%s against %s); counting only the cells its mask lets "
+                     "through, %s.",
+                     implementation_name(worst->implementation), format_ratio(worst->computed_vs_varlen).c_str(),
+                     format_count(double(worst->scores_computed())).c_str(),
+                     format_count(double(varlen.scores_computed())).c_str(),
+                     format_ratio(worst->attended_vs_varlen).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   const ImplementationCost& packed = model.costs[Implementation::packed];
+  if (packed.scores.useful < varlen.scores.useful)
+    ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
+                       "(attention across a cut is lost).", format_count(double(packed.scores.useful)).c_str(),
+                       format_count(double(varlen.scores.useful)).c_str());
   if (packed.scores.bleed > 0)
     ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
                        "which changes its output.", format_count(double(packed.scores.bleed)).c_str());
@@ -75,9 +101,10 @@ void cell(const std::string& text) {
 void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
-  if (!ImGui::BeginTable("costs", 12, flags)) return;
+  const float height = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
+  if (!ImGui::BeginTable("costs", 11, flags, ImVec2(0, height))) return;
   for (const char* title : {"implementation", "tile", "scores computed", "useful", "causal_masked", "padding", "bleed",
-                            "FLOPs fwd", "HBM bytes (model)", "HBM bytes (measured)", "extra memory", "HBM vs varlen"})
+                            "FLOPs fwd", "HBM model", "HBM measured", "extra memory"})
     ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const ImplementationCost& c : model.costs.costs) {
@@ -90,11 +117,10 @@ void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
     cell(format_count(double(c.scores.padding)));
     cell(format_count(double(c.scores.bleed)));
     cell(format_count(double(c.flops_fwd)));
-    cell(format_bytes(double(c.hbm.total())));
+    cell(format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + ")");
     const auto measured = measured_hbm_bytes(results, model.scenario, c.implementation);
     cell(measured ? format_bytes(double(*measured)) : "not measured");
     cell(format_bytes(double(c.extra_memory_bytes)));
-    cell(format_ratio(c.hbm_vs_varlen));
   }
   ImGui::EndTable();
 }
@@ -116,9 +142,13 @@ void show_costs_view(AppState& state) {
   draw_cell_kind_legend();
   show_score_bars(model);
   ImGui::Spacing();
+  show_hbm_bars(model);
+  ImGui::Spacing();
   show_cost_table(model, state.results);
-  ImGui::TextDisabled("FLOPs: 4 x head dim per score computed (backward: 2.5x). HBM bytes and extra memory: the cost "
-                      "model of core/README.md; measured bytes come from ncu runs in the results files.");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("FLOPs: 4 x head dim per score computed (backward: 2.5x). HBM bytes and extra memory: the cost "
+                     "model of core/README.md; measured bytes come from ncu runs in the results files.");
+  ImGui::PopStyleColor();
 }
 
 }  // namespace attnlab::gui

@@ -16,12 +16,15 @@ int main(int argc, char** argv) {
   std::string screenshot, view_arg = "masks", scenario_arg, size_arg = "1280x800";
   std::string results_folder = std::string(ATTNLAB_SOURCE_DIR) + "/results/h100";
   float text_scale = 1.0f;
+  double mask_cells = 0;
   app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
   app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings or walkthrough");
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
   app.add_option("--size", size_arg, "window or picture size, WIDTHxHEIGHT");
   app.add_option("--results", results_folder, "folder of results CSVs to show (default: the shipped H100 results)");
   app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector")->check(CLI::Range(0.75, 3.0));
+  app.add_option("--mask-cells", mask_cells, "Masks view: start on the first N x N cells of each picture (default: all)")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
     AppState state = make_app_state(scenario_arg, results_folder);
     state.view = *view;
     state.text_scale = text_scale;
+    for (MaskViewport& vp : state.mask_viewports) vp.fit_cells = mask_cells;
     GuiWindow window(size.width, size.height, screenshot.empty());
     if (screenshot.empty()) {
       window.run(state);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "gui/cell_colors.hpp"
 #include "gui/mask_picture.hpp"
@@ -35,7 +36,7 @@ const char* layout_caption(Implementation i) {
 MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& picture, ImVec2 at, float side) {
   const double extent = static_cast<double>(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
   MaskPlacement p{at.x, at.y, side, vp.pixels_per_cell, vp.origin_q, vp.origin_k, 1};
-  if (p.pixels_per_cell <= 0) p = {at.x, at.y, side, side / extent, 0, 0, 1};
+  if (p.pixels_per_cell <= 0) p = {at.x, at.y, side, side / (vp.fit_cells > 0 ? vp.fit_cells : extent), 0, 0, 1};
   if (p.pixels_per_cell < block_pixels)
     p.cells_per_bin = static_cast<std::int64_t>(std::ceil(block_pixels / p.pixels_per_cell));
   return p;
@@ -51,7 +52,7 @@ void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& p
     vp = {};
     return;
   }
-  MaskViewport next{p.origin_q, p.origin_k, p.pixels_per_cell};
+  MaskViewport next{p.origin_q, p.origin_k, p.pixels_per_cell, 0};
   if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
     const double fit = p.side / double(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
     const double scale = std::clamp(p.pixels_per_cell * std::pow(1.25, io.MouseWheel), fit * 0.5,
@@ -161,23 +162,45 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
   ImGui::EndTooltip();
 }
 
+// The scores computed by kind (all heads), in the legend's colours.
+void show_breakdown(const ImplementationCost& cost) {
+  const std::int64_t kinds[] = {cost.scores.useful, cost.scores.causal_masked, cost.scores.padding, cost.scores.bleed};
+  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+  for (int k = 0; k < 4; ++k) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f), ImVec2(at.x + swatch, at.y + swatch * 1.15f),
+                                              cell_kind_color(static_cast<CellKind>(k)));
+    ImGui::Dummy(ImVec2(swatch, swatch));
+    ImGui::SameLine();
+    ImGui::Text("%-13s %8s  %5.1f%%", cell_kind_name(static_cast<CellKind>(k)), format_count(double(kinds[k])).c_str(),
+                100.0 * double(kinds[k]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+  }
+  ImGui::Text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
+}
+
 void show_mask_panel(AppState& state, Implementation impl) {
   const ScenarioModel& model = state.model();
   const int index = static_cast<int>(impl);
   const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
   const ImplementationCost& cost = model.costs[impl];
   ImGui::BeginGroup();
-  ImGui::Text("%s: %s", implementation_name(impl), layout_caption(impl));
-  ImGui::Text("%s scores computed (%s useful), %s varlen's", format_count(double(cost.scores_computed())).c_str(),
-              format_count(double(cost.scores_useful())).c_str(), format_ratio(cost.computed_vs_varlen).c_str());
+  // A header of fixed height, so the pictures of a row line up however their captions wrap.
+  const float top = ImGui::GetCursorPosY();
+  ImGui::TextWrapped("%s: %s", implementation_name(impl), layout_caption(impl));
+  ImGui::TextWrapped("%s scores computed, %s varlen's", format_count(double(cost.scores_computed())).c_str(),
+                     format_ratio(cost.computed_vs_varlen).c_str());
+  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + ImGui::GetTextLineHeightWithSpacing() * 4));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float side = std::floor(std::max(16.0f, std::min(room.x, room.y)));
+  const float breakdown_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f;
+  const bool breakdown = std::min(room.x, room.y - breakdown_height) >= 0.8f * std::min(room.x, room.y);
+  const float side = std::floor(std::max(16.0f, std::min(room.x, room.y - (breakdown ? breakdown_height : 0))));
   ImGui::PushID(index);
   ImGui::InvisibleButton("picture", ImVec2(side, side));
   ImGui::PopID();
   MaskPlacement placement = resolve_placement(state.mask_viewports[index], picture, at, side);
   handle_mouse(state.mask_viewports[index], placement, picture);
+  if (state.masks_linked) state.mask_viewports.fill(state.mask_viewports[index]);
   placement = resolve_placement(state.mask_viewports[index], picture, at, side);
   state.mask_placements[index] = placement;
 
@@ -191,6 +214,7 @@ void show_mask_panel(AppState& state, Implementation impl) {
   draw->PopClipRect();
   draw->AddRect(at, end, IM_COL32(140, 140, 150, 255));
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) show_tooltip(model, picture, placement);
+  if (breakdown) show_breakdown(cost);
   ImGui::EndGroup();
 }
 
@@ -206,14 +230,34 @@ void show_mask_view(AppState& state) {
   ImGui::TextDisabled("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
                       "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
                       tile_grid_pixels);
+  ImGui::Checkbox("zoom and pan together", &state.masks_linked);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  int focus = state.mask_focus + 1;
+  if (ImGui::Combo("show", &focus, "all four\0naive\0padded\0packed\0varlen\0")) state.mask_focus = focus - 1;
+  ImGui::SameLine();
+  if (ImGui::Button("fit all")) state.mask_viewports = {};
+  const std::vector<Implementation> shown =
+      state.mask_focus < 0 ? std::vector<Implementation>(all_implementations.begin(), all_implementations.end())
+                           : std::vector<Implementation>{all_implementations[state.mask_focus]};
+  // One row, two or four columns: whichever leaves the largest square pictures.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 spacing = ImGui::GetStyle().ItemSpacing;
-  const ImVec2 panel((avail.x - spacing.x) / 2, (avail.y - spacing.y) / 2);
-  for (Implementation impl : all_implementations) {
-    const int index = static_cast<int>(impl);
-    if (index % 2 == 1) ImGui::SameLine();
-    ImGui::BeginChild(implementation_name(impl), panel, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    show_mask_panel(state, impl);
+  const float header = ImGui::GetTextLineHeightWithSpacing() * 3;
+  const int count = static_cast<int>(shown.size());
+  int columns = 1;
+  float best = 0;
+  for (int c = 1; c <= count; c *= 2) {
+    const int rows = (count + c - 1) / c;
+    const float side = std::min((avail.x - (c - 1) * spacing.x) / c, (avail.y - (rows - 1) * spacing.y) / rows - header);
+    if (side > best) best = side, columns = c;
+  }
+  const int rows = (count + columns - 1) / columns;
+  const ImVec2 panel((avail.x - (columns - 1) * spacing.x) / columns, (avail.y - (rows - 1) * spacing.y) / rows);
+  for (int n = 0; n < count; ++n) {
+    if (n % columns != 0) ImGui::SameLine();
+    ImGui::BeginChild(implementation_name(shown[n]), panel, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    show_mask_panel(state, shown[n]);
     ImGui::EndChild();
   }
 }

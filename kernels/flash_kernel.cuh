@@ -6,7 +6,7 @@
 // as the fast path). The math is the same for every layout:
 //   load K/V tile (cp.async, double-buffered) -> S = Q·Kᵀ (mma.sync) -> mask ->
 //   online softmax (exp2, running max and sum) -> O += P·V (P stays in registers).
-// One CTA = 4 warps = 64 query rows of one head; each warp owns 16 rows.
+// One CTA = 4 warps = 64 query rows of one head at a time; each warp owns 16 rows.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -44,7 +44,7 @@ struct Params {
 
 template <int D>
 constexpr int smem_bytes() {
-  return (kRows + 4 * kCols) * D * 2;  // Q, two K and two V buffers, 16-bit elements
+  return (2 * kRows + 4 * kCols) * D * 2;  // two Q, two K and two V buffers, 16-bit elements
 }
 
 // ---- small wrappers named after what they do ----------------------------------
@@ -128,6 +128,13 @@ __device__ __forceinline__ void copy_tile_async(T* tile, const T* first_row, std
   }
 }
 
+// 2^x on the special-function unit; exp2(-inf) = 0, which the masking relies on.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
 __device__ __forceinline__ float quad_max(float x) {
   x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
   return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
@@ -147,186 +154,233 @@ __device__ __forceinline__ void add_counts(DeviceCounts* to, const CellCounts& c
 
 // ---- the kernel ---------------------------------------------------------------
 
-// Thread layout of an mma.sync accumulator (16x8): lane holds rows lane/4 and
-// lane/4 + 8, columns 2·(lane%4) and 2·(lane%4) + 1. S[j][e] below is key column
-// 8j + 2·(lane%4) + (e&1) of query row lane/4 + 8·(e>>1) of the warp's 16 rows.
+// Where one work item's data is: a (row, query tile) of the layout and one head.
 template <typename T, int D>
-__global__ void __launch_bounds__(kThreads) forward(const Params p) {
+struct Item {
+  int row, q0, row_begin, extent, valid, key_tiles, head;
+  const T *q, *k, *v;  // the item's first query row, the row's first key and value, of its head
+
+  __device__ Item(const Params& p, int index) {
+    const WorkItem w = p.work[index / p.heads];
+    head = index % p.heads;
+    const int kv_head = head / (p.heads / p.kv_heads);
+    row = w.row;
+    q0 = w.query_tile * kRows;
+    row_begin = p.layout.row_start[row];
+    extent = p.layout.row_start[row + 1] - row_begin;
+    valid = p.layout.row_valid[row];
+    key_tiles = key_tiles_visited(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
+    q = static_cast<const T*>(p.q) + (std::int64_t(row_begin + q0) * p.heads + head) * D;
+    k = static_cast<const T*>(p.k) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
+    v = static_cast<const T*>(p.v) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
+  }
+};
+
+// Thread layout of an mma.sync accumulator (16x8): lane holds rows lane/4 and
+// lane/4 + 8, columns 2·(lane%4) and 2·(lane%4) + 1. s[j][e] below is key column
+// 8j + 2·(lane%4) + (e&1) of query row lane/4 + 8·(e>>1) of the warp's 16 rows.
+//
+// A persistent grid: CTA b takes items b, b + gridDim.x, ... of the work list
+// (items x heads, longest first). While a CTA works on its last key tile of one
+// item, the Q and first K/V tiles of its next item are already on their way, so
+// short documents do not pay a load latency per item.
+template <typename T, int D>
+__global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total_items) {
   extern __shared__ __align__(128) unsigned char smem[];
-  T* const q_tile = reinterpret_cast<T*>(smem);
-  T* const k_tiles = q_tile + kRows * D;    // two buffers
-  T* const v_tiles = k_tiles + 2 * kCols * D;  // two buffers
-
-  const LayoutView& lv = p.layout;
+  T* const q_tiles = reinterpret_cast<T*>(smem);    // two buffers: this item's, the next item's
+  T* const k_tiles = q_tiles + 2 * kRows * D;       // two buffers
+  T* const v_tiles = k_tiles + 2 * kCols * D;       // two buffers
   constexpr TileShape tile{kRows, kCols};
-  const WorkItem item = p.work[blockIdx.x / p.heads];
-  const int head = blockIdx.x % p.heads;
-  const int kv_head = head / (p.heads / p.kv_heads);
-  const int r = item.row, q0 = item.query_tile * kRows;
-  const int row_begin = lv.row_start[r];
-  const int extent = lv.row_start[r + 1] - row_begin;
-  const int valid = lv.row_valid[r];
-  const int key_tiles = key_tiles_visited(lv, tile, r, item.query_tile);
-
+  const LayoutView& lv = p.layout;
   const std::int64_t q_stride = std::int64_t(p.heads) * D, kv_stride = std::int64_t(p.kv_heads) * D;
-  const T* const q_rows = static_cast<const T*>(p.q) + (std::int64_t(row_begin + q0) * p.heads + head) * D;
-  const T* const k_rows = static_cast<const T*>(p.k) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
-  const T* const v_rows = static_cast<const T*>(p.v) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
-
-  // Only valid tokens are read: padding and positions past the row load as zeros.
-  copy_tile_async<T, D, kRows>(q_tile, q_rows, q_stride, valid - q0);
-  copy_tile_async<T, D, kCols>(k_tiles, k_rows, kv_stride, valid);
-  commit_copies();
-  copy_tile_async<T, D, kCols>(v_tiles, v_rows, kv_stride, valid);
-  commit_copies();
-
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned q_frag[D / 16][4];
-  float o_acc[D / 8][4] = {};
-  float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
-  float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
+
+  int index = blockIdx.x;
+  if (index >= total_items) return;
+  Item<T, D> item(p, index);
+  // Only valid tokens are read: padding and positions past the row load as zeros.
+  copy_tile_async<T, D, kRows>(q_tiles, item.q, q_stride, item.valid - item.q0);
+  copy_tile_async<T, D, kCols>(k_tiles, item.k, kv_stride, item.valid);
+  commit_copies();
+  copy_tile_async<T, D, kCols>(v_tiles, item.v, kv_stride, item.valid);
+  commit_copies();
+
+  int q_buffer = 0;  // which Q buffer holds this item's queries
+  int tile_count = 0;  // key tiles done by this CTA: picks the K/V buffer
   CellCounts counted;
+  long long visited = 0;
+  for (;;) {
+    const int next_index = index + gridDim.x;
+    const bool has_next = next_index < total_items;
+    // The next item's coordinates are read now so its loads can start during this item's last tile.
+    const Item<T, D> next = has_next ? Item<T, D>(p, next_index) : item;
+    T* const q_tile = q_tiles + q_buffer * kRows * D;
 
-  for (int kt = 0; kt < key_tiles; ++kt) {
-    const int k0 = kt * kCols;
-    wait_copies<1>();  // K[kt] (and Q) landed; V[kt] may still be in flight
-    __syncthreads();
-    if (kt == 0) {
+    // The last key each of this thread's two query rows attends (mask fast path, see tile_mask.hpp).
+    int last_key[2];
 #pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk)
-        load_fragments(q_frag[kk], q_tile + swizzled<D>(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
-    }
-    if (kt + 1 < key_tiles)
-      copy_tile_async<T, D, kCols>(k_tiles + ((kt + 1) & 1) * kCols * D, k_rows + (k0 + kCols) * kv_stride,
-                                   kv_stride, valid - k0 - kCols);
-    commit_copies();  // possibly empty: keeps the group count the waits rely on
+    for (int i = 0; i < 2; ++i) last_key[i] = last_attended_key(lv, item.row, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
 
-    // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys.
-    float s[kCols / 8][4] = {};
-    const T* const k_tile = k_tiles + (kt & 1) * kCols * D;
+    unsigned q_frag[D / 16][4];
+    float o_acc[D / 8][4] = {};
+    float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
+    float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
+
+    for (int kt = 0; kt < item.key_tiles; ++kt, ++tile_count) {
+      const int k0 = kt * kCols;
+      const int this_buffer = tile_count & 1, other_buffer = this_buffer ^ 1;
+      wait_copies<1>();  // K[kt] (and Q) landed; V[kt] may still be in flight
+      __syncthreads();
+      if (kt == 0) {
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
+        for (int kk = 0; kk < D / 16; ++kk)
+          load_fragments(q_frag[kk], q_tile + swizzled<D>(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+      }
+      if (kt + 1 < item.key_tiles) {
+        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, item.k + (k0 + kCols) * kv_stride, kv_stride,
+                                     item.valid - k0 - kCols);
+      } else if (has_next) {
+        copy_tile_async<T, D, kRows>(q_tiles + (q_buffer ^ 1) * kRows * D, next.q, q_stride, next.valid - next.q0);
+        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, next.k, kv_stride, next.valid);
+      }
+      commit_copies();  // possibly empty: keeps the group count the waits rely on
+
+      // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys.
+      float s[kCols / 8][4] = {};
+      const T* const k_tile = k_tiles + this_buffer * kCols * D;
 #pragma unroll
-      for (int j = 0; j < kCols / 8; j += 2) {
-        unsigned b[4];
-        load_fragments(b, k_tile + swizzled<D>(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
-        mma_16x8x16<T>(s[j], q_frag[kk], b[0], b[1]);
-        mma_16x8x16<T>(s[j + 1], q_frag[kk], b[2], b[3]);
+      for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+        for (int j = 0; j < kCols / 8; j += 2) {
+          unsigned b[4];
+          load_fragments(b, k_tile + swizzled<D>(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
+          mma_16x8x16<T>(s[j], q_frag[kk], b[0], b[1]);
+          mma_16x8x16<T>(s[j + 1], q_frag[kk], b[2], b[3]);
+        }
+      }
+
+      // Mask: causal_masked and padding cells get -inf, by the layout's own definition.
+      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) {
+#pragma unroll
+        for (int j = 0; j < kCols / 8; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int k = k0 + j * 8 + ((lane & 3) << 1) + (e & 1);
+            if (k > last_key[e >> 1]) s[j][e] = -INFINITY;
+          }
+      }
+      if (p.counts && threadIdx.x == 0) {
+        counted += count_tile(lv, item.row, item.q0, k0, tile);
+        ++visited;
+      }
+
+      // Online softmax: new running max, rescale what was summed so far, P = exp2(S·c - max·c).
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        float tile_max = -INFINITY;
+#pragma unroll
+        for (int j = 0; j < kCols / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * i], s[j][2 * i + 1]));
+        const float new_max = fmaxf(row_max[i], quad_max(tile_max));
+        // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
+        const float max_scaled = new_max == -INFINITY ? 0.f : new_max * p.scale_log2;
+        const float rescale = fast_exp2(row_max[i] * p.scale_log2 - max_scaled);
+        row_max[i] = new_max;
+        float sum = 0.f;
+#pragma unroll
+        for (int j = 0; j < kCols / 8; ++j) {
+          s[j][2 * i] = fast_exp2(fmaf(s[j][2 * i], p.scale_log2, -max_scaled));
+          s[j][2 * i + 1] = fast_exp2(fmaf(s[j][2 * i + 1], p.scale_log2, -max_scaled));
+          sum += s[j][2 * i] + s[j][2 * i + 1];
+        }
+        row_sum[i] = row_sum[i] * rescale + sum;
+#pragma unroll
+        for (int j = 0; j < D / 8; ++j) {
+          o_acc[j][2 * i] *= rescale;
+          o_acc[j][2 * i + 1] *= rescale;
+        }
+      }
+
+      // P as the A operand of the next mma: the accumulator layout of two adjacent
+      // 8-key blocks is exactly the A fragment of one 16-key step.
+      unsigned p_frag[kCols / 16][4];
+#pragma unroll
+      for (int kk = 0; kk < kCols / 16; ++kk) {
+        p_frag[kk][0] = pack_pair<T>(s[2 * kk][0], s[2 * kk][1]);
+        p_frag[kk][1] = pack_pair<T>(s[2 * kk][2], s[2 * kk][3]);
+        p_frag[kk][2] = pack_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+        p_frag[kk][3] = pack_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      }
+
+      wait_copies<1>();  // V[kt] landed; the next K may still be in flight
+      __syncthreads();
+      if (kt + 1 < item.key_tiles)
+        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, item.v + (k0 + kCols) * kv_stride, kv_stride,
+                                     item.valid - k0 - kCols);
+      else if (has_next)
+        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, next.v, kv_stride, next.valid);
+      commit_copies();
+
+      // O += P·V: V's rows are keys, so ldmatrix.trans turns them into B fragments.
+      const T* const v_tile = v_tiles + this_buffer * kCols * D;
+#pragma unroll
+      for (int kk = 0; kk < kCols / 16; ++kk) {
+#pragma unroll
+        for (int j = 0; j < D / 8; j += 2) {
+          unsigned b[4];
+          load_fragments_transposed(b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
+          mma_16x8x16<T>(o_acc[j], p_frag[kk], b[0], b[1]);
+          mma_16x8x16<T>(o_acc[j + 1], p_frag[kk], b[2], b[3]);
+        }
       }
     }
 
-    // Mask: causal_masked and padding cells get -inf, by the layout's own definition.
-    if (tile_needs_mask(lv, r, q0, k0, tile)) {
-#pragma unroll
-      for (int j = 0; j < kCols / 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int q = q0 + warp * 16 + (lane >> 2) + ((e >> 1) << 3);
-          const int k = k0 + j * 8 + ((lane & 3) << 1) + (e & 1);
-          if (!attended(cell_kind(lv, r, q, k))) s[j][e] = -INFINITY;
-        }
-    }
-    if (p.counts && threadIdx.x == 0) counted += count_tile(lv, r, q0, k0, tile);
-
-    // Online softmax: new running max, rescale what was summed so far, P = exp2(S·c - max·c).
+    // Finish: O /= row sum; LSE = ln(sum) + max·scale. A row with no attended key
+    // (a padding query) gets O = 0 and LSE = -inf.
+    const float ln2 = 0.6931471805599453f;
+    float inv_sum[2], lse[2];
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
-      float tile_max = -INFINITY;
-#pragma unroll
-      for (int j = 0; j < kCols / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * i], s[j][2 * i + 1]));
-      const float new_max = fmaxf(row_max[i], quad_max(tile_max));
-      // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
-      const float max_scaled = new_max == -INFINITY ? 0.f : new_max * p.scale_log2;
-      const float rescale = exp2f(row_max[i] * p.scale_log2 - max_scaled);
-      row_max[i] = new_max;
-      float sum = 0.f;
-#pragma unroll
-      for (int j = 0; j < kCols / 8; ++j) {
-        s[j][2 * i] = exp2f(fmaf(s[j][2 * i], p.scale_log2, -max_scaled));
-        s[j][2 * i + 1] = exp2f(fmaf(s[j][2 * i + 1], p.scale_log2, -max_scaled));
-        sum += s[j][2 * i] + s[j][2 * i + 1];
-      }
-      row_sum[i] = row_sum[i] * rescale + sum;
-#pragma unroll
-      for (int j = 0; j < D / 8; ++j) {
-        o_acc[j][2 * i] *= rescale;
-        o_acc[j][2 * i + 1] *= rescale;
-      }
+      const float sum = quad_sum(row_sum[i]);
+      inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
+      lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
     }
-
-    // P as the A operand of the next mma: the accumulator layout of two adjacent
-    // 8-key blocks is exactly the A fragment of one 16-key step.
-    unsigned p_frag[kCols / 16][4];
+    // Stage the warp's 16 output rows in its own rows of this item's Q tile (read
+    // by no other warp, and refilled only after later barriers), then store them
+    // 16 bytes per thread.
+    __syncwarp();
 #pragma unroll
-    for (int kk = 0; kk < kCols / 16; ++kk) {
-      p_frag[kk][0] = pack_pair<T>(s[2 * kk][0], s[2 * kk][1]);
-      p_frag[kk][1] = pack_pair<T>(s[2 * kk][2], s[2 * kk][3]);
-      p_frag[kk][2] = pack_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      p_frag[kk][3] = pack_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+    for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int row = warp * 16 + (lane >> 2) + 8 * i;
+        *reinterpret_cast<unsigned*>(q_tile + swizzled<D>(row, j) + ((lane & 3) << 1)) =
+            pack_pair<T>(o_acc[j][2 * i] * inv_sum[i], o_acc[j][2 * i + 1] * inv_sum[i]);
+      }
+    __syncwarp();
+    constexpr int chunks = D / 8;
+#pragma unroll
+    for (int n = 0; n < 16 * chunks / 32; ++n) {
+      const int i = lane + 32 * n;
+      const int row = warp * 16 + i / chunks, chunk = i % chunks;
+      if (item.q0 + row < item.extent)
+        *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
+                                  (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
+            *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
     }
-
-    wait_copies<1>();  // V[kt] landed; K[kt+1] may still be in flight
-    __syncthreads();
-    if (kt + 1 < key_tiles)
-      copy_tile_async<T, D, kCols>(v_tiles + ((kt + 1) & 1) * kCols * D, v_rows + (k0 + kCols) * kv_stride,
-                                   kv_stride, valid - k0 - kCols);
-    commit_copies();
-
-    // O += P·V: V's rows are keys, so ldmatrix.trans turns them into B fragments.
-    const T* const v_tile = v_tiles + (kt & 1) * kCols * D;
+    if ((lane & 3) == 0) {
 #pragma unroll
-    for (int kk = 0; kk < kCols / 16; ++kk) {
-#pragma unroll
-      for (int j = 0; j < D / 8; j += 2) {
-        unsigned b[4];
-        load_fragments_transposed(b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
-        mma_16x8x16<T>(o_acc[j], p_frag[kk], b[0], b[1]);
-        mma_16x8x16<T>(o_acc[j + 1], p_frag[kk], b[2], b[3]);
+      for (int i = 0; i < 2; ++i) {
+        const int q = item.q0 + warp * 16 + (lane >> 2) + 8 * i;
+        if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
       }
     }
+    if (!has_next) break;
+    index = next_index;
+    item = next;
+    q_buffer ^= 1;
   }
   wait_copies<0>();
-  __syncthreads();  // every copy into the Q tile has landed before it is reused below
-
-  // Finish: O /= row sum; LSE = ln(sum) + max·scale. A row with no attended key
-  // (a padding query) gets O = 0 and LSE = -inf.
-  const float ln2 = 0.6931471805599453f;
-  float inv_sum[2], lse[2];
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const float sum = quad_sum(row_sum[i]);
-    inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
-    lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
-  }
-  // Stage the warp's 16 output rows in its own rows of the Q tile, then store
-  // them 16 bytes per thread. Only the warp reads those rows: a warp sync suffices.
-  __syncwarp();
-#pragma unroll
-  for (int j = 0; j < D / 8; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int row = warp * 16 + (lane >> 2) + 8 * i;
-      *reinterpret_cast<unsigned*>(q_tile + swizzled<D>(row, j) + ((lane & 3) << 1)) =
-          pack_pair<T>(o_acc[j][2 * i] * inv_sum[i], o_acc[j][2 * i + 1] * inv_sum[i]);
-    }
-  __syncwarp();
-  constexpr int chunks = D / 8;
-#pragma unroll
-  for (int n = 0; n < 16 * chunks / 32; ++n) {
-    const int i = lane + 32 * n;
-    const int row = warp * 16 + i / chunks, chunk = i % chunks;
-    if (q0 + row < extent)
-      *reinterpret_cast<uint4*>(static_cast<T*>(p.o) + (std::int64_t(row_begin + q0 + row) * p.heads + head) * D +
-                                chunk * 8) = *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
-  }
-  if ((lane & 3) == 0) {
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const int q = q0 + warp * 16 + (lane >> 2) + 8 * i;
-      if (q < extent) p.lse[std::int64_t(row_begin + q) * p.heads + head] = lse[i];
-    }
-  }
-  if (p.counts && threadIdx.x == 0) add_counts(p.counts, counted, key_tiles);
+  if (p.counts && threadIdx.x == 0) add_counts(p.counts, counted, visited);
 }
 
 }  // namespace attnlab::flash

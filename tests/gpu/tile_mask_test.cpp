@@ -47,6 +47,23 @@ TEST(TileMask, FastPathEqualsCellKindOnEveryVisitedTile) {
   EXPECT_GT(tiles_checked - tiles_masked, 0);  // both paths were exercised
 }
 
+TEST(TileMask, LastAttendedKeyEqualsCellKindOnEveryCell) {
+  std::mt19937 rng(6);
+  for (int trial = 0; trial < 40; ++trial)
+    for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
+      const LayoutView v = layout.view();
+      for (int r = 0; r < v.num_rows; ++r) {
+        const int beyond = row_extent(v, r) + flash_tile.rows;  // tile overhang past the row's end too
+        for (int q = 0; q < beyond; ++q) {
+          const int last = last_attended_key(v, r, q);
+          for (int k = 0; k < beyond; ++k)
+            ASSERT_EQ(k <= last, attended(cell_kind(v, r, q, k)))
+                << layout_kind_name(layout.kind) << " row " << r << " cell (" << q << ", " << k << ")";
+        }
+      }
+    }
+}
+
 TEST(WorkList, CoversEveryQueryTileOnceLongestFirst) {
   std::mt19937 rng(9);
   for (int trial = 0; trial < 20; ++trial)

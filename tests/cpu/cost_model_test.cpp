@@ -95,6 +95,18 @@ TEST(CostModel, HandCountedTwoDocuments) {
   EXPECT_DOUBLE_EQ(varlen.computed_vs_varlen, 1.0);
 }
 
+// With a 1x1 tile nothing is computed beyond what the mask lets through (where no padding
+// is laid out), so scores attended is the cell-level count of scores computed.
+TEST(CostModel, AttendedIsWhatAOneByOneTileComputes) {
+  const CostModel m = model_costs(two_documents(), {1, 1});
+  for (Implementation i : {Implementation::packed, Implementation::varlen}) {
+    EXPECT_EQ(m[i].scores_computed(), m[i].scores_attended()) << implementation_name(i);
+    EXPECT_EQ(m[i].scores_attended(), model_costs(two_documents(), {2, 2})[i].scores_attended());
+  }
+  EXPECT_EQ(m[Implementation::packed].scores_computed(), 8 * 9 / 2);
+  EXPECT_EQ(m[Implementation::varlen].scores_computed(), 3 * 4 / 2 + 5 * 6 / 2);
+}
+
 // Rows of 4 cut the 5-token document after its first token: [0 0 0 1] [1 1 1 1]. Its last 4
 // tokens never see its first: 4 useful scores of varlen are lost (the output is wrong, not just slow).
 TEST(CostModel, PackedRowCutsLoseUsefulScores) {

@@ -28,14 +28,24 @@ void show_header(AppState& state) {
               state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
               model.tile.cols);
   const float slider = ImGui::GetFontSize() * 8;
-  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - slider - ImGui::CalcTextSize("text size").x -
-                  ImGui::GetStyle().ItemSpacing.x);
+  const float control = slider + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("text size").x;
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  // Right-aligned after the scenario line, or on a line of its own when the text is large.
+  if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + control + ImGui::GetFontSize() < right)
+    ImGui::SameLine(right - control);
   ImGui::SetNextItemWidth(slider);
   // Applied before the next frame (fonts are rebuilt between frames).
   ImGui::SliderFloat("text size", &state.text_scale, 0.75f, 3.0f, "%.2fx");
 }
 
 }  // namespace
+
+bool show_model_error(AppState& state) {
+  const ScenarioModel& model = state.model();
+  if (model.ok()) return false;
+  ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
+  return true;
+}
 
 void draw_app(AppState& state) {
   const ImGuiViewport* viewport = ImGui::GetMainViewport();

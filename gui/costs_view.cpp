@@ -128,11 +128,8 @@ void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
 }  // namespace
 
 void show_costs_view(AppState& state) {
+  if (show_model_error(state)) return;
   const ScenarioModel& model = state.model();
-  if (!model.ok()) {
-    ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
-    return;
-  }
   const Scenario& s = model.scenario;
   ImGui::Text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,

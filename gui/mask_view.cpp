@@ -221,11 +221,7 @@ void show_mask_panel(AppState& state, Implementation impl) {
 }  // namespace
 
 void show_mask_view(AppState& state) {
-  const ScenarioModel& model = state.model();
-  if (!model.ok()) {
-    ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
-    return;
-  }
+  if (show_model_error(state)) return;
   draw_cell_kind_legend();
   ImGui::TextDisabled("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
                       "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",

@@ -136,7 +136,7 @@ void show_summary(AppState& state) {
 }  // namespace
 
 void show_scenario_view(AppState& state) {
-  const float left = std::max(ImGui::GetFontSize() * 30, ImGui::GetContentRegionAvail().x * 0.45f);
+  const float left = std::max(ImGui::GetFontSize() * 22, ImGui::GetContentRegionAvail().x * 0.45f);
   ImGui::BeginChild("edit", ImVec2(left, 0));
   show_scenario_list(state);
   ImGui::Separator();

@@ -4,6 +4,9 @@
 
 namespace attnlab::gui {
 
+// Says why the scenario cannot be laid out, if it cannot; the views that draw the model stop there.
+bool show_model_error(AppState& state);
+
 void show_scenario_view(AppState& state);
 void show_mask_view(AppState& state);
 void show_costs_view(AppState& state);

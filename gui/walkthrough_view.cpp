@@ -193,11 +193,8 @@ void show_state(const FlashWalkthrough& f) {
 }  // namespace
 
 void show_walkthrough_view(AppState& state) {
+  if (show_model_error(state)) return;
   const ScenarioModel& model = state.model();
-  if (!model.ok()) {
-    ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
-    return;
-  }
   show_controls(state, model);
   const WalkthroughRun& run = current_run(state);
   if (!run.stepper) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,7 +58,7 @@ void show_sources(AppState& state) {
 void show_table(const std::vector<const ResultRow*>& rows) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY;
-  const float height = std::min(ImGui::GetContentRegionAvail().y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * (rows.size() + 2.5f));
+  const float height = std::min(ImGui::GetContentRegionAvail().y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * (rows.size() + 1) + ImGui::GetStyle().CellPadding.y * 2 * (rows.size() + 1));
   if (!ImGui::BeginTable("results", 9, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* title : {"scenario", "implementation", "source", "dtype", "head dim", "median us", "min..max us",
@@ -118,10 +119,14 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
     if (auto p = place(*r)) points.push_back(*p);
     else ++unplaced;
   }
-  ImGui::Text("Roofline: computed FLOP/s against FLOPs per HBM byte (measured bytes where ncu ran, else the model's). "
+  ImGui::TextWrapped("Roofline: computed FLOP/s against FLOPs per HBM byte (measured bytes where ncu ran, else the model's). "
               "Ceilings measured on an H100: %.0f TFLOP/s bf16 dense GEMM, %.1f TB/s device copy.",
               gemm_ceiling_tflops, copy_ceiling_tbps);
-  if (unplaced > 0) ImGui::TextDisabled("%d rows lack computed TFLOP/s or bytes and are not plotted.", unplaced);
+  ImGui::TextDisabled("Circles: attnlab; squares: peers.");
+  if (unplaced > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("%d rows lack computed TFLOP/s or bytes and are not plotted.", unplaced);
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 size(avail.x, std::max(avail.y, ImGui::GetFontSize() * 10));
@@ -136,15 +141,19 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
   for (int e = int(x_lo); e <= int(x_hi); ++e) {
     const float x = sx(std::pow(10.0, e));
     draw->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), IM_COL32(255, 255, 255, 30));
-    draw->AddText(ImVec2(x - 8, p1.y + 2), IM_COL32(200, 200, 200, 255), ("1e" + std::to_string(e)).c_str());
+    const std::string label = "1e" + std::to_string(e);
+    draw->AddText(ImVec2(std::min(x - 8, p1.x - ImGui::CalcTextSize(label.c_str()).x), p1.y + 2), IM_COL32(200, 200, 200, 255),
+                  label.c_str());
   }
   for (int e = int(y_lo); e <= 3; ++e) {
     const float y = sy(std::pow(10.0, e));
     draw->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), IM_COL32(255, 255, 255, 30));
-    draw->AddText(ImVec2(at.x, y - ImGui::GetFontSize() / 2), IM_COL32(200, 200, 200, 255),
-                  (format_count(std::pow(10.0, e)) + " TF/s").c_str());
+    char label[32];
+    std::snprintf(label, sizeof label, "%g TF/s", std::pow(10.0, e));
+    draw->AddText(ImVec2(at.x, y - ImGui::GetFontSize() / 2), IM_COL32(200, 200, 200, 255), label);
   }
-  draw->AddText(ImVec2(p1.x - ImGui::CalcTextSize("FLOPs per HBM byte").x, p1.y + 2), IM_COL32(200, 200, 200, 255), "FLOPs per HBM byte");
+  const char* x_title = "FLOPs per HBM byte";
+  draw->AddText(ImVec2(p1.x - ImGui::CalcTextSize(x_title).x - 4, p1.y - ImGui::GetFontSize() - 4), IM_COL32(200, 200, 200, 255), x_title);
   // The roof: bandwidth-bound up to the ridge, compute-bound after it.
   const double ridge = gemm_ceiling_tflops / copy_ceiling_tbps;
   const ImU32 roof = IM_COL32(255, 220, 120, 220);

@@ -43,6 +43,7 @@ const ScenarioModel& AppState::model() {
 AppState make_app_state(std::string_view scenario_name_or_path, const std::string& results_folder) {
   AppState state;
   state.scenario = load_scenario(scenario_name_or_path.empty() ? default_scenario_name : scenario_name_or_path);
+  check_fits_gui(state.scenario);
   state.save_path = "my-" + state.scenario.name + ".toml";
   for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
   load_results_folder(state.results, results_folder);

@@ -16,6 +16,7 @@ bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change) {
   try {
     change(edited);
     edited.resolve();
+    check_fits_gui(edited);
   } catch (const InputError& e) {
     state.scenario_error = e.what();
     return false;
@@ -169,7 +170,9 @@ bool set_tile_size(AppState& state, int size) {
 
 bool open_scenario(AppState& state, std::string_view name_or_path) {
   try {
-    state.scenario = load_scenario(name_or_path);
+    Scenario opened = load_scenario(name_or_path);
+    check_fits_gui(opened);
+    state.scenario = std::move(opened);
   } catch (const InputError& e) {
     state.scenario_error = e.what();
     return false;

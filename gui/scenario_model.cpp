@@ -1,6 +1,9 @@
 #include "gui/scenario_model.hpp"
 
 #include <exception>
+#include <string>
+
+#include "core/input_error.hpp"
 
 namespace attnlab::gui {
 
@@ -25,6 +28,22 @@ ScenarioModel build_model(const Scenario& scenario, TileShape tile) {
     m.error = e.what();
   }
   return m;
+}
+
+}  // namespace attnlab::gui
+
+namespace attnlab::gui {
+
+void check_fits_gui(const Scenario& s) {
+  const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size()), total = s.total_tokens();
+  const std::int64_t packed_rows = s.packing == PackingPolicy::concatenate ? (total + s.row_len - 1) / s.row_len : docs;
+  const std::pair<const char*, std::int64_t> layouts[] = {
+      {"varlen", total}, {"padded", docs * s.padded_length()}, {"packed", packed_rows * s.row_len}};
+  for (const auto& [name, positions] : layouts)
+    if (positions > max_gui_layout_positions)
+      throw InputError((s.name.empty() ? std::string("scenario") : s.name) + ": the " + name + " layout would hold " +
+                       std::to_string(positions) + " positions; the GUI draws at most " +
+                       std::to_string(max_gui_layout_positions) + " (the CLI has no such limit)");
 }
 
 }  // namespace attnlab::gui

@@ -26,4 +26,10 @@ struct ScenarioModel {
 
 ScenarioModel build_model(const Scenario& scenario, TileShape tile);
 
+// The GUI rebuilds every layout on each edit, so it keeps each under this many
+// buffer positions (a slider dragged to 1024 documents of 65536 tokens would
+// otherwise ask for gigabytes). Throws InputError naming the scenario and the layout.
+inline constexpr std::int64_t max_gui_layout_positions = std::int64_t{1} << 24;
+void check_fits_gui(const Scenario& scenario);
+
 }  // namespace attnlab::gui

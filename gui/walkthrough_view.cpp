@@ -18,13 +18,12 @@
 
 namespace attnlab::gui {
 
-// What the walkthrough was built for, the random inputs (one head, drawn once per
-// model) and the stepper; rebuilt whenever any of the keys moves.
+// What the walkthrough was built for, and the stepper over that row's copy;
+// rebuilt whenever any of the keys moves.
 struct WalkthroughRun {
   std::uint64_t scenario_version = ~std::uint64_t{0};
   Implementation implementation = Implementation::packed;
   int row = -1, query_tile = -1;
-  std::shared_ptr<const AttentionInputs> inputs;
   std::optional<FlashWalkthrough> stepper;
   std::string error;
 };
@@ -32,6 +31,27 @@ struct WalkthroughRun {
 namespace {
 
 constexpr std::uint64_t input_seed = 1;
+
+// The walkthrough needs one row only: a one-row copy of it (the same pieces,
+// documents and padding, so every cell keeps its kind) whose tokens read
+// canonical inputs 0..valid-1, so random inputs are drawn for that row alone
+// however large the scenario.
+Layout single_row_layout(const Layout& l, int r) {
+  Layout one;
+  one.kind = l.kind;
+  one.causal = l.causal;
+  const int start = l.row_start[r], extent = l.row_start[r + 1] - start, valid = l.row_valid[r];
+  const auto pieces_begin = l.row_piece[r], pieces_end = l.row_piece[r + 1];
+  one.row_start = {0, extent};
+  one.row_valid = {valid};
+  one.row_piece = {0, pieces_end - pieces_begin};
+  one.piece_start.assign(l.piece_start.begin() + pieces_begin, l.piece_start.begin() + pieces_end);
+  one.piece_doc.assign(l.piece_doc.begin() + pieces_begin, l.piece_doc.begin() + pieces_end);
+  one.token_doc.assign(l.token_doc.begin() + start, l.token_doc.begin() + start + extent);
+  one.token_source.resize(extent);
+  for (int p = 0; p < extent; ++p) one.token_source[p] = p < valid ? p : -1;
+  return one;
+}
 
 WalkthroughRun& current_run(AppState& state) {
   const ScenarioModel& model = state.model();
@@ -41,21 +61,18 @@ WalkthroughRun& current_run(AppState& state) {
   if (layout.num_rows() > 0)
     w.query_tile = std::clamp(w.query_tile, 0, query_tiles(layout.view(), model.tile, w.row) - 1);
   std::shared_ptr<WalkthroughRun>& run = w.run;
-  if (!run || run->scenario_version != state.scenario_version) {
-    auto next = std::make_shared<WalkthroughRun>();
-    next->scenario_version = state.scenario_version;
-    const Scenario& s = model.scenario;
-    next->inputs = std::make_shared<const AttentionInputs>(make_random_inputs(s.total_tokens(), 1, 1, s.head_dim, s.dtype, input_seed));
-    run = next;
-  }
-  if (run->implementation != w.implementation || run->row != w.row || run->query_tile != w.query_tile) {
+  if (!run || run->scenario_version != state.scenario_version || run->implementation != w.implementation ||
+      run->row != w.row || run->query_tile != w.query_tile) {
+    run = std::make_shared<WalkthroughRun>();
+    run->scenario_version = state.scenario_version;
     run->implementation = w.implementation;
     run->row = w.row;
     run->query_tile = w.query_tile;
-    run->stepper.reset();
-    run->error.clear();
     try {
-      run->stepper.emplace(layout, *run->inputs, 1.0 / std::sqrt(double(model.scenario.head_dim)), model.tile, w.row, w.query_tile);
+      const Layout row = single_row_layout(layout, w.row);
+      const Scenario& s = model.scenario;
+      const AttentionInputs inputs = make_random_inputs(row.row_valid[0], 1, 1, s.head_dim, s.dtype, input_seed);
+      run->stepper.emplace(row, inputs, 1.0 / std::sqrt(double(s.head_dim)), model.tile, 0, w.query_tile);
     } catch (const std::exception& e) {
       run->error = e.what();
     }
@@ -140,10 +157,10 @@ void plot(const char* label, const std::vector<double>& values, float width) {
                    ImVec2(width, ImGui::GetTextLineHeight() * 3.5f));
 }
 
-void show_state(const FlashWalkthrough& f) {
+void show_state(const FlashWalkthrough& f, int layout_row) {
   const QueryTileState& s = f.state();
   const LayoutView v = f.layout().view();
-  ImGui::Text("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), f.row(), s.first_query,
+  ImGui::Text("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
               s.first_query + s.queries - 1, f.key_tiles_total());
   if (f.loaded_key_tile() < 0) {
     ImGui::TextWrapped("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
@@ -208,7 +225,7 @@ void show_walkthrough_view(AppState& state) {
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginChild("state");
-  show_state(*run.stepper);
+  show_state(*run.stepper, run.row);
   ImGui::EndChild();
 }
 

@@ -81,6 +81,14 @@ TEST(ScenarioEdits, LogNormalParametersRedrawTheLengths) {
   EXPECT_FALSE(set_field(state, *find_scenario_field("documents"), 3));
 }
 
+TEST(ScenarioEdits, ScenariosTooLargeToDrawAreRefused) {
+  AppState state = article_state();
+  ASSERT_TRUE(set_field(state, *find_scenario_field("document length"), 32768));  // 64 x 32768 = 2M tokens: fine
+  EXPECT_FALSE(set_field(state, *find_scenario_field("documents"), 1024));        // 32M tokens: over the limit
+  EXPECT_NE(state.scenario_error.find("at most"), std::string::npos) << state.scenario_error;
+  EXPECT_EQ(state.scenario.doc_lengths.size(), 64u);
+}
+
 TEST(ScenarioEdits, TileSizeRebuildsTheModel) {
   AppState state = article_state();
   ASSERT_TRUE(set_tile_size(state, 32));

@@ -181,9 +181,10 @@ struct Item {
 // 8j + 2·(lane%4) + (e&1) of query row lane/4 + 8·(e>>1) of the warp's 16 rows.
 //
 // A persistent grid: CTA b takes items b, b + gridDim.x, ... of the work list
-// (items x heads, longest first). While a CTA works on its last key tile of one
-// item, the Q and first K/V tiles of its next item are already on their way, so
-// short documents do not pay a load latency per item.
+// times the heads (index = item * heads + head: the CTAs running at one time work
+// on neighbouring tiles of the same rows and share their K/V in L2). While a CTA
+// works on the last key tile of one item, the Q and first K/V tiles of its next
+// item are already on their way, so short documents pay no load latency per item.
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total_items) {
   extern __shared__ __align__(128) unsigned char smem[];

@@ -1,8 +1,12 @@
 #pragma once
 // The flash kernels' schedule: one work item per (row, query tile) of a layout,
 // taken from the layout's rows (cu_seqlens for varlen), not from a grid sized by
-// the longest document. Items with the most key tiles go first, so the long
-// items of causal rows do not start last and leave the GPU idling at the end.
+// the longest document. Rows with the most key tiles go first, so a long
+// document does not start last and leave the GPU idling at the end; within a
+// row, its query tiles follow each other (most key tiles first), so the CTAs
+// running at one time share the row's K and V in L2 instead of each reading
+// its own from device memory. The kernel runs every item for all heads before
+// the next item.
 #include <vector>
 
 #include "core/layouts.hpp"

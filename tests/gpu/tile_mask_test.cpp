@@ -1,6 +1,6 @@
 // Host-only checks of what the kernels take from the layout: the masking fast
-// path equals cell_kind, and the work list covers every query tile once,
-// longest first. They need no GPU.
+// paths equal cell_kind, and the work list covers every query tile once,
+// heaviest rows first with each row's tiles together. They need no GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,7 +64,7 @@ TEST(TileMask, LastAttendedKeyEqualsCellKindOnEveryCell) {
     }
 }
 
-TEST(WorkList, CoversEveryQueryTileOnceLongestFirst) {
+TEST(WorkList, CoversEveryQueryTileOnceHeaviestRowsFirstRowsTogether) {
   std::mt19937 rng(9);
   for (int trial = 0; trial < 20; ++trial)
     for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
@@ -73,11 +73,22 @@ TEST(WorkList, CoversEveryQueryTileOnceLongestFirst) {
       std::set<std::pair<int, int>> seen;
       for (const WorkItem& w : items) EXPECT_TRUE(seen.insert({w.row, w.query_tile}).second);
       std::size_t expected = 0;
-      for (int r = 0; r < v.num_rows; ++r) expected += query_tiles(v, flash_tile, r);
+      std::vector<std::int64_t> row_tiles(v.num_rows, 0);
+      for (int r = 0; r < v.num_rows; ++r) {
+        expected += query_tiles(v, flash_tile, r);
+        for (int qt = 0; qt < query_tiles(v, flash_tile, r); ++qt) row_tiles[r] += key_tiles_visited(v, flash_tile, r, qt);
+      }
       EXPECT_EQ(items.size(), expected);
-      for (std::size_t i = 1; i < items.size(); ++i)
-        EXPECT_GE(key_tiles_visited(v, flash_tile, items[i - 1].row, items[i - 1].query_tile),
-                  key_tiles_visited(v, flash_tile, items[i].row, items[i].query_tile));
+      std::set<int> rows_done;
+      for (std::size_t i = 1; i < items.size(); ++i) {
+        const WorkItem &a = items[i - 1], &b = items[i];
+        if (a.row == b.row) {
+          EXPECT_GE(key_tiles_visited(v, flash_tile, a.row, a.query_tile), key_tiles_visited(v, flash_tile, b.row, b.query_tile));
+        } else {
+          EXPECT_GE(row_tiles[a.row], row_tiles[b.row]);
+          EXPECT_TRUE(rows_done.insert(a.row).second) << "row " << a.row << " split in the list";
+        }
+      }
     }
 }
 

@@ -7,7 +7,8 @@
 #
 # STAGE is any of build, bench, peers, ncu (default: all, in that order). Each stage
 # has a time limit so that a slow one cannot cost the others their results. OUTDIR
-# receives attnlab-bench.csv, peers.csv, peers-skipped.txt and logs.tar.gz.
+# receives attnlab-bench.csv, peers.csv and logs.tar.gz (the peers that could not run
+# are the `unavailable:` lines of logs/peers.log).
 set -uo pipefail
 out=${1:?usage: bench/device_run.sh OUTDIR [build|bench|peers|ncu ...]}
 shift
@@ -33,7 +34,7 @@ nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
 
 if stage bench; then
   echo "== attnlab-bench"
-  limit 150 "$build/bench/attnlab-bench" --scenarios="${scenarios//[[:space:]]/,}" \
+  limit 140 "$build/bench/attnlab-bench" --scenarios="${scenarios//[[:space:]]/,}" \
     --results_csv="$out/attnlab-bench.csv" --benchmark_min_time=0.3s \
     --benchmark_counters_tabular=true 2>&1 | tee "$out/logs/attnlab-bench.log"
 fi
@@ -41,14 +42,13 @@ fi
 if stage peers; then
   echo "== PyTorch peers"
   # shellcheck disable=SC2086
-  limit 250 python3 bench/peers/torch_peers.py $scenarios --resolver "$build/bench/attnlab-resolve" \
+  limit 240 python3 bench/peers/torch_peers.py $scenarios --resolver "$build/bench/attnlab-resolve" \
     --out "$out/peers.csv" 2>&1 | tee "$out/logs/peers.log"
-  grep ': unavailable: ' "$out/logs/peers.log" >"$out/peers-skipped.txt"
 fi
 
 if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then
   echo "== DRAM bytes under ncu"
-  limit 150 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
+  limit 120 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
     --log "$out/logs/ncu.log" 2>&1 | tee "$out/logs/ncu-table.txt"
 fi
 

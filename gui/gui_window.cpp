@@ -123,7 +123,7 @@ void GuiWindow::run(AppState& state) {
   }
 }
 
-Image GuiWindow::render_offscreen(AppState& state, int width, int height, int frames) {
+Image GuiWindow::render_offscreen(AppState& state, int width, int height, int frames, std::optional<ScreenPoint> mouse) {
   GLuint framebuffer = 0, color = 0;
   glGenFramebuffers(1, &framebuffer);
   glGenRenderbuffers(1, &color);
@@ -138,11 +138,11 @@ Image GuiWindow::render_offscreen(AppState& state, int width, int height, int fr
   for (int f = 0; f < frames; ++f) {
     apply_text_scale(state.text_scale);
     ImGui_ImplOpenGL3_NewFrame();
-    // No platform frame: the size is ours and no mouse hovers a picture nobody looks at.
+    // No platform frame: the size and the mouse are ours.
     io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
     io.DisplayFramebufferScale = ImVec2(1, 1);
     io.DeltaTime = 1.0f / 60.0f;
-    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    io.MousePos = mouse ? ImVec2(float(mouse->x), float(mouse->y)) : ImVec2(-FLT_MAX, -FLT_MAX);
     for (bool& down : io.MouseDown) down = false;
     draw_frame(state);
   }

@@ -3,6 +3,9 @@
 // interactive loop, and offscreen rendering for headless screenshots and tests.
 #include "gui/app_state.hpp"
 #include "gui/image.hpp"
+#include "gui/window_size.hpp"
+
+#include <optional>
 
 struct GLFWwindow;
 
@@ -19,9 +22,11 @@ class GuiWindow {
 
   // Draws frames until the window is closed.
   void run(AppState& state);
-  // Draws `frames` frames of width x height into an offscreen framebuffer, with no
-  // mouse over the window, and reads the last one back.
-  Image render_offscreen(AppState& state, int width, int height, int frames = 3);
+  // Draws `frames` frames of width x height into an offscreen framebuffer and reads
+  // the last one back. The mouse rests at `mouse` (no button down), or nowhere; a
+  // tooltip shows from the third frame on (one to select the view, one to size it).
+  Image render_offscreen(AppState& state, int width, int height, int frames = 3,
+                         std::optional<ScreenPoint> mouse = std::nullopt);
 
  private:
   void apply_text_scale(float scale);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "core/input_error.hpp"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   std::string results_folder = std::string(ATTNLAB_SOURCE_DIR) + "/results/h100";
   float text_scale = 1.0f;
   double mask_cells = 0;
+  std::string mouse_arg;
   app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
   app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings or walkthrough");
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector")->check(CLI::Range(0.75, 3.0));
   app.add_option("--mask-cells", mask_cells, "Masks view: start on the first N x N cells of each picture (default: all)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--mouse", mouse_arg, "with --screenshot: rest the mouse at X,Y (shows the tooltip there)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings or walkthrough, got \"" + view_arg + "\"");
     const WindowSize size = parse_window_size(size_arg);
+    const std::optional<ScreenPoint> mouse = mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
     AppState state = make_app_state(scenario_arg, results_folder);
     state.view = *view;
     state.text_scale = text_scale;
@@ -42,7 +46,7 @@ int main(int argc, char** argv) {
     if (screenshot.empty()) {
       window.run(state);
     } else {
-      write_png(window.render_offscreen(state, size.width, size.height), screenshot);
+      write_png(window.render_offscreen(state, size.width, size.height, mouse ? 6 : 3, mouse), screenshot);
       std::printf("wrote %s (%s view, %dx%d)\n", screenshot.c_str(), view_name(*view), size.width, size.height);
     }
   } catch (const attnlab::InputError& e) {

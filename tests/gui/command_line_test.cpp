@@ -45,6 +45,12 @@ TEST(CommandLine, UnknownScenarioExitsTwo) {
   EXPECT_NE(o.output.find("no-such-scenario"), std::string::npos) << o.output;
 }
 
+TEST(CommandLine, BadMouseExitsTwo) {
+  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --mouse 10x20");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--mouse"), std::string::npos) << o.output;
+}
+
 TEST(CommandLine, UnknownFlagExitsTwo) { EXPECT_EQ(run_gui("--frobnicate").exit_code, 2); }
 
 TEST(WindowSize, ParsesAndRejects) {
@@ -53,6 +59,10 @@ TEST(WindowSize, ParsesAndRejects) {
   EXPECT_EQ(s.height, 1080);
   for (const char* bad : {"", "1920", "1920x", "x1080", "1920x1080x", "10x10", "99999x100", "12ax40"})
     EXPECT_THROW(parse_window_size(bad), InputError) << bad;
+  EXPECT_EQ(parse_screen_point("640,400").x, 640);
+  EXPECT_EQ(parse_screen_point("640,400").y, 400);
+  for (const char* bad : {"", "640", "640,", "-1,5", "640,400,1", "640x400"})
+    EXPECT_THROW(parse_screen_point(bad), InputError) << bad;
 }
 
 }  // namespace

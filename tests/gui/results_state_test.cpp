@@ -6,12 +6,13 @@
 #include <fstream>
 
 #include "gui/results_state.hpp"
+#include "temp_path.hpp"
 
 namespace attnlab::gui {
 namespace {
 
 std::filesystem::path fresh_folder(const char* name) {
-  const auto folder = std::filesystem::temp_directory_path() / name;
+  const auto folder = unique_temp_path(name);
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   return folder;
@@ -30,7 +31,7 @@ ResultRow row(const char* implementation, double median_us) {
 }
 
 TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
-  const auto folder = fresh_folder("attnlab-gui-results");
+  const auto folder = fresh_folder("results");
   write_results_csv(folder / "a-good.csv", {row("varlen", 500), row("packed", 1700)});
   std::ofstream(folder / "b-broken.csv") << "this,is,not\na,results,file\n";
   std::ofstream(folder / "notes.txt") << "not a csv\n";
@@ -50,7 +51,9 @@ TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
 
 TEST(ResultsState, MissingOrEmptyFolderAddsNothing) {
   ResultsState results;
-  load_results_folder(results, fresh_folder("attnlab-gui-empty"));
+  const auto empty = fresh_folder("empty");
+  load_results_folder(results, empty);
+  std::filesystem::remove_all(empty);
   load_results_folder(results, "/nonexistent/attnlab/results");
   EXPECT_TRUE(results.files.empty());
   EXPECT_TRUE(results.problems.empty());

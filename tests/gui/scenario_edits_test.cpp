@@ -6,6 +6,7 @@
 
 #include "core/scenario_file.hpp"
 #include "gui/scenario_edits.hpp"
+#include "temp_path.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -99,7 +100,7 @@ TEST(ScenarioEdits, TileSizeRebuildsTheModel) {
 TEST(ScenarioEdits, SavedScenarioReadsBackAsEdited) {
   AppState state = article_state();
   ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 12));
-  const auto path = std::filesystem::temp_directory_path() / "attnlab-gui-saved.toml";
+  const auto path = unique_temp_path("saved.toml");
   std::string message;
   ASSERT_TRUE(save_scenario_as(state, path.string(), message)) << message;
   const Scenario back = load_scenario(path.string());

@@ -14,6 +14,7 @@
 #include "gui/cell_colors.hpp"
 #include "gui/gui_window.hpp"
 #include "gui/scenario_edits.hpp"
+#include "temp_path.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -61,7 +62,7 @@ TEST(Views, EachViewRendersAPictureWithContent) {
         colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
       }
     EXPECT_GT(colours.size(), 20u);  // text, widgets and pictures, not a blank clear colour
-    const auto png = std::filesystem::temp_directory_path() / (std::string("attnlab-gui-") + view_name(v) + ".png");
+    const auto png = unique_temp_path(std::string(view_name(v)) + ".png");
     write_png(image, png);
     EXPECT_GT(std::filesystem::file_size(png), 1000u);
     std::filesystem::remove(png);
@@ -150,7 +151,7 @@ TEST(MaskView, PaddingOfAPaddedRowIsPaintedAsPadding) {
 }
 
 TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
-  const auto folder = std::filesystem::temp_directory_path() / "attnlab-gui-render-results";
+  const auto folder = unique_temp_path("render-results");
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   ResultRow r;
@@ -174,7 +175,7 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
 }
 
 TEST(Headless, ScreenshotCommandWritesAPng) {
-  const auto png = std::filesystem::temp_directory_path() / "attnlab-gui-headless.png";
+  const auto png = unique_temp_path("headless.png");
   std::filesystem::remove(png);
   const std::string command =
       std::string(ATTNLAB_GUI_EXE) + " --screenshot " + png.string() + " --view costs --size 640x400 > /dev/null";

@@ -24,7 +24,8 @@ void show_header(AppState& state) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  ImGui::Text("scenario %s: %zu documents, %lld tokens, tile %dx%d", state.scenario.name.c_str(),
+  ImGui::Text("scenario %s%s: %zu documents, %lld tokens, tile %dx%d", state.scenario.name.c_str(),
+              state.scenario_edited ? " (edited)" : "",
               state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
               model.tile.cols);
   const float slider = ImGui::GetFontSize() * 8;

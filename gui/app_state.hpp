@@ -44,6 +44,7 @@ struct AppState {
   Scenario scenario;         // as edited; resolved (doc_lengths follow length_source)
   TileShape tile{64, 64};    // the flash kernels' tile
   std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
+  bool scenario_edited = false;  // changed since it was read: results rows of its name no longer describe it
 
   View view = View::masks;
   bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)

@@ -98,7 +98,8 @@ void cell(const std::string& text) {
   ImGui::TextUnformatted(text.c_str());
 }
 
-void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
+// `edited`: the scenario no longer matches the results rows of its name, so none are shown.
+void show_cost_table(const ScenarioModel& model, const ResultsState& results, bool edited) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
   const float height = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
@@ -118,7 +119,7 @@ void show_cost_table(const ScenarioModel& model, const ResultsState& results) {
     cell(format_count(double(c.scores.bleed)));
     cell(format_count(double(c.flops_fwd)));
     cell(format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + ")");
-    const auto measured = measured_hbm_bytes(results, model.scenario, c.implementation);
+    const auto measured = edited ? std::nullopt : measured_hbm_bytes(results, model.scenario, c.implementation);
     cell(measured ? format_bytes(double(*measured)) : "not measured");
     cell(format_bytes(double(c.extra_memory_bytes)));
   }
@@ -141,7 +142,7 @@ void show_costs_view(AppState& state) {
   ImGui::Spacing();
   show_hbm_bars(model);
   ImGui::Spacing();
-  show_cost_table(model, state.results);
+  show_cost_table(model, state.results, state.scenario_edited);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("FLOPs: 4 x head dim per score computed (backward: 2.5x). HBM bytes and extra memory: the cost "
                      "model of core/README.md; measured bytes come from ncu runs in the results files.");

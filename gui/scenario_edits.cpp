@@ -22,6 +22,7 @@ bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change) {
     return false;
   }
   state.scenario = std::move(edited);
+  state.scenario_edited = true;
   state.scenario_error.clear();
   ++state.scenario_version;
   return true;
@@ -173,6 +174,7 @@ bool open_scenario(AppState& state, std::string_view name_or_path) {
     Scenario opened = load_scenario(name_or_path);
     check_fits_gui(opened);
     state.scenario = std::move(opened);
+    state.scenario_edited = false;
   } catch (const InputError& e) {
     state.scenario_error = e.what();
     return false;

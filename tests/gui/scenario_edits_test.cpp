@@ -20,7 +20,9 @@ AppState article_state() {
 TEST(ScenarioEdits, DocumentCountSliderChangesTheLayouts) {
   AppState state = article_state();
   EXPECT_EQ(state.model().packed.num_rows(), 8);
+  EXPECT_FALSE(state.scenario_edited);
   ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 32));
+  EXPECT_TRUE(state.scenario_edited);
   EXPECT_EQ(state.scenario.doc_lengths.size(), 32u);
   EXPECT_EQ(state.model().packed.num_rows(), 4);
   EXPECT_EQ(state.model().varlen.buffer_tokens(), 32 * 512);

@@ -29,7 +29,7 @@ void show_score_bars(const ScenarioModel& model) {
   std::int64_t most = 1;
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.scores_computed());
   ImGui::TextUnformatted("Scores computed, by cell kind");
-  const float label_width = ImGui::CalcTextSize("varlen  ").x;
+  const float label_width = ImGui::CalcTextSize("padded  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0G (00.00x varlen)").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -54,7 +54,7 @@ void show_hbm_bars(const ScenarioModel& model) {
   std::int64_t most = 1;
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.hbm.total());
   ImGui::TextUnformatted("HBM bytes moved (model); naive's S and P traffic dominates where rows are long");
-  const float label_width = ImGui::CalcTextSize("varlen  ").x;
+  const float label_width = ImGui::CalcTextSize("padded  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0 GB (00.00x varlen)").x;
   for (const ImplementationCost& c : model.costs.costs) {
     ImGui::TextUnformatted(implementation_name(c.implementation));

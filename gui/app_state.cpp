@@ -1,6 +1,7 @@
 #include "gui/app_state.hpp"
 
 #include "core/scenario_file.hpp"
+#include "gui/scenario_edits.hpp"
 
 namespace attnlab::gui {
 
@@ -45,7 +46,7 @@ AppState make_app_state(std::string_view scenario_name_or_path, const std::strin
   state.scenario = load_scenario(scenario_name_or_path.empty() ? default_scenario_name : scenario_name_or_path);
   check_fits_gui(state.scenario);
   state.save_path = "my-" + state.scenario.name + ".toml";
-  for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
+  refresh_shipped_scenarios(state);
   load_results_folder(state.results, results_folder);
   return state;
 }

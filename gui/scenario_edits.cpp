@@ -169,6 +169,15 @@ bool set_tile_size(AppState& state, int size) {
   return true;
 }
 
+void refresh_shipped_scenarios(AppState& state) {
+  state.shipped_scenarios.clear();
+  try {
+    for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
+  } catch (const InputError& e) {
+    state.scenario_error = e.what();
+  }
+}
+
 bool open_scenario(AppState& state, std::string_view name_or_path) {
   try {
     Scenario opened = load_scenario(name_or_path);

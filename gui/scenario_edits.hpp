@@ -41,6 +41,8 @@ bool set_causal(AppState& state, bool causal);
 bool set_dtype(AppState& state, DType dtype);
 // The flash kernels' tile: square, rows = cols = size.
 bool set_tile_size(AppState& state, int size);
+// Re-reads the names of the shipped scenarios; a missing folder is said in scenario_error.
+void refresh_shipped_scenarios(AppState& state);
 // Replaces the scenario with a shipped one (a name) or a file (a path).
 bool open_scenario(AppState& state, std::string_view name_or_path);
 // Writes the scenario as a TOML file the CLI reads; the message says where, or why not.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/scenario_file.hpp"
 #include "gui/number_format.hpp"
 #include "gui/scenario_edits.hpp"
 #include "gui/views.hpp"
@@ -22,10 +21,7 @@ void show_scenario_list(AppState& state) {
       if (ImGui::Selectable(name.c_str(), name == state.scenario.name)) open_scenario(state, name);
     ImGui::EndListBox();
   }
-  if (ImGui::Button("refresh list")) {
-    state.shipped_scenarios.clear();
-    for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
-  }
+  if (ImGui::Button("refresh list")) refresh_shipped_scenarios(state);
 }
 
 void show_length_source(AppState& state) {

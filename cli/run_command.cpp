@@ -140,7 +140,7 @@ struct Outcome {
   GpuTiming timing;
   ErrorStats error;
   std::optional<double> bleed;
-  std::int64_t unwritten = 0;
+  std::int64_t unwritten = 0;  // valid positions with a non-finite O or LSE (outputs are poisoned first)
   std::string checked;
   std::optional<KernelCounts> counted;
 };
@@ -301,7 +301,7 @@ class ScenarioRun {
 
 void print_outcomes(const ScenarioRun& run, const std::vector<Outcome>& outcomes) {
   TextTable table({"implementation", "median us", "min us", "useful TFLOP/s", "computed TFLOP/s", "scores computed",
-                   "computed/useful", "rel L2", "max abs", "bleed rel L2", "checked"});
+                   "computed/useful", "rel L2", "max abs", "bleed rel L2", "unwritten", "checked"});
   for (const Outcome& o : outcomes) {
     const ImplementationCost& cost = run.model()[o.implementation];
     const std::string name = implementation_name(o.implementation);
@@ -315,13 +315,11 @@ void print_outcomes(const ScenarioRun& run, const std::vector<Outcome>& outcomes
                    si_count(double(cost.scores_computed())),
                    times(double(cost.scores_computed()) / double(cost.scores_useful())),
                    printf_string("%.2e", o.error.rel_l2), printf_string("%.2e", o.error.max_abs),
-                   o.bleed ? printf_string("%.3f", *o.bleed) : "", o.checked});
+                   o.bleed ? printf_string("%.3f", *o.bleed) : "", std::to_string(o.unwritten), o.checked});
   }
   std::fputs(table.render().c_str(), stdout);
   for (const Outcome& o : outcomes) {
     if (!o.refused.empty()) std::printf("%s refused: %s\n", implementation_name(o.implementation), o.refused.c_str());
-    if (o.unwritten) std::printf("%s: %lld valid outputs not written or not finite\n", implementation_name(o.implementation),
-                                 static_cast<long long>(o.unwritten));
   }
 }
 
@@ -356,6 +354,7 @@ void run_scenarios(const RunOptions& options) {
 
   std::vector<ResultRow> rows;
   bool counts_equal = true;
+  std::int64_t unwritten = 0;
   for (const std::string& name : options.scenarios) {
     Scenario s = load_scenario(name);
     if (dtype) s.dtype = *dtype;
@@ -367,8 +366,10 @@ void run_scenarios(const RunOptions& options) {
     const std::vector<Outcome> outcomes = run.run(implementations);
     print_outcomes(run, outcomes);
     counts_equal = report_counts(run, outcomes) && counts_equal;
-    for (const Outcome& o : outcomes)
+    for (const Outcome& o : outcomes) {
       if (o.refused.empty()) rows.push_back(run.result_row(o));
+      unwritten += o.unwritten;
+    }
     std::fflush(stdout);
   }
   if (!options.out.empty()) {
@@ -376,6 +377,7 @@ void run_scenarios(const RunOptions& options) {
     std::printf("\nwrote %zu rows to %s\n", rows.size(), options.out.c_str());
   }
   if (!counts_equal) throw std::runtime_error("the kernels' counted tiles or scores differ from the cost model");
+  if (unwritten) throw std::runtime_error(std::to_string(unwritten) + " valid outputs were not written or not finite");
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ struct GpuInfo {
   int sm_count = 0;
   int driver_version = 0;    // CUDA driver API version, e.g. 13000
   int runtime_version = 0;   // CUDA runtime the binary was built against, e.g. 13000
-  std::string driver;        // the display driver's version as nvidia-smi prints it (from NVML); empty if unknown
+  std::string driver;        // the display driver's version as nvidia-smi prints it (NVML); empty if unknown
   std::size_t free_bytes = 0, total_bytes = 0;
 };
 

@@ -1,8 +1,8 @@
 // The GPU itself: discovery, memory, layouts on the device, timing.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <utility>
-#include <fstream>
-#include <regex>
 #include <vector>
 
 #include "kernels/attention.hpp"
@@ -13,14 +13,24 @@ namespace attnlab {
 
 namespace {
 
-// The display driver's version ("580.65.06") from the kernel module, without linking NVML.
+// The display driver's version ("580.159.04") from NVML, which ships with the
+// driver. It is opened at run time, so the binary starts on machines without it.
 std::string display_driver_version() {
-  std::ifstream in("/proc/driver/nvidia/version");
-  std::string line;
-  std::getline(in, line);
-  std::smatch m;
-  if (std::regex_search(line, m, std::regex(R"(Kernel Module\s+([0-9][0-9.]*))"))) return m[1];
-  return "";
+  void* nvml = dlopen("libnvidia-ml.so.1", RTLD_LAZY);
+  if (!nvml) return "";
+  using Call = int (*)();
+  using GetVersion = int (*)(char*, unsigned);
+  const auto init = reinterpret_cast<Call>(dlsym(nvml, "nvmlInit_v2"));
+  const auto get_version = reinterpret_cast<GetVersion>(dlsym(nvml, "nvmlSystemGetDriverVersion"));
+  const auto shutdown = reinterpret_cast<Call>(dlsym(nvml, "nvmlShutdown"));
+  std::string version;
+  if (init && get_version && shutdown && init() == 0) {
+    char text[96] = {};
+    if (get_version(text, sizeof text) == 0) version = text;
+    shutdown();
+  }
+  dlclose(nvml);
+  return version;
 }
 
 }  // namespace

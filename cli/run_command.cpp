@@ -90,7 +90,8 @@ ReferenceCheck choose_reference_check(const Layout& layout, int heads, std::uint
   std::iota(rows_order.begin(), rows_order.end(), 0);
   std::shuffle(heads_order.begin(), heads_order.end(), rng);
   std::shuffle(rows_order.begin(), rows_order.end(), rng);
-  const int nheads = std::min(heads, sampled_heads);
+  // Two heads, or one when the first sampled row alone would take the budget with two.
+  const int nheads = row_cells[rows_order.front()] * sampled_heads > reference_cell_budget ? 1 : std::min(heads, sampled_heads);
   check.options.heads.assign(heads_order.begin(), heads_order.begin() + nheads);
   double used = 0;
   for (int r : rows_order) {  // seeded order; every row that still fits, and at least one

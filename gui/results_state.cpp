@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <exception>
 
-#include "core/input_error.hpp"
 
 namespace attnlab::gui {
 
@@ -14,9 +13,10 @@ void load_file(ResultsState& results, const std::filesystem::path& path) {
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
   try {
     results.files.push_back({path, read_results_csv(path)});
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {
     const std::string message = e.what();
-    // read_results_csv names the file; keep that, and name it where it does not.
+    // read_results_csv names the file; keep that, and name it where it does not (any
+    // failure of a file, not only the reader's InputError, skips that file alone).
     results.problems.push_back(message.starts_with(path.string()) ? message : path.string() + ": " + message);
   }
 }

@@ -4,9 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <exception>
 #include <numeric>
 
-#include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
 
 namespace attnlab::gui {
@@ -17,7 +17,7 @@ bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change) {
     change(edited);
     edited.resolve();
     check_fits_gui(edited);
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {
     state.scenario_error = e.what();
     return false;
   }
@@ -173,7 +173,7 @@ void refresh_shipped_scenarios(AppState& state) {
   state.shipped_scenarios.clear();
   try {
     for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {
     state.scenario_error = e.what();
   }
 }
@@ -184,7 +184,7 @@ bool open_scenario(AppState& state, std::string_view name_or_path) {
     check_fits_gui(opened);
     state.scenario = std::move(opened);
     state.scenario_edited = false;
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {
     state.scenario_error = e.what();
     return false;
   }
@@ -198,7 +198,7 @@ bool open_scenario(AppState& state, std::string_view name_or_path) {
 bool save_scenario_as(AppState& state, const std::string& path, std::string& message) {
   try {
     save_scenario(state.scenario, path);
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {
     message = e.what();
     return false;
   }

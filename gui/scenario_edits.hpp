@@ -2,8 +2,8 @@
 // Every change the Scenario view makes goes through here, and the tests drive the
 // same functions: an edit is applied to a copy of the scenario, which is then
 // resolved (lengths re-drawn, values checked); a valid result replaces the
-// scenario and bumps its version so the model is rebuilt, an invalid one leaves
-// it as it was and says why in scenario_error.
+// scenario and bumps its version so the model is rebuilt, an invalid one (any
+// exception, usually an InputError) leaves it as it was and says why in scenario_error.
 #include <functional>
 #include <span>
 #include <string>

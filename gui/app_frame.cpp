@@ -28,6 +28,10 @@ void show_header(AppState& state) {
               state.scenario_edited ? " (edited)" : "",
               state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
               model.tile.cols);
+  if (!state.model_is_current()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(updating the model...)");
+  }
   const float slider = ImGui::GetFontSize() * 8;
   const float control = slider + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("text size").x;
   const float right = ImGui::GetWindowContentRegionMax().x;

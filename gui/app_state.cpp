@@ -1,5 +1,7 @@
 #include "gui/app_state.hpp"
 
+#include <chrono>
+
 #include "core/scenario_file.hpp"
 #include "gui/scenario_edits.hpp"
 
@@ -34,9 +36,16 @@ std::optional<View> parse_view(std::string_view name) {
 }
 
 const ScenarioModel& AppState::model() {
-  if (!model_ || model_version_ != scenario_version) {
-    model_ = std::make_shared<const ScenarioModel>(build_model(scenario, tile));
-    model_version_ = scenario_version;
+  if (next_model_.valid() && next_model_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    model_ = std::make_shared<const ScenarioModel>(next_model_.get());
+  if (model_is_current()) return *model_;
+  if (!build_model_in_background || !model_) {
+    if (next_model_.valid()) next_model_.wait();  // a stale build in flight: let it end, then drop it
+    next_model_ = {};
+    model_ = std::make_shared<const ScenarioModel>(build_model(scenario, tile, scenario_version));
+  } else if (!next_model_.valid()) {
+    // One build at a time; edits made meanwhile are picked up by the next one.
+    next_model_ = std::async(std::launch::async, build_model, scenario, tile, scenario_version);
   }
   return *model_;
 }

@@ -4,6 +4,7 @@
 // changes, through model(), never kept in sync by hand.
 #include <array>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,13 +63,19 @@ struct AppState {
   std::string save_message;      // where the last save went, or why it failed
 
   std::uint64_t scenario_version = 0;  // bumped by every edit (see scenario_edits.hpp)
+  // Interactive: rebuild the model on a worker thread and keep drawing the last one
+  // meanwhile, so dragging a slider over a large scenario never stalls a frame.
+  // Off (headless, tests): model() always returns the current scenario's model.
+  bool build_model_in_background = false;
 
-  // The model of the current scenario and tile, rebuilt when scenario_version moved.
+  // The model of the current scenario and tile, rebuilt when scenario_version
+  // moved; in the background mode, possibly the previous one while it is rebuilt.
   const ScenarioModel& model();
+  bool model_is_current() const { return model_ && model_->version == scenario_version; }
 
  private:
   std::shared_ptr<const ScenarioModel> model_;
-  std::uint64_t model_version_ = ~std::uint64_t{0};
+  std::future<ScenarioModel> next_model_;  // the background build in flight, if any
 };
 
 // A state on the named (or default) scenario; shipped results are read from `results_folder`.

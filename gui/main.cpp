@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     state.view = *view;
     state.text_scale = text_scale;
     for (MaskViewport& vp : state.mask_viewports) vp.fit_cells = mask_cells;
+    state.build_model_in_background = screenshot.empty();
     GuiWindow window(size.width, size.height, screenshot.empty());
     if (screenshot.empty()) {
       window.run(state);

@@ -16,8 +16,8 @@ const Layout& ScenarioModel::layout_of(Implementation i) const {
   return varlen;
 }
 
-ScenarioModel build_model(const Scenario& scenario, TileShape tile) {
-  ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}};
+ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t version) {
+  ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}, version};
   try {
     if (scenario.doc_lengths.empty()) throw std::invalid_argument("the scenario has no documents");
     m.padded = scenario.padded_layout();

@@ -17,6 +17,7 @@ struct ScenarioModel {
   Layout padded, packed, varlen;
   std::vector<std::int64_t> doc_offsets;  // canonical start of each document, total at the end
   CostModel costs;                        // per implementation, all heads
+  std::uint64_t version = 0;              // AppState::scenario_version it was built for
 
   bool ok() const { return error.empty(); }
   const Layout& layout_of(Implementation i) const;
@@ -24,7 +25,7 @@ struct ScenarioModel {
   TileShape tile_of(Implementation i) const { return costs[i].tile; }
 };
 
-ScenarioModel build_model(const Scenario& scenario, TileShape tile);
+ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t version = 0);
 
 // The GUI rebuilds every layout on each edit, so it keeps each under this many
 // buffer positions (a slider dragged to 1024 documents of 65536 tokens would

@@ -21,7 +21,7 @@ namespace attnlab::gui {
 // What the walkthrough was built for, and the stepper over that row's copy;
 // rebuilt whenever any of the keys moves.
 struct WalkthroughRun {
-  std::uint64_t scenario_version = ~std::uint64_t{0};
+  std::uint64_t model_version = ~std::uint64_t{0};
   Implementation implementation = Implementation::packed;
   int row = -1, query_tile = -1;
   std::optional<FlashWalkthrough> stepper;
@@ -61,10 +61,10 @@ WalkthroughRun& current_run(AppState& state) {
   if (layout.num_rows() > 0)
     w.query_tile = std::clamp(w.query_tile, 0, query_tiles(layout.view(), model.tile, w.row) - 1);
   std::shared_ptr<WalkthroughRun>& run = w.run;
-  if (!run || run->scenario_version != state.scenario_version || run->implementation != w.implementation ||
+  if (!run || run->model_version != model.version || run->implementation != w.implementation ||
       run->row != w.row || run->query_tile != w.query_tile) {
     run = std::make_shared<WalkthroughRun>();
-    run->scenario_version = state.scenario_version;
+    run->model_version = model.version;
     run->implementation = w.implementation;
     run->row = w.row;
     run->query_tile = w.query_tile;

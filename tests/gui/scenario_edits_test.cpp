@@ -2,7 +2,9 @@
 // model follows each valid edit, and an invalid one changes nothing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "core/scenario_file.hpp"
 #include "gui/scenario_edits.hpp"
@@ -90,6 +92,21 @@ TEST(ScenarioEdits, ScenariosTooLargeToDrawAreRefused) {
   EXPECT_FALSE(set_field(state, *find_scenario_field("documents"), 1024));        // 32M tokens: over the limit
   EXPECT_NE(state.scenario_error.find("at most"), std::string::npos) << state.scenario_error;
   EXPECT_EQ(state.scenario.doc_lengths.size(), 64u);
+}
+
+TEST(ScenarioEdits, BackgroundBuildCatchesUpWithTheLatestEdit) {
+  AppState state = article_state();
+  state.build_model_in_background = true;
+  EXPECT_EQ(state.model().packed.num_rows(), 8);  // the first model is built at once
+  ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 48));
+  ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 16));
+  for (int i = 0; i < 500 && !state.model_is_current(); ++i) {
+    state.model();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(state.model_is_current());
+  EXPECT_EQ(state.model().packed.num_rows(), 2);
+  EXPECT_EQ(state.model().scenario.doc_lengths.size(), 16u);
 }
 
 TEST(ScenarioEdits, TileSizeRebuildsTheModel) {

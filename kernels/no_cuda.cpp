@@ -27,7 +27,7 @@ void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&)
 void run_flash(const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
 
 std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
-NaiveAttention::NaiveAttention(const DeviceLayout&, const AttentionProblem&) { no_cuda(); }
+NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
 NaiveAttention::~NaiveAttention() = default;
 void NaiveAttention::run(AttentionTensors&) { no_cuda(); }
 

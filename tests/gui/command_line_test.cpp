@@ -27,28 +27,22 @@ Outcome run_gui(const std::string& args) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-TEST(CommandLine, UnknownViewExitsTwo) {
-  const Outcome o = run_gui("--screenshot /tmp/x.png --view nope");
-  EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.output.find("--view"), std::string::npos) << o.output;
-}
-
-TEST(CommandLine, BadSizeExitsTwo) {
-  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --size 12");
-  EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.output.find("--size"), std::string::npos) << o.output;
-}
-
-TEST(CommandLine, UnknownScenarioExitsTwo) {
-  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --scenario no-such-scenario");
-  EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.output.find("no-such-scenario"), std::string::npos) << o.output;
-}
-
-TEST(CommandLine, BadMouseExitsTwo) {
-  const Outcome o = run_gui("--screenshot /tmp/x.png --view masks --mouse 10x20");
-  EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.output.find("--mouse"), std::string::npos) << o.output;
+TEST(CommandLine, BadArgumentsExitTwoNamingTheirFlag) {
+  const struct {
+    const char* args;
+    const char* named;
+  } cases[] = {
+      {"--view nope", "--view"},
+      {"--view masks --size 12", "--size"},
+      {"--view masks --scenario no-such-scenario", "no-such-scenario"},
+      {"--view masks --mouse 10x20", "--mouse"},
+      {"--view masks --text-scale 9", "--text-scale"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = run_gui(std::string("--screenshot /tmp/never-written.png ") + c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args;
+    EXPECT_NE(o.output.find(c.named), std::string::npos) << c.args << ": " << o.output;
+  }
 }
 
 TEST(CommandLine, UnknownFlagExitsTwo) { EXPECT_EQ(run_gui("--frobnicate").exit_code, 2); }

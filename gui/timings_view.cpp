@@ -58,7 +58,8 @@ void show_sources(AppState& state) {
 void show_table(const std::vector<const ResultRow*>& rows) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY;
-  const float height = std::min(ImGui::GetContentRegionAvail().y * 0.45f, ImGui::GetTextLineHeightWithSpacing() * (rows.size() + 1) + ImGui::GetStyle().CellPadding.y * 2 * (rows.size() + 1));
+  const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
+  const float height = std::min(ImGui::GetContentRegionAvail().y * 0.45f, row_height * float(rows.size() + 1) + 2);
   if (!ImGui::BeginTable("results", 9, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* title : {"scenario", "implementation", "source", "dtype", "head dim", "median us", "min..max us",
@@ -82,7 +83,11 @@ void show_table(const std::vector<const ResultRow*>& rows) {
     ImGui::TableNextColumn();
     ImGui::Text("%s..%s", number(r->min_us, "%.1f").c_str(), number(r->max_us, "%.1f").c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(number(r->useful_tflops, "%.1f").c_str());
+    if (r->useful_tflops)  // a bar against the GEMM ceiling: how much of the machine did useful work
+      ImGui::ProgressBar(float(*r->useful_tflops / gemm_ceiling_tflops), ImVec2(ImGui::GetFontSize() * 8, 0),
+                         number(r->useful_tflops, "%.1f").c_str());
+    else
+      ImGui::TextUnformatted("-");
     ImGui::TableNextColumn();
     const ResultRow* varlen = our_varlen(rows, *r);
     ImGui::TextUnformatted(varlen && r->median_us ? format_ratio(*r->median_us / *varlen->median_us).c_str() : "-");

@@ -60,9 +60,7 @@ std::string CaseKey::name() const {
 
 PreparedCase::PreparedCase(const CaseKey& key) : key_(key), layout_(layout_for(key.scenario, key.implementation)) {
   const Scenario& s = key_.scenario;
-  const CostModel model = model_costs(s, flash_tile);
-  cost_ = model[key_.implementation];
-  useful_flops_ = model[Implementation::varlen].flops_useful_fwd;
+  cost_ = model_costs(s, flash_tile)[key_.implementation];
   problem_ = {s.dtype, s.heads, s.kv_heads, s.head_dim};
   problem_.validate();
   device_layout_ = std::make_unique<DeviceLayout>(layout_);

@@ -38,7 +38,6 @@ class PreparedCase {
 
   const CaseKey& key() const { return key_; }
   const ImplementationCost& cost() const { return cost_; }
-  std::int64_t useful_flops() const { return useful_flops_; }  // the documents' own work: varlen's useful scores
   int input_sets() const { return static_cast<int>(sets_.size()); }
 
   // One forward pass on input set `set` (modulo the number of sets); asynchronous.
@@ -50,7 +49,6 @@ class PreparedCase {
   CaseKey key_;
   Layout layout_;
   ImplementationCost cost_;
-  std::int64_t useful_flops_ = 0;
   AttentionProblem problem_;
   std::unique_ptr<DeviceLayout> device_layout_;
   std::vector<AttentionTensors> sets_;

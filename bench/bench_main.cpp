@@ -116,7 +116,6 @@ struct CaseRecord {
   CaseKey key;
   std::vector<double> samples_us;
   std::optional<ImplementationCost> cost;
-  std::int64_t useful_flops = 0;
   std::optional<std::int64_t> scores_counted;  // by the tiled kernel's counting build
   bool profiled = false;
 };
@@ -167,7 +166,6 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
     return;
   }
   record.cost = c->cost();
-  record.useful_flops = c->useful_flops();
   std::vector<double> samples;
   int set = 0;
   for (auto _ : state) {
@@ -179,7 +177,7 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
   record.samples_us.insert(record.samples_us.end(), samples.begin(), samples.end());
   const double seconds = median_of(samples) * 1e-6;
   const ImplementationCost& cost = c->cost();
-  state.counters["useful_TFLOP/s"] = double(c->useful_flops()) / seconds / 1e12;
+  state.counters["useful_TFLOP/s"] = double(cost.flops_useful_fwd) / seconds / 1e12;
   state.counters["computed_TFLOP/s"] = double(cost.flops_fwd) / seconds / 1e12;
   state.counters["scores_computed"] = double(cost.scores_computed());
   state.counters["scores_useful"] = double(cost.scores_useful());
@@ -205,7 +203,7 @@ ResultRow result_row(const CaseRecord& r, const RunInfo& run) {
   row.median_us = median;
   row.min_us = *std::min_element(r.samples_us.begin(), r.samples_us.end());
   row.max_us = *std::max_element(r.samples_us.begin(), r.samples_us.end());
-  row.useful_tflops = double(r.useful_flops) / (median * 1e-6) / 1e12;
+  row.useful_tflops = double(cost.flops_useful_fwd) / (median * 1e-6) / 1e12;
   row.scores_computed = r.scores_counted.value_or(cost.scores_computed());
   row.scores_useful = cost.scores_useful();
   row.kv_heads = s.kv_heads;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cost_model.hpp"
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
@@ -76,6 +77,14 @@ void print_scenario(const attnlab::Scenario& s) {
               json_string(attnlab::packing_policy_name(s.packing)).c_str(), s.padded_length());
   std::printf("\"doc_lengths\":%s,", json_array(s.doc_lengths, number).c_str());
   std::printf("\"packed_rows\":%s,", json_array(packed_row_runs(s.packed_layout()), verbatim).c_str());
+  // Useful scores (all heads) of each implementation's layout: a packed row that cuts a
+  // document loses the cells across the cut, so a peer's useful FLOPs follow its layout.
+  const attnlab::CostModel model = attnlab::model_costs(s);
+  std::string useful = "{";
+  for (attnlab::Implementation i : attnlab::all_implementations)
+    useful += (useful.size() > 1 ? "," : "") + json_string(attnlab::implementation_name(i)) + ":" +
+              std::to_string(model[i].scores_useful());
+  std::printf("\"scores_useful\":%s,", (useful + "}").c_str());
   std::printf("\"results_columns\":%s}\n", json_array(attnlab::results_columns(), text).c_str());
 }
 

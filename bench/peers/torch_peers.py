@@ -4,6 +4,8 @@ like attnlab-bench, and writes one results-schema row per peer.
 
 Peers (`implementation` names the attnlab run each one stands beside):
   torch-varlen_attn                          varlen  torch.nn.attention.varlen.varlen_attn (FlashAttention-2 varlen)
+  torch-varlen_attn-kv-expanded              varlen  the same with K, V repeated to every query head (grouped-query
+                                                     scenarios, where varlen_attn takes no enable_gqa)
   torch-flex-document-mask                   varlen  compiled FlexAttention over the token buffer, document mask
   torch-sdpa-{flash,cudnn,efficient}-padded  padded  SDPA with one backend on the padded batch
   torch-sdpa-{flash,cudnn,efficient}-packed  packed  SDPA with one backend on the packed rows (with their bleed)
@@ -13,8 +15,8 @@ A peer that cannot run here (backend missing, shape refused, too little memory) 
 reported on one `SCENARIO PEER: unavailable: REASON` line and gets no row.
 
 The scenario comes from attnlab's own loader: `attnlab-resolve SCENARIO` prints it as
-JSON (shape, document lengths, packed rows, the results columns), so lengths, packing
-and columns are the ones the C++ side uses.
+JSON (shape, document lengths, packed rows, useful scores per layout, the results
+columns), so lengths, packing, useful FLOPs and columns are the ones the C++ side uses.
 
 Timing: CUDA events around each call after a warm-up; median, min and max over --reps
 calls that cycle through input sets spanning several times the L2 cache, so no call
@@ -47,7 +49,7 @@ ROTATION_BYTES = 4 * L2_BYTES   # the input sets together span at least this muc
 MAX_INPUT_SETS = 8
 MIN_REPS = 5
 
-ALL_PEERS = ["torch-varlen_attn", "torch-flex-document-mask",
+ALL_PEERS = ["torch-varlen_attn", "torch-varlen_attn-kv-expanded", "torch-flex-document-mask",
              "torch-sdpa-flash-padded", "torch-sdpa-cudnn-padded", "torch-sdpa-efficient-padded",
              "torch-sdpa-flash-packed", "torch-sdpa-cudnn-packed", "torch-sdpa-efficient-packed",
              "torch-eager-padded"]
@@ -72,19 +74,17 @@ class Scenario:
     padded_length: int
     doc_lengths: list[int]
     packed_rows: list[list[list[int]]]  # per packed row: runs of [canonical start, count]
+    scores_useful: dict[str, int]       # per attnlab implementation, all heads (the cost model's)
     columns: list[str]
 
     @property
     def tokens(self) -> int:
         return sum(self.doc_lengths)
 
-    def useful_scores(self) -> int:
-        """Useful (query, key) cells over all heads: what the answer needs."""
-        per_head = sum(n * (n + 1) // 2 if self.causal else n * n for n in self.doc_lengths)
-        return per_head * self.heads
-
-    def useful_flops(self) -> int:
-        return 4 * self.head_dim * self.useful_scores()  # 2·D for QKᵀ and 2·D for PV per score
+    def useful_flops(self, implementation: str) -> int:
+        """4·D per useful score (2·D for QKᵀ, 2·D for PV) of that implementation's layout:
+        packed rows that cut a document lose the cells across the cut."""
+        return 4 * self.head_dim * self.scores_useful[implementation]
 
     def input_sets(self) -> int:
         set_bytes = 2 * self.tokens * (2 * self.heads + 2 * self.kv_heads) * self.head_dim  # Q, K, V, O
@@ -100,7 +100,7 @@ def resolve_scenario(resolver: str, scenario: str) -> Scenario:
         fail(done.stderr.strip() or f"{resolver} {scenario} exited with {done.returncode}")
     j = json.loads(done.stdout)
     return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
-                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["results_columns"])
+                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"])
 
 
 @dataclass
@@ -224,7 +224,12 @@ class Peer:
     rows: Callable[[object], list]      # output -> one (heads, length, dim) tensor per layout row
 
 
-def varlen_attn_peer(torch, s: Scenario, x: Inputs) -> Peer:
+def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> Peer:
+    """expand_kv: for grouped-query scenarios, K and V repeated to every query head before
+    the timed region, as a user must when varlen_attn takes no enable_gqa."""
+    group = s.heads // s.kv_heads
+    if expand_kv and group == 1:
+        raise Unavailable("not a grouped-query scenario (kv_heads == heads): the same as torch-varlen_attn")
     try:
         from torch.nn.attention.varlen import varlen_attn
     except ImportError as e:
@@ -238,12 +243,17 @@ def varlen_attn_peer(torch, s: Scenario, x: Inputs) -> Peer:
             kwargs["window_size"] = (-1, 0)
         else:
             raise Unavailable("varlen_attn takes neither is_causal nor window_size")
-    if s.kv_heads != s.heads:
+    if group > 1 and not expand_kv:
         if "enable_gqa" not in params:
             raise Unavailable("varlen_attn has no enable_gqa for kv_heads != heads")
         kwargs["enable_gqa"] = True
     longest = max(s.doc_lengths)
-    return Peer("torch-varlen_attn", "varlen", "varlen", lambda i: x.sets[i],
+
+    def args(i):
+        q, k, v = x.sets[i]
+        return (q, k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)) if expand_kv else (q, k, v)
+
+    return Peer("torch-varlen_attn-kv-expanded" if expand_kv else "torch-varlen_attn", "varlen", "varlen", args,
                 lambda a: varlen_attn(a[0], a[1], a[2], x.cu_seqlens, x.cu_seqlens, longest, longest, **kwargs),
                 x.document_rows)
 
@@ -322,6 +332,7 @@ def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
 
 def peer_makers(torch, s: Scenario, x: Inputs) -> dict[str, Callable[[], Peer]]:
     makers = {"torch-varlen_attn": lambda: varlen_attn_peer(torch, s, x),
+              "torch-varlen_attn-kv-expanded": lambda: varlen_attn_peer(torch, s, x, expand_kv=True),
               "torch-flex-document-mask": lambda: flex_peer(torch, s, x),
               "torch-eager-padded": lambda: eager_peer(torch, s, x)}
     for backend in ("flash", "cudnn", "efficient"):
@@ -415,7 +426,7 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
             continue
         finally:
             torch.cuda.empty_cache()
-        tflops = s.useful_flops() / (median * 1e-6) / 1e12
+        tflops = s.useful_flops(peer.implementation) / (median * 1e-6) / 1e12
         print(f"{s.name} {name}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
               f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}, {reps} reps ({time.monotonic() - began:.0f} s)",
               flush=True)
@@ -423,7 +434,7 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
             "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
             "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
             "pass": "fwd", "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
-            "useful_tflops": f"{tflops:.6g}", "scores_useful": s.useful_scores(), "rel_l2_error": f"{err:.6g}",
+            "useful_tflops": f"{tflops:.6g}", "scores_useful": s.scores_useful[peer.implementation], "rel_l2_error": f"{err:.6g}",
             "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
             "cuda_version": env.cuda_version, "commit": env.version, "date": env.date,
         })

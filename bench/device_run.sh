@@ -48,7 +48,7 @@ fi
 
 if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then
   echo "== DRAM bytes under ncu"
-  limit 120 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
+  limit 200 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
     --log "$out/logs/ncu.log" 2>&1 | tee "$out/logs/ncu-table.txt"
 fi
 

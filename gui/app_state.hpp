@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gui/live_run.hpp"
 #include "gui/results_state.hpp"
 #include "gui/scenario_model.hpp"
 #include "gui/walkthrough_state.hpp"
@@ -56,6 +57,7 @@ struct AppState {
   bool masks_linked = true;  // zoom and pan all pictures together
   int mask_focus = -1;       // one implementation drawn alone and large; -1 = all four
   ResultsState results;
+  LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
   std::vector<std::string> shipped_scenarios;  // names in scenarios/, read at start and on "refresh"
   std::string length_list_edit;  // the Scenario view's lengths text while it is being edited

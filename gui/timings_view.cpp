@@ -38,6 +38,30 @@ std::string number(const std::optional<double>& v, const char* format) {
   return text;
 }
 
+// A button that runs this scenario on the local GPU through the CLI, where there is one.
+void show_live_run(AppState& state) {
+  collect_live_run(state.live_run, state.results);
+  const std::filesystem::path cli = attnlab_cli();
+  if (!live_runs_possible(cli)) {
+    ImGui::TextDisabled("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
+                        "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
+    return;
+  }
+  if (state.live_run.running()) {
+    ImGui::TextDisabled("%s", state.live_run.status.c_str());
+    return;
+  }
+  if (ImGui::Button("run this scenario on the GPU")) {
+    Scenario scenario = state.model().scenario;
+    if (state.scenario_edited) scenario.name += "-edited";  // its rows must not pass for the shipped scenario's
+    start_live_run(state.live_run, scenario, cli);
+  }
+  if (!state.live_run.status.empty()) {
+    ImGui::SameLine();
+    ImGui::TextUnformatted(state.live_run.status.c_str());
+  }
+}
+
 void show_sources(AppState& state) {
   ResultsState& results = state.results;
   ImGui::Text("%zu rows from %zu files", total_rows(results), results.files.size());
@@ -52,7 +76,7 @@ void show_sources(AppState& state) {
   ImGui::RadioButton("backward", &results.pass_filter, 1);
   for (const std::string& problem : results.problems)
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "skipped %s", problem.c_str());
-  ImGui::TextDisabled("Live runs: not built into the GUI (no CUDA in it); run `attnlab run` on a GPU machine and load its CSV here.");
+  show_live_run(state);
 }
 
 void show_table(const std::vector<const ResultRow*>& rows) {

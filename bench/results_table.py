@@ -28,9 +28,10 @@ from collections import defaultdict
 from pathlib import Path
 
 IMPLEMENTATIONS = ["naive", "padded", "packed", "varlen"]
-FA2_VARLEN = "torch-varlen_attn"
-FA2_OF = {"naive": "torch-eager-padded", "padded": "torch-sdpa-flash-padded", "packed": "torch-sdpa-flash-packed",
-          "varlen": FA2_VARLEN}
+# FlashAttention-2 varlen as PyTorch exposes it; with K and V expanded where it takes no GQA.
+FA2_VARLEN = ("torch-varlen_attn", "torch-varlen_attn-kv-expanded")
+FA2_OF = {"naive": ("torch-eager-padded",), "padded": ("torch-sdpa-flash-padded",),
+          "packed": ("torch-sdpa-flash-packed",), "varlen": FA2_VARLEN}
 
 
 def fail(message: str):
@@ -101,12 +102,19 @@ class Run:
 
     is_default = True
 
-    def best_peer(self):
-        return min(self.peers.values(), key=lambda r: r["median_us"], default=None)
+    def best_peer(self, implementations=IMPLEMENTATIONS):
+        return min((p for p in self.peers.values() if p["implementation"] in implementations),
+                   key=lambda r: r["median_us"], default=None)
 
-    def ours_vs(self, implementation: str, peer: str):
-        a, b = self.ours.get(implementation), self.peers.get(peer)
-        return b["median_us"] / a["median_us"] if a and b else None
+    def same_answer(self) -> tuple[str, ...]:
+        """Implementations whose output is the true per-document answer: packed too when its
+        rows hold whole documents without bleed (the model says so)."""
+        m = self.model.get("packed", {})
+        exact = m.get("scores_bleed") == "0" and m.get("scores_useful") == self.model.get("varlen", {}).get("scores_useful")
+        return ("naive", "padded", "varlen") + (("packed",) if exact else ())
+
+    def first_peer(self, names):
+        return next((self.peers[n] for n in names if n in self.peers), None)
 
 
 def group(bench, peers, run, attnlab: str) -> list[Run]:
@@ -132,19 +140,31 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
     return sorted(runs, key=lambda r: (r.scenario, not r.is_default, r.key))
 
 
+def speedup(peer, ours) -> str:
+    """Peer time over ours: above 1, ours is faster."""
+    return times(peer["median_us"] / ours["median_us"]) if peer and ours else ""
+
+
 def summary(runs: list[Run]) -> str:
     rows = []
     for r in runs:
         v = r.ours.get("varlen")
-        fa2 = r.peers.get(FA2_VARLEN)
+        fa2 = r.first_peer(FA2_VARLEN)
+        same = r.best_peer(r.same_answer())
         best = r.best_peer()
         rows.append([r.label(),
-                     us(v["median_us"]) + f" ({tflops(v)})" if v else "",
-                     us(fa2["median_us"]) + f" ({tflops(fa2)})" if fa2 else "",
-                     f"{best['source']}: {us(best['median_us'])}" if best else "",
-                     times(best["median_us"] / v["median_us"]) if v and best else ""])
-    return table(["scenario", "attnlab varlen µs (useful TFLOP/s)", "FA2 varlen_attn µs (TFLOP/s)",
-                  "fastest peer µs", "fastest peer time / attnlab varlen"], rows)
+                     f"{us(v['median_us'])} ({tflops(v)})" if v else "",
+                     f"{us(fa2['median_us'])} ({tflops(fa2)})" + ("" if fa2["source"] == FA2_VARLEN[0] else " ¹")
+                     if fa2 else "",
+                     speedup(fa2, v),
+                     f"{same['source']}: {us(same['median_us'])}" if same else "", speedup(same, v),
+                     f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same"])
+    return table(["scenario", "attnlab varlen µs (useful TFLOP/s)", "FA2 varlen_attn µs (useful TFLOP/s)",
+                  "its time / attnlab varlen", "fastest peer with the per-document answer, µs",
+                  "its time / attnlab varlen", "fastest peer of all (packed rows with bleed give another answer), µs"], rows) + (
+        "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
+        if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
+        else "")
 
 
 def ratios(runs: list[Run]) -> str:
@@ -153,7 +173,7 @@ def ratios(runs: list[Run]) -> str:
         for impl in ("packed", "padded", "naive"):
             m = r.model.get(impl)
             ours = r.ours.get(impl), r.ours.get("varlen")
-            fa2 = r.peers.get(FA2_OF[impl]), r.peers.get(FA2_VARLEN)
+            fa2 = r.first_peer(FA2_OF[impl]), r.first_peer(FA2_VARLEN)
             rows.append([r.label(), f"{impl}/varlen",
                          times(float(m["computed_vs_varlen"])) if m else "",
                          times(float(m["attended_vs_varlen"])) if m else "",
@@ -171,13 +191,14 @@ def details(runs: list[Run]) -> str:
         for impl in IMPLEMENTATIONS:
             o = r.ours.get(impl)
             if o:
-                lines.append([f"attnlab {impl}", impl, us(o["median_us"]), tflops(o),
-                              times(o["median_us"] / v["median_us"]) if v else "", error(r.errors.get(impl))])
+                lines.append([f"attnlab {impl}", impl, us(o["median_us"]), tflops(o), speedup(o, v), "",
+                              error(r.errors.get(impl))])
         for name, p in sorted(r.peers.items(), key=lambda kv: kv[1]["median_us"]):
-            lines.append([name, p["implementation"], us(p["median_us"]), tflops(p),
-                          times(p["median_us"] / v["median_us"]) if v else "", error(p.get("rel_l2_error"))])
+            lines.append([name, p["implementation"], us(p["median_us"]), tflops(p), speedup(p, v),
+                          speedup(p, r.ours.get(p["implementation"])), error(p.get("rel_l2_error"))])
         out.append(f"#### {r.label()}\n\n" + table(
-            ["source", "implementation", "median µs", "useful TFLOP/s", "time / attnlab varlen", "rel L2 error"], lines))
+            ["source", "implementation", "median µs", "useful TFLOP/s", "time / attnlab varlen",
+             "time / attnlab, same implementation", "rel L2 error"], lines))
     return "\n".join(out)
 
 

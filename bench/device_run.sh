@@ -5,14 +5,14 @@
 #
 #   ATTNLAB_COMMIT=$(git rev-parse --short=12 HEAD) bench/device_run.sh OUTDIR [STAGE...]
 #
-# STAGE is any of build, bench, peers, ncu (default: all, in that order). Each stage
+# STAGE is any of build, bench, peers, variants, ncu (default: all, in that order). Each stage
 # has a time limit so that a slow one cannot cost the others their results. OUTDIR
-# receives attnlab-bench.csv, peers.csv and logs.tar.gz (the peers that could not run
-# are the `unavailable:` lines of logs/peers.log).
+# receives attnlab-bench.csv, peers.csv, their -variants.csv twins and logs.tar.gz (the
+# peers that could not run are the `unavailable:` lines of logs/peers*.log).
 set -uo pipefail
-out=${1:?usage: bench/device_run.sh OUTDIR [build|bench|peers|ncu ...]}
+out=${1:?usage: bench/device_run.sh OUTDIR [build|bench|peers|variants|ncu ...]}
 shift
-stages=${*:-build bench peers ncu}
+stages=${*:-build bench peers variants ncu}
 build=${ATTNLAB_BUILD:-build-device}
 mkdir -p "$out/logs"
 export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios
@@ -44,6 +44,17 @@ if stage peers; then
   # shellcheck disable=SC2086
   limit 240 python3 bench/peers/torch_peers.py $scenarios --resolver "$build/bench/attnlab-resolve" \
     --out "$out/peers.csv" 2>&1 | tee "$out/logs/peers.log"
+fi
+
+# Both dtypes and head dims of $VARIANT_SCENARIOS (default uniform-64x512), ours and the peers'.
+if stage variants; then
+  variants=${VARIANT_SCENARIOS:-uniform-64x512}
+  echo "== variants: $variants, bf16 and fp16, head dims 64 and 128"
+  limit 60 "$build/bench/attnlab-bench" --scenarios="${variants//[[:space:]]/,}" --dtypes=bf16,fp16 --head_dims=64,128 \
+    --results_csv="$out/attnlab-bench-variants.csv" --benchmark_min_time=0.3s 2>&1 | tee "$out/logs/attnlab-bench-variants.log"
+  # shellcheck disable=SC2086
+  limit 120 python3 bench/peers/torch_peers.py $variants --dtypes bf16,fp16 --head-dims 64,128 \
+    --resolver "$build/bench/attnlab-resolve" --out "$out/peers-variants.csv" 2>&1 | tee "$out/logs/peers-variants.log"
 fi
 
 if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import datetime
 import inspect
 import json
@@ -352,9 +353,20 @@ def first_call(torch, peer: Peer, args):
             torch.cuda.synchronize()
             return out
         except (RuntimeError, NotImplementedError, ValueError, TypeError) as e:
-            why = [str(w.message).splitlines()[0] for w in caught]
             reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise Unavailable(reason + (f" ({'; '.join(why[:4])})" if why else ""))
+            why = refusal_reasons(str(w.message) for w in caught)
+            raise Unavailable(reason + (f" ({'; '.join(why)})" if why else ""))
+
+
+def refusal_reasons(messages) -> list[str]:
+    """SDPA explains a refusal in warnings: keep their first sentences, not the headers
+    ("... not used because:") or the note that other backends were switched off."""
+    reasons = []
+    for m in messages:
+        first = m.split("(Triggered internally")[0].strip().split(". ")[0].rstrip(".")
+        if first and not first.endswith("because:") and "runtime disabled" not in first and first not in reasons:
+            reasons.append(first)
+    return reasons[:3]
 
 
 def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s: float):
@@ -451,6 +463,8 @@ def main():
     ap.add_argument("--peers", default=",".join(ALL_PEERS), help="comma-separated subset of: " + ", ".join(ALL_PEERS))
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--dtypes", help="comma-separated bf16, fp16 (default: each scenario's own)")
+    ap.add_argument("--head-dims", help="comma-separated head dims (default: each scenario's own)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--budget", type=float, default=3.0,
                     help="seconds of timed calls per peer; slower peers get fewer reps (at least %d)" % MIN_REPS)
@@ -458,6 +472,10 @@ def main():
     if args.reps < 1 or args.warmup < 0:
         fail("--reps must be at least 1 and --warmup at least 0")
     names = [n for n in args.peers.split(",") if n]
+    if args.dtypes and any(d not in ("bf16", "fp16") for d in args.dtypes.split(",")):
+        fail(f"--dtypes: expected bf16 or fp16, got {args.dtypes!r}")
+    if args.head_dims and not all(d.isdigit() and int(d) > 0 for d in args.head_dims.split(",")):
+        fail(f"--head-dims: expected positive integers, got {args.head_dims!r}")
     for n in names:
         if n not in ALL_PEERS:
             fail(f"--peers: unknown peer {n!r}; expected some of {', '.join(ALL_PEERS)}")
@@ -467,7 +485,10 @@ def main():
         fail("PyTorch is not installed here; the peers need it", 3)
     if not torch.cuda.is_available():
         fail("no CUDA GPU visible to PyTorch", 3)
-    scenarios = [resolve_scenario(args.resolver, name) for name in args.scenarios]
+    scenarios = [dataclasses.replace(s, dtype=dtype, head_dim=dim)
+                 for s in (resolve_scenario(args.resolver, name) for name in args.scenarios)
+                 for dtype in (args.dtypes.split(",") if args.dtypes else [s.dtype])
+                 for dim in ([int(d) for d in args.head_dims.split(",")] if args.head_dims else [s.head_dim])]
     env = read_environment(torch)
     print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, {env.version}", flush=True)
     rows = []

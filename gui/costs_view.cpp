@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "gui/cell_colors.hpp"
@@ -14,15 +15,18 @@ namespace attnlab::gui {
 
 namespace {
 
-// Our measured forward DRAM bytes for this scenario and implementation, if a results file has them.
-std::optional<std::int64_t> measured_hbm_bytes(const ResultsState& results, const Scenario& s, Implementation impl) {
+// Our measured forward row for this scenario's shape and an implementation, if a results file has one.
+const ResultRow* our_measured_row(const ResultsState& results, const Scenario& s, Implementation impl) {
   for (const ResultsFile& file : results.files)
     for (const ResultRow& row : file.rows)
       if (row.source == "attnlab" && row.scenario == s.name && row.implementation == implementation_name(impl) &&
-          row.pass == Pass::fwd && row.head_dim == s.head_dim && row.heads == s.heads && row.hbm_bytes_measured)
-        return row.hbm_bytes_measured;
-  return std::nullopt;
+          row.pass == Pass::fwd && row.dtype == s.dtype && row.causal == s.causal && row.head_dim == s.head_dim &&
+          row.heads == s.heads)
+        return &row;
+  return nullptr;
 }
+using MeasuredRows = std::array<const ResultRow*, all_implementations.size()>;
+using MeasuredBytes = std::array<std::optional<std::int64_t>, all_implementations.size()>;
 
 // One horizontal bar per implementation, its length the scores computed, split by cell kind.
 void show_score_bars(const ScenarioModel& model) {
@@ -50,10 +54,13 @@ void show_score_bars(const ScenarioModel& model) {
 }
 
 // One bar per implementation: the model's HBM bytes of a forward pass.
-void show_hbm_bars(const ScenarioModel& model) {
+// Bars of the model's HBM bytes per implementation, each with a thin bar of the measured bytes below where known.
+void show_hbm_bars(const ScenarioModel& model, const MeasuredBytes& measured) {
   std::int64_t most = 1;
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.hbm.total());
-  ImGui::TextUnformatted("HBM bytes moved (model); naive's S and P traffic dominates where rows are long");
+  for (const auto& m : measured) most = std::max(most, m.value_or(0));
+  ImGui::TextUnformatted(measured[0] || measured[3] ? "HBM bytes moved: the model (thick), ncu's measured DRAM bytes (thin)"
+                                                    : "HBM bytes moved (model)");
   const float label_width = ImGui::CalcTextSize("padded  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0 GB (00.00x varlen)").x;
   for (const ImplementationCost& c : model.costs.costs) {
@@ -64,11 +71,17 @@ void show_hbm_bars(const ScenarioModel& model) {
     ImGui::PopStyleColor();
     ImGui::SameLine();
     ImGui::Text("%s (%s varlen)", format_bytes(double(c.hbm.total())).c_str(), format_ratio(c.hbm_vs_varlen).c_str());
+    if (const auto& m = measured[static_cast<int>(c.implementation)]) {
+      const ImVec2 at(ImGui::GetCursorScreenPos().x + label_width, ImGui::GetCursorScreenPos().y);
+      const float w = width * float(double(*m) / double(most)), h = ImGui::GetTextLineHeight() * 0.35f;
+      ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + w, at.y + h), IM_COL32(240, 240, 255, 255));
+      ImGui::Dummy(ImVec2(width, h));
+    }
   }
 }
 
-// The largest waste against varlen, in words: the 8x of the article's case.
-void show_callout(const ScenarioModel& model) {
+// The largest waste against varlen, in words: the 8x of the article's case, and what it cost on the GPU.
+void show_callout(const ScenarioModel& model, const MeasuredRows& measured) {
   const ImplementationCost* worst = &model.costs[Implementation::padded];
   for (Implementation i : {Implementation::padded, Implementation::packed})
     if (model.costs[i].computed_vs_varlen > worst->computed_vs_varlen) worst = &model.costs[i];
@@ -83,6 +96,12 @@ void show_callout(const ScenarioModel& model) {
                      format_ratio(worst->attended_vs_varlen).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
+  const ResultRow* slow = measured[static_cast<int>(worst->implementation)];
+  const ResultRow* fast = measured[static_cast<int>(Implementation::varlen)];
+  if (slow && fast && slow->median_us && fast->median_us)
+    ImGui::TextWrapped("Measured on %s: %s took %s varlen's time (%.0f us against %.0f us).", slow->gpu.c_str(),
+                       implementation_name(worst->implementation), format_ratio(*slow->median_us / *fast->median_us).c_str(),
+                       *slow->median_us, *fast->median_us);
   const ImplementationCost& packed = model.costs[Implementation::packed];
   if (packed.scores.useful < varlen.scores.useful)
     ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
@@ -98,8 +117,7 @@ void cell(const std::string& text) {
   ImGui::TextUnformatted(text.c_str());
 }
 
-// `edited`: the scenario no longer matches the results rows of its name, so none are shown.
-void show_cost_table(const ScenarioModel& model, const ResultsState& results, bool edited) {
+void show_cost_table(const ScenarioModel& model, const MeasuredBytes& measured) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
   const float height = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
@@ -119,8 +137,8 @@ void show_cost_table(const ScenarioModel& model, const ResultsState& results, bo
     cell(format_count(double(c.scores.bleed)));
     cell(format_count(double(c.flops_fwd)));
     cell(format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + ")");
-    const auto measured = edited ? std::nullopt : measured_hbm_bytes(results, model.scenario, c.implementation);
-    cell(measured ? format_bytes(double(*measured)) : "not measured");
+    const auto& bytes = measured[static_cast<int>(c.implementation)];
+    cell(bytes ? format_bytes(double(*bytes)) : "not measured");
     cell(format_bytes(double(c.extra_memory_bytes)));
   }
   ImGui::EndTable();
@@ -135,14 +153,22 @@ void show_costs_view(AppState& state) {
   ImGui::Text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
               model.tile.cols);
-  show_callout(model);
+  // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.
+  MeasuredRows rows{};
+  MeasuredBytes measured;
+  if (!state.scenario_edited)
+    for (Implementation i : all_implementations) {
+      rows[static_cast<int>(i)] = our_measured_row(state.results, model.scenario, i);
+      if (rows[static_cast<int>(i)]) measured[static_cast<int>(i)] = rows[static_cast<int>(i)]->hbm_bytes_measured;
+    }
+  show_callout(model, rows);
   ImGui::Spacing();
   draw_cell_kind_legend();
   show_score_bars(model);
   ImGui::Spacing();
-  show_hbm_bars(model);
+  show_hbm_bars(model, measured);
   ImGui::Spacing();
-  show_cost_table(model, state.results, state.scenario_edited);
+  show_cost_table(model, measured);
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("FLOPs: 4 x head dim per score computed (backward: 2.5x). HBM bytes and extra memory: the cost "
                      "model of core/README.md; measured bytes come from ncu runs in the results files.");

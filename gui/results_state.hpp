@@ -19,6 +19,7 @@ struct ResultsState {
   std::vector<std::string> problems;  // files skipped, and why
   std::string load_path;              // the Timings view's "load a file or folder" field
   int pass_filter = 0;                // 0 = fwd, 1 = bwd
+  bool all_scenarios = false;         // else only the rows of the current scenario (all when it has none)
 };
 
 // Reads every *.csv in `folder` (sorted by name). A missing folder adds nothing.

@@ -87,7 +87,7 @@ void show_table(const std::vector<const ResultRow*>& rows) {
   if (!ImGui::BeginTable("results", 9, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* title : {"scenario", "implementation", "source", "dtype", "head dim", "median us", "min..max us",
-                            "useful TFLOP/s", "time vs our varlen"})
+                            "useful TFLOP/s", "vs our varlen"})
     ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const ResultRow* r : rows) {
@@ -151,7 +151,7 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
   ImGui::TextWrapped("Roofline: computed FLOP/s against FLOPs per HBM byte (measured bytes where ncu ran, else the model's). "
               "Ceilings measured on an H100: %.0f TFLOP/s bf16 dense GEMM, %.1f TB/s device copy.",
               gemm_ceiling_tflops, copy_ceiling_tbps);
-  ImGui::TextDisabled("Circles: attnlab; squares: peers.");
+  ImGui::TextDisabled("Filled: computed TFLOP/s (circles attnlab, squares peers); hollow below: useful TFLOP/s.");
   if (unplaced > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled("%d rows lack computed TFLOP/s or bytes and are not plotted.", unplaced);
@@ -193,15 +193,23 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
   draw->AddText(ImVec2(sx(3), sy(3 * copy_ceiling_tbps) - ImGui::GetFontSize() * 1.6f), roof, "3.0 TB/s copy (measured)");
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const RooflinePoint* hovered = nullptr;
+  const bool labelled = points.size() <= 12;  // more labels than that only hide each other; hover instead
   for (const RooflinePoint& p : points) {
     const ImVec2 c(sx(p.intensity), sy(p.tflops));
     const float radius = ImGui::GetFontSize() * 0.35f;
+    // Hollow at the useful TFLOP/s below: the drop is the work thrown away.
+    if (p.row->useful_tflops && *p.row->useful_tflops > 0) {
+      const ImVec2 u(c.x, sy(*p.row->useful_tflops));
+      draw->AddLine(c, u, implementation_color(p.row->implementation), 1);
+      draw->AddCircle(u, radius, implementation_color(p.row->implementation), 0, 1.5f);
+    }
     if (p.row->source == "attnlab")
       draw->AddCircleFilled(c, radius, implementation_color(p.row->implementation));
     else
       draw->AddRectFilled(ImVec2(c.x - radius, c.y - radius), ImVec2(c.x + radius, c.y + radius),
                           implementation_color(p.row->implementation));
-    draw->AddText(ImVec2(c.x + radius + 2, c.y - radius), IM_COL32(230, 230, 230, 255), p.row->implementation.c_str());
+    if (labelled)
+      draw->AddText(ImVec2(c.x + radius + 2, c.y - radius), IM_COL32(230, 230, 230, 255), p.row->implementation.c_str());
     if (std::abs(mouse.x - c.x) < radius * 2 && std::abs(mouse.y - c.y) < radius * 2) hovered = &p;
   }
   draw->PopClipRect();
@@ -217,19 +225,37 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
 
 void show_timings_view(AppState& state) {
   show_sources(state);
-  std::vector<const ResultRow*> rows;
-  const Pass pass = state.results.pass_filter == 0 ? Pass::fwd : Pass::bwd;
-  for (const ResultsFile& f : state.results.files)
-    for (const ResultRow& r : f.rows)
-      if (r.pass == pass) rows.push_back(&r);
+  ResultsState& results = state.results;
+  const std::string& current = state.model().scenario.name;
+  const Pass pass = results.pass_filter == 0 ? Pass::fwd : Pass::bwd;
+  const auto select = [&](bool all) {
+    std::vector<const ResultRow*> chosen;
+    for (const ResultsFile& f : results.files)
+      for (const ResultRow& r : f.rows)
+        if (r.pass == pass && (all || r.scenario == current)) chosen.push_back(&r);
+    return chosen;
+  };
+  std::vector<const ResultRow*> rows = select(results.all_scenarios);
+  const bool current_has_rows = results.all_scenarios || !rows.empty();
+  if (!current_has_rows) rows = select(true);
+  ImGui::Checkbox("every scenario", &results.all_scenarios);
+  ImGui::SameLine();
+  if (!current_has_rows)
+    ImGui::TextDisabled("(no %s rows for %s: showing every scenario)", pass_name(pass), current.c_str());
+  else if (!results.all_scenarios && state.scenario_edited)
+    ImGui::TextDisabled("(rows of the shipped %s, not of your edit)", current.c_str());
+  else
+    ImGui::NewLine();
   if (rows.empty()) {
     ImGui::TextWrapped("No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
                        "folder above, or make one with `attnlab run` on a GPU machine.", pass_name(pass));
     return;
   }
-  // Scenario by scenario, ours first, fastest first within each.
+  // Scenario by scenario and shape by shape, ours first, fastest first within each.
   std::stable_sort(rows.begin(), rows.end(), [](const ResultRow* a, const ResultRow* b) {
     if (a->scenario != b->scenario) return a->scenario < b->scenario;
+    if (a->dtype != b->dtype) return a->dtype < b->dtype;
+    if (a->head_dim != b->head_dim) return a->head_dim < b->head_dim;
     if ((a->source == "attnlab") != (b->source == "attnlab")) return a->source == "attnlab";
     return a->median_us.value_or(1e300) < b->median_us.value_or(1e300);
   });

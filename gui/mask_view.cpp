@@ -178,6 +178,8 @@ void show_breakdown(const ImplementationCost& cost) {
   ImGui::Text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
 }
 
+}  // namespace
+
 void show_mask_panel(AppState& state, Implementation impl) {
   const ScenarioModel& model = state.model();
   const int index = static_cast<int>(impl);
@@ -217,8 +219,6 @@ void show_mask_panel(AppState& state, Implementation impl) {
   if (breakdown) show_breakdown(cost);
   ImGui::EndGroup();
 }
-
-}  // namespace
 
 void show_mask_view(AppState& state) {
   if (show_model_error(state)) return;

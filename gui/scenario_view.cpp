@@ -101,7 +101,7 @@ void show_summary(AppState& state) {
               format_count(double(s.total_tokens())).c_str(), *shortest, *longest);
   std::vector<float> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
   ImGui::PlotHistogram("##lengths", lengths.data(), static_cast<int>(lengths.size()), 0, "document lengths, in order",
-                       0.0f, float(*longest), ImVec2(-1, ImGui::GetTextLineHeight() * 7));
+                       0.0f, float(*longest), ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 7));
   if (!model.ok()) {
     ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
     return;
@@ -126,6 +126,15 @@ void show_summary(AppState& state) {
       ImGui::TextUnformatted(format_ratio(c.computed_vs_varlen).c_str());
     }
     ImGui::EndTable();
+  }
+  // Packed against varlen as the sliders move (the Masks view has all four, and zoom).
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float width = (avail.x - ImGui::GetStyle().ItemSpacing.x) / 2;
+  for (Implementation impl : {Implementation::packed, Implementation::varlen}) {
+    if (impl == Implementation::varlen) ImGui::SameLine();
+    ImGui::BeginChild(implementation_name(impl), ImVec2(width, avail.y), false, ImGuiWindowFlags_NoScrollWithMouse);
+    show_mask_panel(state, impl);
+    ImGui::EndChild();
   }
 }
 

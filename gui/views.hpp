@@ -7,6 +7,10 @@ namespace attnlab::gui {
 // Says why the scenario cannot be laid out, if it cannot; the views that draw the model stop there.
 bool show_model_error(AppState& state);
 
+// One implementation's mask picture with its caption, filling the current region:
+// the Masks view shows four, the Scenario view packed and varlen beside its sliders.
+void show_mask_panel(AppState& state, Implementation impl);
+
 void show_scenario_view(AppState& state);
 void show_mask_view(AppState& state);
 void show_costs_view(AppState& state);

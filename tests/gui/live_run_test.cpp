@@ -9,6 +9,7 @@
 #include "core/scenario_file.hpp"
 #include "gui/live_run.hpp"
 #include "temp_path.hpp"
+#include "test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -31,14 +32,7 @@ void wait_for(LiveRun& run, ResultsState& results) {
 
 TEST(LiveRun, RowsOfTheRunAreAdded) {
   const auto rows = unique_temp_path("live-rows.csv");
-  ResultRow r;
-  r.scenario = "uniform-64x512";
-  r.implementation = "varlen";
-  r.source = "attnlab";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = 510;
-  write_results_csv(rows, {r, r});
+  write_results_csv(rows, {our_row("varlen", 510), our_row("packed", 2300)});
   // $1 = run, $2 = the saved scenario, $3 = --out, $4 = the CSV to write.
   const auto cli = fake_cli("cli-ok.sh", "test \"$1\" = run && test -f \"$2\" && test \"$3\" = --out && cp " +
                                              rows.string() + " \"$4\"\n");

@@ -7,6 +7,7 @@
 
 #include "gui/results_state.hpp"
 #include "temp_path.hpp"
+#include "test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -18,21 +19,10 @@ std::filesystem::path fresh_folder(const char* name) {
   return folder;
 }
 
-ResultRow row(const char* implementation, double median_us) {
-  ResultRow r;
-  r.scenario = "uniform-64x512";
-  r.implementation = implementation;
-  r.source = "attnlab";
-  r.gpu = "NVIDIA H100 80GB HBM3";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = median_us;
-  return r;
-}
 
 TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
   const auto folder = fresh_folder("results");
-  write_results_csv(folder / "a-good.csv", {row("varlen", 500), row("packed", 1700)});
+  write_results_csv(folder / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});
   std::ofstream(folder / "b-broken.csv") << "this,is,not\na,results,file\n";
   std::ofstream(folder / "notes.txt") << "not a csv\n";
   ResultsState results;

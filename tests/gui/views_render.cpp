@@ -15,6 +15,7 @@
 #include "gui/gui_window.hpp"
 #include "gui/scenario_edits.hpp"
 #include "temp_path.hpp"
+#include "test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -154,13 +155,7 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
   const auto folder = unique_temp_path("render-results");
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
-  ResultRow r;
-  r.scenario = "uniform-64x512";
-  r.implementation = "varlen";
-  r.source = "attnlab";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = 500;
+  ResultRow r = our_row("varlen", 500);
   r.computed_tflops = 150;
   r.hbm_bytes_model = 1480000000;
   write_results_csv(folder / "good.csv", {r});

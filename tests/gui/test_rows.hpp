@@ -1,0 +1,19 @@
+#pragma once
+// A results row of ours for uniform-64x512 on the H100, as the GUI tests write them.
+#include "core/results_csv.hpp"
+
+namespace attnlab::gui {
+
+inline ResultRow our_row(const char* implementation, double median_us) {
+  ResultRow r;
+  r.scenario = "uniform-64x512";
+  r.implementation = implementation;
+  r.source = "attnlab";
+  r.gpu = "NVIDIA H100 80GB HBM3";
+  r.heads = 16;
+  r.head_dim = 128;
+  r.median_us = median_us;
+  return r;
+}
+
+}  // namespace attnlab::gui

@@ -19,7 +19,6 @@ std::filesystem::path fresh_folder(const char* name) {
   return folder;
 }
 
-
 TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
   const auto folder = fresh_folder("results");
   write_results_csv(folder / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});

@@ -1,6 +1,7 @@
 // Every implementation against the fp64 CPU reference on fresh random inputs
 // with awkward document lengths, both dtypes, both head dims, causal and not.
 #include <cstdio>
+#include <ostream>
 #include <string>
 
 #include "tests/gpu/gpu_test_support.hpp"
@@ -13,6 +14,11 @@ struct Config {
   int head_dim;
   bool causal;
 };
+
+// gtest prints parameters in test names; without this it dumps the struct's bytes, padding included.
+void PrintTo(const Config& c, std::ostream* os) {
+  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
+}
 
 std::string config_name(const ::testing::TestParamInfo<Config>& info) {
   const Config& c = info.param;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/bench_case.hpp"
+#include "bench/pass_timer.hpp"
 #include "bench/run_info.hpp"
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
@@ -117,6 +118,7 @@ struct CaseRecord {
   std::vector<double> samples_us;
   std::optional<ImplementationCost> cost;
   std::optional<std::int64_t> scores_counted;  // by the tiled kernel's counting build
+  double warmup_pass_us = 0;                    // sizes the batches of timed passes
   bool profiled = false;
 };
 
@@ -142,7 +144,7 @@ PreparedCase& prepare(CaseRecord& record, int warmup) {
                    record.key.name().c_str(), static_cast<long long>(counted->cells.computed()),
                    static_cast<long long>(current_case->cost().scores_computed()));
   }
-  time_on_gpu([&, i = 0]() mutable { current_case->launch(i++); }, warmup, 1);
+  record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { current_case->launch(i++); }, warmup, 1).median_us;
   return *current_case;
 }
 
@@ -166,13 +168,18 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
     return;
   }
   record.cost = c->cost();
-  std::vector<double> samples;
+  // Each iteration reports one pass of a batch timed back to back (bench/pass_timer.hpp).
+  const int batch = passes_per_batch(record.warmup_pass_us);
+  std::vector<double> samples, queued;
   int set = 0;
   for (auto _ : state) {
-    const GpuTiming t = time_on_gpu([&] { c->launch(set); }, 0, 1);
-    ++set;
-    state.SetIterationTime(t.median_us * 1e-6);
-    samples.push_back(t.median_us);
+    if (queued.empty()) {
+      queued = time_passes(*c, set, batch);
+      set += batch;
+    }
+    state.SetIterationTime(queued.back() * 1e-6);
+    samples.push_back(queued.back());
+    queued.pop_back();
   }
   record.samples_us.insert(record.samples_us.end(), samples.begin(), samples.end());
   const double seconds = median_of(samples) * 1e-6;

@@ -12,8 +12,8 @@ namespace attnlab::bench {
 // where the launch latency is lost in the pass anyway.
 int passes_per_batch(double pass_us);
 
-// Times `count` passes on input sets first_set, first_set + 1, ... after one untimed
-// pass that fills the queue. Returns the µs of each timed pass.
+// Times `count` passes on input sets first_set, first_set + 1, ... Several short passes
+// queue behind one untimed pass; a lone long pass needs none. Returns µs per timed pass.
 std::vector<double> time_passes(PreparedCase& c, int first_set, int count);
 
 }  // namespace attnlab::bench

@@ -152,6 +152,113 @@ __device__ __forceinline__ void add_counts(DeviceCounts* to, const CellCounts& c
   atomicAdd(&to->bleed, static_cast<unsigned long long>(c.bleed));
 }
 
+// ---- the algorithm's steps, for one warp's 16 query rows -------------------------
+//
+// Thread layout of an mma.sync accumulator (16x8): lane holds rows lane/4 and
+// lane/4 + 8, columns 2·(lane%4) and 2·(lane%4) + 1. s[j][e] below is key column
+// 8j + 2·(lane%4) + (e&1) of query row lane/4 + 8·(e>>1) of the warp's 16 rows.
+
+using Scores = float[kCols / 8][4];               // S or P of the warp's rows against one key tile
+template <int D> using Output = float[D / 8][4];  // the warp's O accumulator
+template <int D> using QueryFragments = unsigned[D / 16][4];
+using ProbabilityFragments = unsigned[kCols / 16][4];
+
+// The warp's Q rows as mma A fragments, held in registers for the whole item.
+template <typename T, int D>
+__device__ __forceinline__ void load_queries(QueryFragments<D>& q, const T* q_tile, int warp, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    load_fragments(q[kk], q_tile + swizzled<D>(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+}
+
+// s = Q·Kᵀ against the tile's 64 keys (K's rows are keys: plain ldmatrix gives B fragments).
+template <typename T, int D>
+__device__ __forceinline__ void scores_qk(Scores& s, const QueryFragments<D>& q, const T* k_tile, int lane) {
+#pragma unroll
+  for (int j = 0; j < kCols / 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s[j][e] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+    for (int j = 0; j < kCols / 8; j += 2) {
+      unsigned b[4];
+      load_fragments(b, k_tile + swizzled<D>(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
+      mma_16x8x16<T>(s[j], q[kk], b[0], b[1]);
+      mma_16x8x16<T>(s[j + 1], q[kk], b[2], b[3]);
+    }
+  }
+}
+
+// causal_masked and padding cells get -inf: each query row attends keys up to its
+// last_attended_key (tile_mask.hpp, tested equal to cell_kind).
+__device__ __forceinline__ void mask_scores(Scores& s, const int (&last_key)[2], int k0, int lane) {
+#pragma unroll
+  for (int j = 0; j < kCols / 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (k0 + j * 8 + ((lane & 3) << 1) + (e & 1) > last_key[e >> 1]) s[j][e] = -INFINITY;
+}
+
+// Online softmax over one more key tile: new running max, rescale what was summed
+// and accumulated so far, and turn s into P = exp2(S·c - max·c) (c = scale·log2 e).
+template <int D>
+__device__ __forceinline__ void online_softmax(Scores& s, Output<D>& o, float (&row_max)[2], float (&row_sum)[2],
+                                               float scale_log2) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    float tile_max = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kCols / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * i], s[j][2 * i + 1]));
+    const float new_max = fmaxf(row_max[i], quad_max(tile_max));
+    // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
+    const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
+    const float rescale = fast_exp2(row_max[i] * scale_log2 - max_scaled);
+    row_max[i] = new_max;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kCols / 8; ++j) {
+      s[j][2 * i] = fast_exp2(fmaf(s[j][2 * i], scale_log2, -max_scaled));
+      s[j][2 * i + 1] = fast_exp2(fmaf(s[j][2 * i + 1], scale_log2, -max_scaled));
+      sum += s[j][2 * i] + s[j][2 * i + 1];
+    }
+    row_sum[i] = row_sum[i] * rescale + sum;
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+      o[j][2 * i] *= rescale;
+      o[j][2 * i + 1] *= rescale;
+    }
+  }
+}
+
+// P as the A operand of the next mma, in 16 bits: the accumulator layout of two
+// adjacent 8-key blocks is exactly the A fragment of one 16-key step.
+template <typename T>
+__device__ __forceinline__ void probabilities_as_a(ProbabilityFragments& pf, const Scores& s) {
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk) {
+    pf[kk][0] = pack_pair<T>(s[2 * kk][0], s[2 * kk][1]);
+    pf[kk][1] = pack_pair<T>(s[2 * kk][2], s[2 * kk][3]);
+    pf[kk][2] = pack_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+    pf[kk][3] = pack_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+  }
+}
+
+// O += P·V (V's rows are keys: ldmatrix.trans gives B fragments).
+template <typename T, int D>
+__device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFragments& pf, const T* v_tile, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk) {
+#pragma unroll
+    for (int j = 0; j < D / 8; j += 2) {
+      unsigned b[4];
+      load_fragments_transposed(b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
+      mma_16x8x16<T>(o[j], pf[kk], b[0], b[1]);
+      mma_16x8x16<T>(o[j + 1], pf[kk], b[2], b[3]);
+    }
+  }
+}
+
 // ---- the kernel ---------------------------------------------------------------
 
 // Where one work item's data is: a (row, query tile) of the layout and one head.
@@ -176,10 +283,51 @@ struct Item {
   }
 };
 
-// Thread layout of an mma.sync accumulator (16x8): lane holds rows lane/4 and
-// lane/4 + 8, columns 2·(lane%4) and 2·(lane%4) + 1. s[j][e] below is key column
-// 8j + 2·(lane%4) + (e&1) of query row lane/4 + 8·(e>>1) of the warp's 16 rows.
-//
+// O /= row sum, LSE = ln(sum) + max·scale; a row with no attended key (a padding
+// query) gets O = 0 and LSE = -inf. The warp stages its 16 output rows in its own
+// rows of the item's Q tile (read by no other warp, refilled only after later
+// barriers), then stores them 16 bytes per thread.
+template <typename T, int D>
+__device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& item, const Output<D>& o,
+                                             const float (&row_max)[2], const float (&row_sum)[2], T* q_tile,
+                                             int warp, int lane) {
+  const float ln2 = 0.6931471805599453f;
+  float inv_sum[2], lse[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const float sum = quad_sum(row_sum[i]);
+    inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
+    lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
+  }
+  __syncwarp();
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = warp * 16 + (lane >> 2) + 8 * i;
+      *reinterpret_cast<unsigned*>(q_tile + swizzled<D>(row, j) + ((lane & 3) << 1)) =
+          pack_pair<T>(o[j][2 * i] * inv_sum[i], o[j][2 * i + 1] * inv_sum[i]);
+    }
+  __syncwarp();
+  constexpr int chunks = D / 8;
+#pragma unroll
+  for (int n = 0; n < 16 * chunks / 32; ++n) {
+    const int i = lane + 32 * n;
+    const int row = warp * 16 + i / chunks, chunk = i % chunks;
+    if (item.q0 + row < item.extent)
+      *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
+                                (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
+          *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
+  }
+  if ((lane & 3) == 0) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int q = item.q0 + warp * 16 + (lane >> 2) + 8 * i;
+      if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
+    }
+  }
+}
+
 // A persistent grid: CTA b takes items b, b + gridDim.x, ... of the work list
 // times the heads (index = item * heads + head: the CTAs running at one time work
 // on neighbouring tiles of the same rows and share their K/V in L2). While a CTA
@@ -206,7 +354,7 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
   copy_tile_async<T, D, kCols>(v_tiles, item.v, kv_stride, item.valid);
   commit_copies();
 
-  int q_buffer = 0;  // which Q buffer holds this item's queries
+  int q_buffer = 0;    // which Q buffer holds this item's queries
   int tile_count = 0;  // key tiles done by this CTA: picks the K/V buffer
   CellCounts counted;
   long long visited = 0;
@@ -217,13 +365,12 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
     const Item<T, D> next = has_next ? Item<T, D>(p, next_index) : item;
     T* const q_tile = q_tiles + q_buffer * kRows * D;
 
-    // The last key each of this thread's two query rows attends (mask fast path, see tile_mask.hpp).
-    int last_key[2];
+    int last_key[2];  // the last key each of this thread's two query rows attends
 #pragma unroll
     for (int i = 0; i < 2; ++i) last_key[i] = last_attended_key(lv, item.row, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
 
-    unsigned q_frag[D / 16][4];
-    float o_acc[D / 8][4] = {};
+    QueryFragments<D> q;
+    Output<D> o = {};
     float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
     float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
 
@@ -232,11 +379,7 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
       const int this_buffer = tile_count & 1, other_buffer = this_buffer ^ 1;
       wait_copies<1>();  // K[kt] (and Q) landed; V[kt] may still be in flight
       __syncthreads();
-      if (kt == 0) {
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk)
-          load_fragments(q_frag[kk], q_tile + swizzled<D>(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
-      }
+      if (kt == 0) load_queries<T, D>(q, q_tile, warp, lane);
       if (kt + 1 < item.key_tiles) {
         copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, item.k + (k0 + kCols) * kv_stride, kv_stride,
                                      item.valid - k0 - kCols);
@@ -246,71 +389,16 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
       }
       commit_copies();  // possibly empty: keeps the group count the waits rely on
 
-      // S = Q·Kᵀ for the warp's 16 rows and the tile's 64 keys.
-      float s[kCols / 8][4] = {};
-      const T* const k_tile = k_tiles + this_buffer * kCols * D;
-#pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-#pragma unroll
-        for (int j = 0; j < kCols / 8; j += 2) {
-          unsigned b[4];
-          load_fragments(b, k_tile + swizzled<D>(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
-          mma_16x8x16<T>(s[j], q_frag[kk], b[0], b[1]);
-          mma_16x8x16<T>(s[j + 1], q_frag[kk], b[2], b[3]);
-        }
-      }
-
-      // Mask: causal_masked and padding cells get -inf, by the layout's own definition.
-      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) {
-#pragma unroll
-        for (int j = 0; j < kCols / 8; ++j)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int k = k0 + j * 8 + ((lane & 3) << 1) + (e & 1);
-            if (k > last_key[e >> 1]) s[j][e] = -INFINITY;
-          }
-      }
+      Scores s;
+      scores_qk<T, D>(s, q, k_tiles + this_buffer * kCols * D, lane);
+      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) mask_scores(s, last_key, k0, lane);
       if (p.counts && threadIdx.x == 0) {
         counted += count_tile(lv, item.row, item.q0, k0, tile);
         ++visited;
       }
-
-      // Online softmax: new running max, rescale what was summed so far, P = exp2(S·c - max·c).
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        float tile_max = -INFINITY;
-#pragma unroll
-        for (int j = 0; j < kCols / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * i], s[j][2 * i + 1]));
-        const float new_max = fmaxf(row_max[i], quad_max(tile_max));
-        // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
-        const float max_scaled = new_max == -INFINITY ? 0.f : new_max * p.scale_log2;
-        const float rescale = fast_exp2(row_max[i] * p.scale_log2 - max_scaled);
-        row_max[i] = new_max;
-        float sum = 0.f;
-#pragma unroll
-        for (int j = 0; j < kCols / 8; ++j) {
-          s[j][2 * i] = fast_exp2(fmaf(s[j][2 * i], p.scale_log2, -max_scaled));
-          s[j][2 * i + 1] = fast_exp2(fmaf(s[j][2 * i + 1], p.scale_log2, -max_scaled));
-          sum += s[j][2 * i] + s[j][2 * i + 1];
-        }
-        row_sum[i] = row_sum[i] * rescale + sum;
-#pragma unroll
-        for (int j = 0; j < D / 8; ++j) {
-          o_acc[j][2 * i] *= rescale;
-          o_acc[j][2 * i + 1] *= rescale;
-        }
-      }
-
-      // P as the A operand of the next mma: the accumulator layout of two adjacent
-      // 8-key blocks is exactly the A fragment of one 16-key step.
-      unsigned p_frag[kCols / 16][4];
-#pragma unroll
-      for (int kk = 0; kk < kCols / 16; ++kk) {
-        p_frag[kk][0] = pack_pair<T>(s[2 * kk][0], s[2 * kk][1]);
-        p_frag[kk][1] = pack_pair<T>(s[2 * kk][2], s[2 * kk][3]);
-        p_frag[kk][2] = pack_pair<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-        p_frag[kk][3] = pack_pair<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-      }
+      online_softmax<D>(s, o, row_max, row_sum, p.scale_log2);
+      ProbabilityFragments pf;
+      probabilities_as_a<T>(pf, s);
 
       wait_copies<1>();  // V[kt] landed; the next K may still be in flight
       __syncthreads();
@@ -321,60 +409,10 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
         copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, next.v, kv_stride, next.valid);
       commit_copies();
 
-      // O += P·V: V's rows are keys, so ldmatrix.trans turns them into B fragments.
-      const T* const v_tile = v_tiles + this_buffer * kCols * D;
-#pragma unroll
-      for (int kk = 0; kk < kCols / 16; ++kk) {
-#pragma unroll
-        for (int j = 0; j < D / 8; j += 2) {
-          unsigned b[4];
-          load_fragments_transposed(b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
-          mma_16x8x16<T>(o_acc[j], p_frag[kk], b[0], b[1]);
-          mma_16x8x16<T>(o_acc[j + 1], p_frag[kk], b[2], b[3]);
-        }
-      }
+      accumulate_pv<T, D>(o, pf, v_tiles + this_buffer * kCols * D, lane);
     }
 
-    // Finish: O /= row sum; LSE = ln(sum) + max·scale. A row with no attended key
-    // (a padding query) gets O = 0 and LSE = -inf.
-    const float ln2 = 0.6931471805599453f;
-    float inv_sum[2], lse[2];
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      const float sum = quad_sum(row_sum[i]);
-      inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
-      lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
-    }
-    // Stage the warp's 16 output rows in its own rows of this item's Q tile (read
-    // by no other warp, and refilled only after later barriers), then store them
-    // 16 bytes per thread.
-    __syncwarp();
-#pragma unroll
-    for (int j = 0; j < D / 8; ++j)
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int row = warp * 16 + (lane >> 2) + 8 * i;
-        *reinterpret_cast<unsigned*>(q_tile + swizzled<D>(row, j) + ((lane & 3) << 1)) =
-            pack_pair<T>(o_acc[j][2 * i] * inv_sum[i], o_acc[j][2 * i + 1] * inv_sum[i]);
-      }
-    __syncwarp();
-    constexpr int chunks = D / 8;
-#pragma unroll
-    for (int n = 0; n < 16 * chunks / 32; ++n) {
-      const int i = lane + 32 * n;
-      const int row = warp * 16 + i / chunks, chunk = i % chunks;
-      if (item.q0 + row < item.extent)
-        *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
-                                  (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
-            *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
-    }
-    if ((lane & 3) == 0) {
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int q = item.q0 + warp * 16 + (lane >> 2) + 8 * i;
-        if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
-      }
-    }
+    store_output<T, D>(p, item, o, row_max, row_sum, q_tile, warp, lane);
     if (!has_next) break;
     index = next_index;
     item = next;

@@ -233,6 +233,8 @@ def bytes_table(runs: list[Run]) -> str:
                 continue
             model = int(o["hbm_bytes_model"])
             measured = int(o["hbm_bytes_measured"]) if o.get("hbm_bytes_measured") else None
+            if measured is None and not r.is_default:
+                continue  # ncu runs on each scenario's own dtype and head dim
             rows.append([r.label(), impl, f"{model / 2**30:.3f}",
                          f"{measured / 2**30:.3f}" if measured is not None else "not measured",
                          f"{measured / model:.2f}" if measured is not None else "",

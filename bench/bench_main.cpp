@@ -23,6 +23,7 @@
 #include "bench/pass_timer.hpp"
 #include "bench/run_info.hpp"
 #include "core/input_error.hpp"
+#include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/cuda_check.hpp"
@@ -281,16 +282,5 @@ int run(int argc, char** argv) {
 }  // namespace attnlab::bench
 
 int main(int argc, char** argv) {
-  try {
-    return attnlab::bench::run(argc, argv);
-  } catch (const attnlab::InputError& e) {
-    std::fprintf(stderr, "attnlab-bench: %s\n", e.what());
-    return 2;
-  } catch (const attnlab::NoGpuError& e) {
-    std::fprintf(stderr, "attnlab-bench: %s\n", e.what());
-    return 3;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-bench: internal error: %s\n", e.what());
-    return 1;
-  }
+  return attnlab::run_program("attnlab-bench", [&] { return attnlab::bench::run(argc, argv); });
 }

@@ -3,13 +3,13 @@
 // packed rows and result columns the C++ side uses, with no second copy of the
 // loader, the length generators or the packing.
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/cost_model.hpp"
 #include "core/input_error.hpp"
+#include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 
@@ -95,14 +95,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: attnlab-resolve SCENARIO   (a name from `attnlab list` or a .toml path)\n");
     return 2;
   }
-  try {
+  return attnlab::run_program("attnlab-resolve", [&] {
     print_scenario(attnlab::load_scenario(argv[1]));
-  } catch (const attnlab::InputError& e) {
-    std::fprintf(stderr, "attnlab-resolve: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-resolve: internal error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

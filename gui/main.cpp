@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <exception>
 #include <optional>
 #include <string>
 
 #include "core/input_error.hpp"
+#include "core/program_exit.hpp"
 #include "gui/app_state.hpp"
 #include "gui/gui_window.hpp"
 #include "gui/window_size.hpp"
@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return app.exit(e) == 0 ? 0 : attnlab::exit_bad_input;
   }
-  try {
+  return attnlab::run_program("attnlab-gui", [&] {
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings or walkthrough, got \"" + view_arg + "\"");
     const WindowSize size = parse_window_size(size_arg);
@@ -50,12 +50,6 @@ int main(int argc, char** argv) {
       write_png(window.render_offscreen(state, size.width, size.height, mouse ? 6 : 3, mouse), screenshot);
       std::printf("wrote %s (%s view, %dx%d)\n", screenshot.c_str(), view_name(*view), size.width, size.height);
     }
-  } catch (const attnlab::InputError& e) {
-    std::fprintf(stderr, "attnlab-gui: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "attnlab-gui: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

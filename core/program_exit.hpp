@@ -1,0 +1,15 @@
+#pragma once
+// Every attnlab program reports failures the same way: one line on stderr,
+// prefixed with its name, and an exit code that says what went wrong.
+#include <functional>
+
+namespace attnlab {
+
+inline constexpr int exit_internal_error = 1;
+inline constexpr int exit_bad_input = 2;  // InputError: a scenario, CSV or flag was wrong
+inline constexpr int exit_no_gpu = 3;     // NoGpuError: the command needs a CUDA GPU
+
+// Runs a program's body and turns attnlab's errors into their exit codes.
+int run_program(const char* program, const std::function<int()>& body);
+
+}  // namespace attnlab

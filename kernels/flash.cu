@@ -2,6 +2,7 @@
 // picks the instantiation for the dtype and head dim.
 #include <cmath>
 
+#include "core/cost_model.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_launch.hpp"
@@ -10,6 +11,7 @@ namespace attnlab {
 
 static_assert(flash::kRows == flash_tile.rows && flash::kCols == flash_tile.cols,
               "the work list and the cost model use the kernel's tile");
+static_assert(flash_tile == default_flash_tile, "the cost model's default tile is the kernels' tile");
 
 void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& t,
                KernelCounts* counts) {

@@ -140,22 +140,22 @@ void print_measured_rows(const Scenario& s) {
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  std::vector<ResultRow> rows;
+  std::vector<std::pair<std::string, ResultRow>> rows;  // the file each row came from, and the row
   for (const auto& file : files) {
     try {
       for (ResultRow& r : read_results_csv(file))
-        if (r.scenario == s.name) rows.push_back(std::move(r));
+        if (r.scenario == s.name) rows.emplace_back(file.stem().string(), std::move(r));
     } catch (const InputError& e) {
       std::fprintf(stderr, "attnlab: warning: skipping a results file: %s\n", e.what());
     }
   }
   if (rows.empty()) return;
   const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
-  TextTable table({"measured", "source", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",
+  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",
                    "useful TFLOP/s", "scores computed", "rel L2 error"},
-                  5);
-  for (const ResultRow& r : rows)
-    table.add_row({r.implementation, r.source, r.gpu, pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim),
+                  6);
+  for (const auto& [file, r] : rows)
+    table.add_row({r.implementation, r.source, file, r.gpu, pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim),
                    number(r.median_us, "%.1f"), number(r.min_us, "%.1f"), number(r.max_us, "%.1f"),
                    number(r.useful_tflops, "%.1f"), r.scores_computed ? si_count(double(*r.scores_computed)) : "-",
                    number(r.rel_l2_error, "%.1e")});

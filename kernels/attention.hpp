@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/implementation.hpp"
 #include "core/input_error.hpp"
 #include "core/layouts.hpp"
 #include "core/scenario.hpp"
@@ -39,8 +40,8 @@ GpuInfo query_gpu();
 // "13.0" from 13000.
 std::string cuda_version_string(int version);
 
-// A device memory allocation that does not exceed what is free: throws
-// GpuMemoryError naming the bytes needed and free (the run goes on without it).
+// Thrown before an allocation that would not fit in free device memory; the message
+// names the bytes needed and free. A caller refuses that one case and goes on.
 class GpuMemoryError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -100,7 +101,14 @@ struct AttentionProblem {
   void validate() const;  // throws InputError on an unsupported shape
 };
 
-// Q, K, V, O, LSE for `positions` buffer positions of one layout.
+// The shape a scenario asks for (dtype, heads, KV heads, head dim; default scale).
+AttentionProblem attention_problem(const Scenario& s);
+
+// The layout an implementation runs over (naive: the padded batch).
+Layout implementation_layout(const Scenario& s, Implementation implementation);
+
+// Q, K, V, O, LSE for `positions` buffer positions of one layout. Throws
+// GpuMemoryError (all five's bytes needed vs free) before allocating any of them.
 struct AttentionTensors {
   AttentionTensors(std::int64_t positions, const AttentionProblem& problem);
   std::int64_t positions;
@@ -164,6 +172,9 @@ struct GpuTiming {
   double median_us = 0, min_us = 0, max_us = 0;
   int reps = 0;
 };
+
+// Median, min and max of timed runs (µs); `us` must not be empty.
+GpuTiming timing_of(std::vector<double> us);
 
 // Times `launch` with CUDA events around each of `reps` runs after `warmup` runs.
 GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps);

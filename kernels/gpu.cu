@@ -7,6 +7,7 @@
 
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/cuda_events.hpp"
 #include "kernels/work_list.hpp"
 
 namespace attnlab {
@@ -133,8 +134,25 @@ LayoutView DeviceLayout::view() const {
           static_cast<const int*>(token_doc_.data())};
 }
 
+namespace {
+
+// Refuses before any of Q, K, V, O, LSE is allocated, with the bytes of all five.
+std::int64_t fitting_positions(std::int64_t positions, const AttentionProblem& p) {
+  const std::size_t per_position =
+      std::size_t(2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype) + std::size_t(p.heads) * sizeof(float);
+  const std::size_t needed = std::size_t(positions) * per_position;
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (needed > free)
+    throw GpuMemoryError("Q, K, V, O and LSE of " + std::to_string(positions) + " positions need " +
+                         std::to_string(needed) + " bytes of device memory, " + std::to_string(free) + " free");
+  return positions;
+}
+
+}  // namespace
+
 AttentionTensors::AttentionTensors(std::int64_t positions_, const AttentionProblem& p)
-    : positions(positions_),
+    : positions(fitting_positions(positions_, p)),
       q(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
       k(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       v(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
@@ -185,33 +203,16 @@ void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, Atten
 GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps) {
   if (reps <= 0) throw std::invalid_argument("time_on_gpu: reps must be positive");
   for (int i = 0; i < warmup; ++i) launch();
-  std::vector<cudaEvent_t> events(2 * reps);
-  for (auto& e : events) CUDA_CHECK(cudaEventCreate(&e));
-  std::vector<double> us(reps);
-  try {
-    for (int i = 0; i < reps; ++i) {
-      CUDA_CHECK(cudaEventRecord(events[2 * i]));
-      launch();
-      CUDA_CHECK(cudaEventRecord(events[2 * i + 1]));
-    }
-    CUDA_CHECK(cudaEventSynchronize(events.back()));
-    for (int i = 0; i < reps; ++i) {
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * i], events[2 * i + 1]));
-      us[i] = 1000.0 * ms;
-    }
-  } catch (...) {
-    for (auto& e : events) cudaEventDestroy(e);
-    throw;
+  detail::CudaEvents events(2 * reps);
+  for (int i = 0; i < reps; ++i) {
+    CUDA_CHECK(cudaEventRecord(events[2 * i]));
+    launch();
+    CUDA_CHECK(cudaEventRecord(events[2 * i + 1]));
   }
-  for (auto& e : events) cudaEventDestroy(e);
-  std::sort(us.begin(), us.end());
-  GpuTiming t;
-  t.reps = reps;
-  t.min_us = us.front();
-  t.max_us = us.back();
-  t.median_us = reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
-  return t;
+  CUDA_CHECK(cudaEventSynchronize(events[2 * reps - 1]));
+  std::vector<double> us(reps);
+  for (int i = 0; i < reps; ++i) us[i] = events.elapsed_us(2 * i, 2 * i + 1);
+  return timing_of(std::move(us));
 }
 
 }  // namespace attnlab

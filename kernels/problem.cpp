@@ -1,5 +1,7 @@
 // The parts of the host API that need no GPU: shared by CUDA and CPU-only builds.
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "kernels/attention.hpp"
 
@@ -18,6 +20,36 @@ void AttentionProblem::validate() const {
   if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0)
     throw InputError("kv_heads: expected a positive divisor of heads (" + std::to_string(heads) + "), got " +
                      std::to_string(kv_heads));
+}
+
+AttentionProblem attention_problem(const Scenario& s) {
+  AttentionProblem p;
+  p.dtype = s.dtype;
+  p.heads = s.heads;
+  p.kv_heads = s.kv_heads;
+  p.head_dim = s.head_dim;
+  return p;
+}
+
+Layout implementation_layout(const Scenario& s, Implementation implementation) {
+  switch (layout_of(implementation)) {
+    case LayoutKind::padded: return s.padded_layout();
+    case LayoutKind::packed: return s.packed_layout();
+    case LayoutKind::varlen: return s.varlen_layout();
+  }
+  return s.varlen_layout();
+}
+
+GpuTiming timing_of(std::vector<double> us) {
+  if (us.empty()) throw std::invalid_argument("timing_of: no timed runs");
+  std::sort(us.begin(), us.end());
+  const std::size_t n = us.size();
+  GpuTiming t;
+  t.reps = static_cast<int>(n);
+  t.min_us = us.front();
+  t.max_us = us.back();
+  t.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+  return t;
 }
 
 }  // namespace attnlab

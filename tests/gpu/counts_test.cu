@@ -20,29 +20,16 @@ KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem)
   return counts;
 }
 
-std::int64_t tiles_of(const Layout& layout, TileShape tile) {
-  const LayoutView v = layout.view();
-  std::int64_t tiles = 0;
-  for (int r = 0; r < v.num_rows; ++r)
-    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) tiles += key_tiles_visited(v, tile, r, qt);
-  return tiles;
-}
-
 TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
   ATTNLAB_REQUIRE_GPU();
   const std::vector<Scenario> scenarios = list_scenarios();
   ASSERT_FALSE(scenarios.empty());
   for (const Scenario& s : scenarios) {
-    AttentionProblem p;
-    p.heads = s.heads;
-    p.kv_heads = s.kv_heads;
+    AttentionProblem p = attention_problem(s);
     p.head_dim = 64;  // counts do not depend on the head dim; 64 keeps the run short
     const CostModel model = model_costs(s, flash_tile);
     for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
-      const Layout layout = impl == Implementation::padded   ? s.padded_layout()
-                            : impl == Implementation::packed ? s.packed_layout()
-                                                             : s.varlen_layout();
-      const KernelCounts counted = count_on_gpu(layout, p);
+      const KernelCounts counted = count_on_gpu(implementation_layout(s, impl), p);
       const ImplementationCost& expected = model[impl];
       std::printf("  %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", s.name.c_str(),
                   implementation_name(impl), static_cast<long long>(counted.visited_tiles),
@@ -70,7 +57,8 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
       const CellCounts per_head = count_layout(layout, flash_tile);
       for (int h = 0; h < p.heads; ++h) expected += per_head;
       EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
-      EXPECT_EQ(counted.visited_tiles, p.heads * tiles_of(layout, flash_tile)) << layout_kind_name(layout.kind);
+      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, flash_tile).tiles_visited)
+          << layout_kind_name(layout.kind);
     }
   }
 }
@@ -89,6 +77,22 @@ TEST(NaiveMemory, RefusesAWorkspaceLargerThanFreeMemory) {
   } catch (const GpuMemoryError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find(std::to_string(needed)), std::string::npos) << message;
+    EXPECT_NE(message.find("free"), std::string::npos) << message;
+  }
+}
+
+// A scenario's inputs too big for the GPU are refused before any of them is
+// allocated, naming the bytes of all five tensors and the bytes free.
+TEST(TensorMemory, RefusesInputsLargerThanFreeMemory) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;  // 16 heads and KV heads, head dim 128, bf16: 16448 bytes per position
+  const std::int64_t positions = 100'000'000;  // about 1.6 TB
+  try {
+    AttentionTensors tensors(positions, p);
+    FAIL() << "expected a refusal";
+  } catch (const GpuMemoryError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(std::to_string(positions * 16448)), std::string::npos) << message;
     EXPECT_NE(message.find("free"), std::string::npos) << message;
   }
 }

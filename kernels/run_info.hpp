@@ -1,0 +1,29 @@
+#pragma once
+// What every attnlab results row says about the run itself (the GPU, the driver,
+// the CUDA version, the commit and the date: DESIGN.md §6), and the columns that
+// `attnlab run` and attnlab-bench fill alike, so the two write the same row.
+#include <string>
+
+#include "core/cost_model.hpp"
+#include "core/implementation.hpp"
+#include "core/results_csv.hpp"
+#include "core/scenario.hpp"
+#include "kernels/attention.hpp"
+
+namespace attnlab {
+
+struct RunInfo {
+  std::string gpu, driver, cuda_version, commit, date;
+};
+
+// The commit is $ATTNLAB_COMMIT when set (a copy of the tree without .git, as on the
+// device machine, passes it in), else `git rev-parse` of the source tree, else empty.
+RunInfo describe_run(const GpuInfo& gpu);
+
+// One attnlab row of a timed (scenario, implementation): the scenario's shape, the
+// model's scores and bytes, the timing and the run. The caller adds what only it
+// measured (errors, bleed).
+ResultRow timed_result_row(const Scenario& s, Implementation implementation, const ImplementationCost& cost,
+                           const GpuTiming& timing, const RunInfo& run);
+
+}  // namespace attnlab

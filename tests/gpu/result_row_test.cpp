@@ -1,0 +1,58 @@
+// Host-only checks of the row `attnlab run` and attnlab-bench both write
+// (kernels/run_info.hpp), and of the timing summary both use. They need no GPU.
+#include <gtest/gtest.h>
+
+#include "core/cost_model.hpp"
+#include "core/scenario_file.hpp"
+#include "kernels/attention.hpp"
+#include "kernels/run_info.hpp"
+
+namespace attnlab {
+namespace {
+
+TEST(TimingOf, MedianMinMaxOfOddAndEvenCounts) {
+  const GpuTiming odd = timing_of({5, 1, 3});
+  EXPECT_EQ(odd.median_us, 3);
+  EXPECT_EQ(odd.min_us, 1);
+  EXPECT_EQ(odd.max_us, 5);
+  EXPECT_EQ(odd.reps, 3);
+  EXPECT_EQ(timing_of({4, 1, 2, 10}).median_us, 3);
+  EXPECT_THROW(timing_of({}), std::invalid_argument);
+}
+
+TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
+  const Scenario s = load_scenario("uniform-64x512");
+  const CostModel model = model_costs(s, flash_tile);
+  const RunInfo run{"Some GPU", "580.1", "13.0", "abc123", "2026-01-01T00:00:00Z"};
+  const GpuTiming timing = timing_of({100, 200, 300});
+
+  const ResultRow varlen = timed_result_row(s, Implementation::varlen, model[Implementation::varlen], timing, run);
+  EXPECT_EQ(varlen.scenario, "uniform-64x512");
+  EXPECT_EQ(varlen.implementation, "varlen");
+  EXPECT_EQ(varlen.source, "attnlab");
+  EXPECT_EQ(varlen.gpu, "Some GPU");
+  EXPECT_EQ(varlen.heads, s.heads);
+  EXPECT_EQ(varlen.kv_heads, s.kv_heads);
+  EXPECT_EQ(varlen.median_us, 200);
+  EXPECT_EQ(varlen.reps, 3);
+  EXPECT_EQ(varlen.scores_computed, model[Implementation::varlen].scores_computed());
+  EXPECT_EQ(varlen.tile, "64x64");
+  // useful TFLOP/s = useful FLOPs / median time
+  EXPECT_DOUBLE_EQ(*varlen.useful_tflops, double(model[Implementation::varlen].flops_useful_fwd) / 200e6);
+  EXPECT_EQ(varlen.commit, "abc123");
+  EXPECT_FALSE(varlen.rel_l2_error.has_value());  // measured by `attnlab run` alone, never made up here
+
+  // results/README.md: the tile column is empty where no flash tile applies.
+  const ResultRow naive = timed_result_row(s, Implementation::naive, model[Implementation::naive], timing, run);
+  EXPECT_EQ(naive.tile, "");
+}
+
+TEST(ImplementationLayout, NaiveRunsOverThePaddedBatch) {
+  const Scenario s = load_scenario("uniform-64x512");
+  EXPECT_EQ(implementation_layout(s, Implementation::naive).kind, LayoutKind::padded);
+  EXPECT_EQ(implementation_layout(s, Implementation::packed).kind, LayoutKind::packed);
+  EXPECT_EQ(implementation_layout(s, Implementation::varlen).token_doc.size(), std::size_t(s.total_tokens()));
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -36,15 +36,6 @@ void fill_from_pool(DeviceBuffer& buffer, const std::vector<std::uint16_t>& pool
   buffer.upload(host.data(), host.size() * sizeof(std::uint16_t));
 }
 
-Layout layout_for(const Scenario& s, Implementation impl) {
-  switch (layout_of(impl)) {
-    case LayoutKind::padded: return s.padded_layout();
-    case LayoutKind::packed: return s.packed_layout();
-    case LayoutKind::varlen: return s.varlen_layout();
-  }
-  return s.varlen_layout();
-}
-
 int input_sets_for(std::int64_t positions, const AttentionProblem& p) {
   const std::int64_t set_bytes = positions * (2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype);
   const std::int64_t sets = (rotation_bytes + set_bytes - 1) / std::max<std::int64_t>(set_bytes, 1);
@@ -58,10 +49,11 @@ std::string CaseKey::name() const {
          "/d" + std::to_string(scenario.head_dim);
 }
 
-PreparedCase::PreparedCase(const CaseKey& key) : key_(key), layout_(layout_for(key.scenario, key.implementation)) {
+PreparedCase::PreparedCase(const CaseKey& key)
+    : key_(key), layout_(implementation_layout(key.scenario, key.implementation)) {
   const Scenario& s = key_.scenario;
   cost_ = model_costs(s, flash_tile)[key_.implementation];
-  problem_ = {s.dtype, s.heads, s.kv_heads, s.head_dim};
+  problem_ = attention_problem(s);
   problem_.validate();
   device_layout_ = std::make_unique<DeviceLayout>(layout_);
   if (key_.implementation == Implementation::naive) naive_ = std::make_unique<NaiveAttention>(*device_layout_, problem_);

@@ -21,12 +21,12 @@
 
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
-#include "bench/run_info.hpp"
 #include "core/input_error.hpp"
 #include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/run_info.hpp"
 
 namespace attnlab::bench {
 
@@ -99,6 +99,7 @@ Options take_options(int& argc, char** argv) {
       for (const auto& d : split_commas(value)) o.head_dims.push_back(parse_int(flag, d));
     } else if (flag == "--warmup") {
       o.warmup = parse_int(flag, value);
+      if (o.warmup < 0) throw InputError("--warmup: expected a number of passes, 0 or more, got " + value);
     } else if (flag == "--results_csv") {
       if (value.empty()) throw InputError("--results_csv: expected a file name");
       o.results_csv = value;
@@ -118,16 +119,9 @@ struct CaseRecord {
   CaseKey key;
   std::vector<double> samples_us;
   std::optional<ImplementationCost> cost;
-  std::optional<std::int64_t> scores_counted;  // by the tiled kernel's counting build
-  double warmup_pass_us = 0;                    // sizes the batches of timed passes
+  double warmup_pass_us = 0;  // sizes the batches of timed passes
   bool profiled = false;
 };
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Google Benchmark calls a case's function once per repetition and while it sizes the
 // iteration count; the GPU state survives between calls, and is released for the next case.
@@ -137,13 +131,13 @@ PreparedCase& prepare(CaseRecord& record, int warmup) {
   if (current_case && current_case->key().name() == record.key.name()) return *current_case;
   current_case.reset();
   current_case = std::make_unique<PreparedCase>(record.key);
-  // The row reports what the kernel computed; a gap to the model is a bug worth a loud line.
+  // The row reports the model's scores: a kernel that computes others fails its case.
   if (const auto counted = current_case->count_kernel()) {
-    record.scores_counted = counted->cells.computed();
-    if (counted->cells != current_case->cost().scores)
-      std::fprintf(stderr, "attnlab-bench: %s: the kernel counted %lld scores computed, the model %lld\n",
-                   record.key.name().c_str(), static_cast<long long>(counted->cells.computed()),
-                   static_cast<long long>(current_case->cost().scores_computed()));
+    const ImplementationCost& cost = current_case->cost();
+    if (counted->cells != cost.scores || counted->visited_tiles != cost.tiles_visited)
+      throw std::runtime_error("the kernel counted " + std::to_string(counted->visited_tiles) + " tiles and " +
+                               std::to_string(counted->cells.computed()) + " scores computed, the model " +
+                               std::to_string(cost.tiles_visited) + " and " + std::to_string(cost.scores_computed()));
   }
   record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { current_case->launch(i++); }, warmup, 1).median_us;
   return *current_case;
@@ -163,7 +157,7 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
   try {
     c = &prepare(record, options.warmup);
     if (options.profile_one_pass && !std::exchange(record.profiled, true)) profile_one_pass(*c);
-  } catch (const std::exception& e) {  // too little memory, an unsupported shape: this case only
+  } catch (const std::exception& e) {  // too little memory, counts off the model: this case only
     current_case.reset();
     state.SkipWithError(e.what());
     return;
@@ -183,7 +177,7 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
     queued.pop_back();
   }
   record.samples_us.insert(record.samples_us.end(), samples.begin(), samples.end());
-  const double seconds = median_of(samples) * 1e-6;
+  const double seconds = timing_of(samples).median_us * 1e-6;
   const ImplementationCost& cost = c->cost();
   state.counters["useful_TFLOP/s"] = double(cost.flops_useful_fwd) / seconds / 1e12;
   state.counters["computed_TFLOP/s"] = double(cost.flops_fwd) / seconds / 1e12;
@@ -195,38 +189,7 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
 }
 
 ResultRow result_row(const CaseRecord& r, const RunInfo& run) {
-  const Scenario& s = r.key.scenario;
-  const ImplementationCost& cost = *r.cost;
-  const double median = median_of(r.samples_us);
-  ResultRow row;
-  row.scenario = s.name;
-  row.implementation = implementation_name(r.key.implementation);
-  row.source = "attnlab";
-  row.gpu = run.gpu;
-  row.dtype = s.dtype;
-  row.heads = s.heads;
-  row.head_dim = s.head_dim;
-  row.causal = s.causal;
-  row.pass = Pass::fwd;
-  row.median_us = median;
-  row.min_us = *std::min_element(r.samples_us.begin(), r.samples_us.end());
-  row.max_us = *std::max_element(r.samples_us.begin(), r.samples_us.end());
-  row.useful_tflops = double(cost.flops_useful_fwd) / (median * 1e-6) / 1e12;
-  row.scores_computed = r.scores_counted.value_or(cost.scores_computed());
-  row.scores_useful = cost.scores_useful();
-  row.kv_heads = s.kv_heads;
-  row.tokens = s.total_tokens();
-  if (!materializes_scores(r.key.implementation))
-    row.tile = std::to_string(cost.tile.rows) + "x" + std::to_string(cost.tile.cols);
-  row.computed_tflops = double(cost.flops_fwd) / (median * 1e-6) / 1e12;
-  row.hbm_bytes_model = cost.hbm.total();
-  row.extra_memory_bytes = cost.extra_memory_bytes;
-  row.reps = static_cast<int>(r.samples_us.size());
-  row.driver = run.driver;
-  row.cuda_version = run.cuda_version;
-  row.commit = run.commit;
-  row.date = run.date;
-  return row;
+  return timed_result_row(r.key.scenario, r.key.implementation, *r.cost, timing_of(r.samples_us), run);
 }
 
 std::vector<Scenario> chosen_scenarios(const Options& o) {
@@ -243,17 +206,23 @@ std::vector<std::unique_ptr<CaseRecord>> register_cases(const Options& o) {
     const std::vector<DType> dtypes = o.dtypes.empty() ? std::vector<DType>{base.dtype} : o.dtypes;
     const std::vector<int> dims = o.head_dims.empty() ? std::vector<int>{base.head_dim} : o.head_dims;
     for (DType dtype : dtypes)
-      for (int dim : dims)
+      for (int dim : dims) {
+        Scenario s = base;
+        s.dtype = dtype;
+        s.head_dim = dim;
+        try {  // a shape the kernels lack is bad input, not a case skipped in the middle of the run
+          attention_problem(s).validate();
+        } catch (const InputError& e) {
+          throw InputError("scenario " + s.name + ": " + e.what());
+        }
         for (Implementation impl : o.implementations) {
-          Scenario s = base;
-          s.dtype = dtype;
-          s.head_dim = dim;
           auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{s, impl}}));
           benchmark::RegisterBenchmark(record->key.name().c_str(),
                                        [r = record.get(), &o](benchmark::State& state) { run_case(state, *r, o); })
               ->UseManualTime()
               ->Unit(benchmark::kMicrosecond);
         }
+      }
   }
   return records;
 }

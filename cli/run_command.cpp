@@ -2,11 +2,8 @@
 // documents, each checked against the fp64 CPU reference of its own layout,
 // timed with CUDA events, printed as a table and written as results rows.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <functional>
 #include <map>
 #include <memory>
@@ -25,6 +22,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/run_info.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/error_metrics.hpp"
 #include "reference/reference_attention.hpp"
@@ -108,33 +106,6 @@ ReferenceCheck choose_reference_check(const Layout& layout, int heads, std::uint
 
 // ---- one scenario -----------------------------------------------------------------
 
-struct RunInfo {
-  GpuInfo gpu;
-  std::string commit, date;
-};
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
-
-// $ATTNLAB_COMMIT when set (a copy of the tree without .git), else git's HEAD, else empty.
-std::string source_commit() {
-  if (const char* env = std::getenv("ATTNLAB_COMMIT"); env && *env) return env;
-  const std::string command = std::string("git -C \"") + ATTNLAB_SOURCE_DIR + "\" rev-parse --short=12 HEAD 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  char line[64] = {};
-  if (!std::fgets(line, sizeof line, pipe.get())) return "";
-  std::string commit = line;
-  while (!commit.empty() && (commit.back() == '\n' || commit.back() == '\r')) commit.pop_back();
-  return commit;
-}
-
 struct Outcome {
   Implementation implementation;
   std::string refused;  // why it did not run, when it did not
@@ -149,79 +120,50 @@ struct Outcome {
 class ScenarioRun {
  public:
   ScenarioRun(const Scenario& s, const RunOptions& options, const RunInfo& info)
-      : s_(s), options_(options), info_(info), model_(model_costs(s, flash_tile)) {
-    problem_.dtype = s.dtype;
-    problem_.heads = s.heads;
-    problem_.kv_heads = s.kv_heads;
-    problem_.head_dim = s.head_dim;
+      : s_(s), options_(options), info_(info), model_(model_costs(s, flash_tile)), problem_(attention_problem(s)) {
     problem_.validate();
-    layouts_.emplace(LayoutKind::varlen, s.varlen_layout());
   }
 
   std::vector<Outcome> run(const std::vector<Implementation>& implementations) {
     // Inputs in canonical order are the varlen buffer: upload once, gather on the device for the others.
-    const Layout& varlen = layouts_.at(LayoutKind::varlen);
+    const Layout& varlen = layout_for(Implementation::varlen);
     canonical_ = make_random_inputs(s_.total_tokens(), s_.heads, s_.kv_heads, s_.head_dim, s_.dtype, options_.seed);
-    varlen_device_ = std::make_unique<DeviceLayout>(varlen);
-    canonical_tensors_ = std::make_unique<AttentionTensors>(varlen.buffer_tokens(), problem_);
-    upload_qkv(*canonical_tensors_, s_.dtype, canonical_.q, canonical_.k, canonical_.v);
     std::vector<Outcome> outcomes;
+    try {
+      varlen_device_ = std::make_unique<DeviceLayout>(varlen);
+      canonical_tensors_ = std::make_unique<AttentionTensors>(varlen.buffer_tokens(), problem_);
+    } catch (const GpuMemoryError& e) {  // no implementation can run: each says why, the next scenario goes on
+      for (Implementation impl : implementations) outcomes.push_back({impl, std::string("the inputs: ") + e.what()});
+      return outcomes;
+    }
+    upload_qkv(*canonical_tensors_, s_.dtype, canonical_.q, canonical_.k, canonical_.v);
     for (Implementation impl : implementations) outcomes.push_back(run_one(impl));
     return outcomes;
   }
 
   ResultRow result_row(const Outcome& o) const {
-    const ImplementationCost& cost = model_[o.implementation];
-    ResultRow row;
-    row.scenario = s_.name;
-    row.implementation = implementation_name(o.implementation);
-    row.source = "attnlab";
-    row.gpu = info_.gpu.name;
-    row.dtype = s_.dtype;
-    row.heads = s_.heads;
-    row.head_dim = s_.head_dim;
-    row.causal = s_.causal;
-    row.pass = Pass::fwd;
-    row.median_us = o.timing.median_us;
-    row.min_us = o.timing.min_us;
-    row.max_us = o.timing.max_us;
-    row.useful_tflops = useful_tflops(o);
-    row.computed_tflops = double(cost.flops_fwd) / (o.timing.median_us * 1e6);
-    row.scores_computed = cost.scores_computed();
-    row.scores_useful = cost.scores_useful();
+    ResultRow row = timed_result_row(s_, o.implementation, model_[o.implementation], o.timing, info_);
     row.rel_l2_error = o.error.rel_l2;
     row.max_abs_error = o.error.max_abs;
     row.bleed_rel_l2 = o.bleed;
-    row.kv_heads = s_.kv_heads;
-    row.tokens = s_.total_tokens();
-    row.tile = std::to_string(cost.tile.rows) + "x" + std::to_string(cost.tile.cols);
-    row.hbm_bytes_model = cost.hbm.total();
-    row.extra_memory_bytes = cost.extra_memory_bytes;
-    row.reps = o.timing.reps;
-    row.driver = info_.gpu.driver;
-    row.cuda_version = cuda_version_string(info_.gpu.runtime_version);
-    row.commit = info_.commit;
-    row.date = info_.date;
     return row;
   }
 
-  double useful_tflops(const Outcome& o) const {
-    return double(model_[o.implementation].flops_useful_fwd) / (o.timing.median_us * 1e6);
-  }
   const CostModel& model() const { return model_; }
-  const AttentionProblem& problem() const { return problem_; }
 
  private:
-  const Layout& layout_for(LayoutKind kind) {
-    if (!layouts_.count(kind)) layouts_.emplace(kind, kind == LayoutKind::padded ? s_.padded_layout() : s_.packed_layout());
+  const Layout& layout_for(Implementation impl) {
+    const LayoutKind kind = layout_of(impl);
+    if (!layouts_.count(kind)) layouts_.emplace(kind, implementation_layout(s_, impl));
     return layouts_.at(kind);
   }
 
   // The fp64 reference of a layout (computed once, on the checked sample).
   const ReferenceOutput& reference_for(LayoutKind kind, std::string& checked) {
     if (!references_.count(kind)) {
-      const ReferenceCheck check = choose_reference_check(layout_for(kind), s_.heads, options_.seed + 100);
-      references_.emplace(kind, reference_materialized(layout_for(kind), canonical_, problem_.softmax_scale(), check.options));
+      const Layout& layout = layouts_.at(kind);
+      const ReferenceCheck check = choose_reference_check(layout, s_.heads, options_.seed + 100);
+      references_.emplace(kind, reference_materialized(layout, canonical_, problem_.softmax_scale(), check.options));
       checks_[kind] = check.description;
     }
     checked = checks_.at(kind);
@@ -231,7 +173,7 @@ class ScenarioRun {
   Outcome run_one(Implementation impl) {
     Outcome o{impl};
     const LayoutKind kind = layout_of(impl);
-    const Layout& layout = layout_for(kind);
+    const Layout& layout = layout_for(impl);
     const bool is_varlen = kind == LayoutKind::varlen;
     std::unique_ptr<DeviceLayout> own_layout;
     std::unique_ptr<AttentionTensors> own_tensors;
@@ -310,9 +252,9 @@ void print_outcomes(const ScenarioRun& run, const std::vector<Outcome>& outcomes
       table.add_row({name, "refused"});
       continue;
     }
+    const ResultRow row = run.result_row(o);
     table.add_row({name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
-                   printf_string("%.1f", run.useful_tflops(o)),
-                   printf_string("%.1f", double(cost.flops_fwd) / (o.timing.median_us * 1e6)),
+                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops),
                    si_count(double(cost.scores_computed())),
                    times(double(cost.scores_computed()) / double(cost.scores_useful())),
                    printf_string("%.2e", o.error.rel_l2), printf_string("%.2e", o.error.max_abs),
@@ -345,20 +287,26 @@ void run_scenarios(const RunOptions& options) {
   std::optional<DType> dtype;
   if (!options.dtype.empty()) dtype = parse_dtype(options.dtype);
   if (options.reps < 1) throw InputError("--reps: expected a positive number of timed runs, got " + std::to_string(options.reps));
-  RunInfo info;
-  info.gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
-  info.commit = source_commit();
-  info.date = utc_now_iso8601();
-  std::printf("gpu          %s, %d SMs, driver %s, CUDA runtime %s, %.1f GiB free\n", info.gpu.name.c_str(),
-              info.gpu.sm_count, info.gpu.driver.c_str(), cuda_version_string(info.gpu.runtime_version).c_str(),
-              double(info.gpu.free_bytes) / (1 << 30));
+  const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
+  // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.
+  std::vector<Scenario> scenarios;
+  for (const std::string& name : options.scenarios) {
+    Scenario& s = scenarios.emplace_back(load_scenario(name));
+    if (dtype) s.dtype = *dtype;
+    try {
+      attention_problem(s).validate();
+    } catch (const InputError& e) {
+      throw InputError(s.source.empty() ? "scenario " + s.name + ": " + e.what() : s.source.string() + ": " + e.what());
+    }
+  }
+  const RunInfo info = describe_run(gpu);
+  std::printf("gpu          %s, %d SMs, driver %s, CUDA runtime %s, %.1f GiB free\n", gpu.name.c_str(), gpu.sm_count,
+              gpu.driver.c_str(), info.cuda_version.c_str(), double(gpu.free_bytes) / (1 << 30));
 
   std::vector<ResultRow> rows;
   bool counts_equal = true;
   std::int64_t unwritten = 0;
-  for (const std::string& name : options.scenarios) {
-    Scenario s = load_scenario(name);
-    if (dtype) s.dtype = *dtype;
+  for (const Scenario& s : scenarios) {
     std::printf("\nscenario     %s: %zu documents, %lld tokens; %d heads (%d KV), head dim %d, %s, %s\n", s.name.c_str(),
                 s.doc_lengths.size(), static_cast<long long>(s.total_tokens()), s.heads, s.kv_heads, s.head_dim,
                 dtype_name(s.dtype), s.causal ? "causal" : "not causal");
@@ -373,12 +321,15 @@ void run_scenarios(const RunOptions& options) {
     }
     std::fflush(stdout);
   }
+  // A run that failed its checks leaves no results file behind: its rows are not results.
+  const std::string not_written = options.out.empty() ? "" : "; " + options.out + " not written";
+  if (!counts_equal) throw std::runtime_error("the kernels' counted tiles or scores differ from the cost model" + not_written);
+  if (unwritten)
+    throw std::runtime_error(std::to_string(unwritten) + " valid outputs were not written or not finite" + not_written);
   if (!options.out.empty()) {
     write_results_csv(options.out, rows);
     std::printf("\nwrote %zu rows to %s\n", rows.size(), options.out.c_str());
   }
-  if (!counts_equal) throw std::runtime_error("the kernels' counted tiles or scores differ from the cost model");
-  if (unwritten) throw std::runtime_error(std::to_string(unwritten) + " valid outputs were not written or not finite");
 }
 
 }  // namespace

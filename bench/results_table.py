@@ -61,7 +61,10 @@ def read_rows(path: Path) -> list[dict]:
 
 
 def model_of(attnlab: str, scenario: str) -> dict[str, dict]:
-    done = subprocess.run([attnlab, "model", scenario, "--format", "csv"], capture_output=True, text=True)
+    try:
+        done = subprocess.run([attnlab, "model", scenario, "--format", "csv"], capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
     if done.returncode != 0:
         fail(f"attnlab model {scenario}: {done.stderr.strip()}")
     return {r["implementation"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
@@ -287,9 +290,13 @@ def main():
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=args.out.name + ".", suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.out)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            os.replace(tmp, args.out)
+        except BaseException:
+            os.unlink(tmp)  # nothing half-written left beside the target
+            raise
     else:
         print(text)
 

@@ -408,11 +408,15 @@ def write_csv(path: Path, columns: list[str], rows: list[dict]):
             raise AssertionError(f"row has columns the results schema lacks: {sorted(unknown)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    with os.fdopen(fd, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=columns, restval="", lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=columns, restval="", lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)  # nothing half-written left beside the target
+        raise
 
 
 def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -> list[dict]:
@@ -428,7 +432,7 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
         except Unavailable as e:
             print(f"{s.name} {name}: unavailable: {e}", flush=True)
             continue
-        except torch.OutOfMemoryError as e:
+        except torch.cuda.OutOfMemoryError as e:  # also torch.OutOfMemoryError, which older versions lack
             print(f"{s.name} {name}: unavailable: out of memory ({str(e).splitlines()[0]})", flush=True)
             continue
         except Exception as e:  # one broken peer must not lose the others' rows

@@ -1,6 +1,7 @@
 #include "core/cost_model.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace attnlab {
 
@@ -72,20 +73,26 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
 }
 
 CostModel model_costs(const Scenario& s, TileShape tile) {
-  const Layout padded = s.padded_layout();
+  return model_costs(s, s.padded_layout(), s.packed_layout(), s.varlen_layout(), tile);
+}
+
+CostModel model_costs(const Scenario& s, const Layout& padded, const Layout& packed, const Layout& varlen,
+                      TileShape tile) {
+  if (padded.kind != LayoutKind::padded || packed.kind != LayoutKind::packed || varlen.kind != LayoutKind::varlen)
+    throw std::invalid_argument("model_costs: expected the padded, packed and varlen layouts in that order");
   const int padded_length = s.padded_length();
   CostModel m;
   m.tile = tile;
   m.costs[int(Implementation::naive)] = cost_of(Implementation::naive, s, padded, {padded_length, padded_length});
   m.costs[int(Implementation::padded)] = cost_of(Implementation::padded, s, padded, tile);
-  m.costs[int(Implementation::packed)] = cost_of(Implementation::packed, s, s.packed_layout(), tile);
-  m.costs[int(Implementation::varlen)] = cost_of(Implementation::varlen, s, s.varlen_layout(), tile);
-  const ImplementationCost& varlen = m[Implementation::varlen];
+  m.costs[int(Implementation::packed)] = cost_of(Implementation::packed, s, packed, tile);
+  m.costs[int(Implementation::varlen)] = cost_of(Implementation::varlen, s, varlen, tile);
+  const ImplementationCost& base = m[Implementation::varlen];
   for (ImplementationCost& c : m.costs) {
-    c.computed_vs_varlen = ratio(c.scores_computed(), varlen.scores_computed());
-    c.attended_vs_varlen = ratio(c.scores_attended(), varlen.scores_attended());
-    c.hbm_vs_varlen = ratio(c.hbm.total(), varlen.hbm.total());
-    c.useful_lost = varlen.scores_useful() - c.scores_useful();
+    c.computed_vs_varlen = ratio(c.scores_computed(), base.scores_computed());
+    c.attended_vs_varlen = ratio(c.scores_attended(), base.scores_attended());
+    c.hbm_vs_varlen = ratio(c.hbm.total(), base.hbm.total());
+    c.useful_lost = base.scores_useful() - c.scores_useful();
   }
   return m;
 }

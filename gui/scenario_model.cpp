@@ -23,7 +23,7 @@ ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t versi
     m.padded = scenario.padded_layout();
     m.packed = scenario.packed_layout();
     m.varlen = scenario.varlen_layout();
-    m.costs = model_costs(scenario, tile);
+    m.costs = model_costs(scenario, m.padded, m.packed, m.varlen, tile);
   } catch (const std::exception& e) {
     m.error = e.what();
   }

@@ -57,7 +57,8 @@ const std::vector<std::string_view>& required_results_columns();
 void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows);
 
 // Reads a results file; columns in any order, unknown columns ignored, missing
-// extra columns read as empty. Throws InputError naming the file, and the line
+// extra columns read as empty, a UTF-8 byte-order mark (as a spreadsheet saves
+// one) skipped by fast-cpp-csv-parser. Throws InputError naming the file, and the line
 // and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
 std::vector<ResultRow> read_results_csv(const std::filesystem::path& path);

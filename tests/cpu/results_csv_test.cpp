@@ -178,6 +178,18 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   EXPECT_EQ(read_error(required_header + ",heads\n"), file + ": column heads appears twice in the header");
 }
 
+// A spreadsheet saving "CSV UTF-8" starts the file with a byte-order mark; without
+// care it becomes part of the first column's name and that column reads as missing.
+TEST_F(ResultsCsv, AByteOrderMarkAtTheStartIsSkipped) {
+  const fs::path plain = dir_ / "plain.csv";
+  write_results_csv(plain, {measured_row()});
+  std::ifstream in(plain, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const fs::path marked = write_text("marked.csv", "\xEF\xBB\xBF" + text);
+  EXPECT_EQ(read_results_csv(marked), std::vector<ResultRow>{measured_row()});
+  EXPECT_EQ(read_error("\xEF\xBB\xBF"), (dir_ / "bad.csv").string() + ": empty file, expected a header line");
+}
+
 TEST_F(ResultsCsv, MissingFileIsAnInputError) {
   EXPECT_THROW(read_results_csv(dir_ / "none.csv"), InputError);
   const fs::path a_file = write_text("plain", "x");

@@ -107,6 +107,9 @@ TEST_F(ScenarioFileTest, CsvSourceReadsTheLengthColumnRelativeToTheScenarioFile)
   write("lengths.csv", "# a comment line\nid,length\n0,7\n1, 9\n");
   const Scenario mine = load_scenario(write("mine.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"lengths.csv\"\n").string());
   EXPECT_EQ(mine.doc_lengths, (std::vector<int>{7, 9}));
+  write("marked.csv", "\xEF\xBB\xBFlength\n5\n");  // a spreadsheet's UTF-8 byte-order mark first
+  const Scenario marked = load_scenario(write("marked.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"marked.csv\"\n").string());
+  EXPECT_EQ(marked.doc_lengths, (std::vector<int>{5}));
 }
 
 TEST_F(ScenarioFileTest, ExplicitListAndFixedPadding) {

@@ -112,7 +112,7 @@ struct Outcome {
   GpuTiming timing;
   ErrorStats error;
   std::optional<double> bleed;
-  std::int64_t unwritten = 0;  // valid positions with a non-finite O or LSE (outputs are poisoned first)
+  std::int64_t unwritten = 0;  // valid (position, head) pairs with a non-finite O or LSE (outputs are poisoned first)
   std::string checked;
   std::optional<KernelCounts> counted;
 };
@@ -200,14 +200,7 @@ class ScenarioRun {
     launch();
     const std::vector<float> out = download_o(tensors, s_.dtype);
     const std::vector<float> lse = download_lse(tensors);
-    const std::size_t per_position = std::size_t(s_.heads) * s_.head_dim;
-    for (std::int64_t pos = 0; pos < layout.buffer_tokens(); ++pos) {
-      if (layout.token_source[pos] < 0) continue;
-      const float* begin = out.data() + pos * per_position;
-      bool finite = std::all_of(begin, begin + per_position, [](float x) { return std::isfinite(x); });
-      for (int h = 0; h < s_.heads; ++h) finite = finite && std::isfinite(lse[pos * s_.heads + h]);
-      o.unwritten += !finite;
-    }
+    o.unwritten = check_written(layout, problem_, out, lse).unwritten;
     o.error = compare_to_reference(layout, reference_for(kind, o.checked), out, lse);
     if (impl == Implementation::packed) {
       std::string unused;

@@ -122,6 +122,16 @@ void upload_qkv(AttentionTensors& tensors, DType dtype, const std::vector<float>
 std::vector<float> download_o(const AttentionTensors& tensors, DType dtype);  // [position][head][head_dim]
 std::vector<float> download_lse(const AttentionTensors& tensors);             // [position][head]
 
+// What a run wrote into O and LSE poisoned beforehand (DeviceBuffer::poison), per
+// (position, head): valid pairs whose O or LSE is not finite (left unwritten), and
+// padding pairs without O = 0, LSE = -inf.
+struct WrittenOutputs {
+  std::int64_t unwritten = 0;
+  std::int64_t padding_not_zero = 0;
+};
+WrittenOutputs check_written(const Layout& layout, const AttentionProblem& problem, const std::vector<float>& o,
+                             const std::vector<float>& lse);
+
 // Fills `out`'s Q, K, V (layout `to`'s buffer order) from tensors in canonical
 // token order (a varlen layout's buffer) on the device; padding gets zeros. So
 // inputs are uploaded once per run, however large the padded buffer.

@@ -1,7 +1,6 @@
 #include "tests/gpu/gpu_test_support.hpp"
 
-#include <cmath>
-#include <numeric>
+#include <algorithm>
 
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_attention.hpp"
@@ -42,21 +41,9 @@ CheckedRun run_and_check(Implementation implementation, const Layout& layout, co
   const std::vector<float> lse = download_lse(tensors);
 
   CheckedRun result;
-  const int H = problem.heads, D = problem.head_dim;
-  for (std::int64_t pos = 0; pos < layout.buffer_tokens(); ++pos)
-    for (int h = 0; h < H; ++h) {
-      const float* out = o.data() + (pos * H + h) * D;
-      const float l = lse[pos * H + h];
-      if (layout.token_source[pos] >= 0) {
-        bool finite = std::isfinite(l);
-        for (int d = 0; d < D; ++d) finite = finite && std::isfinite(out[d]);
-        result.unwritten += !finite;
-      } else {
-        bool zero = l == -INFINITY;
-        for (int d = 0; d < D; ++d) zero = zero && out[d] == 0.f;
-        result.padding_not_zero += !zero;
-      }
-    }
+  const WrittenOutputs written = check_written(layout, problem, o, lse);
+  result.unwritten = written.unwritten;
+  result.padding_not_zero = written.padding_not_zero;
   const ReferenceOutput reference = reference_materialized(layout, canonical, problem.softmax_scale());
   result.error = compare_to_reference(layout, reference, o, lse);
   return result;

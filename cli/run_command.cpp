@@ -74,8 +74,9 @@ struct ReferenceCheck {
 };
 
 ReferenceCheck choose_reference_check(const Layout& layout, int heads, std::uint64_t seed) {
+  const LayoutView view = layout.view();
   std::vector<double> row_cells(layout.num_rows());
-  for (int r = 0; r < layout.num_rows(); ++r) row_cells[r] = std::pow(double(layout.row_start[r + 1] - layout.row_start[r]), 2);
+  for (int r = 0; r < layout.num_rows(); ++r) row_cells[r] = std::pow(double(row_extent(view, r)), 2);
   const double all_cells = std::accumulate(row_cells.begin(), row_cells.end(), 0.0);
   ReferenceCheck check;
   if (all_cells * heads <= reference_cell_budget) {

@@ -17,8 +17,9 @@ namespace {
 
 int uniform_row_extent(const Layout& layout) {
   const int extent = layout.longest_row();
+  const LayoutView view = layout.view();
   for (int r = 0; r < layout.num_rows(); ++r)
-    if (layout.row_start[r + 1] - layout.row_start[r] != extent)
+    if (row_extent(view, r) != extent)
       throw std::invalid_argument("naive needs rows of one extent (a padded or packed layout)");
   return extent;
 }

@@ -88,8 +88,10 @@ Options take_options(int& argc, char** argv) {
       for (const auto& name : split_commas(value)) {
         const auto impl = parse_implementation(name);
         if (!impl) throw InputError("--implementations: expected naive, padded, packed or varlen, got \"" + name + "\"");
-        o.implementations.push_back(*impl);
+        if (std::find(o.implementations.begin(), o.implementations.end(), *impl) == o.implementations.end())
+          o.implementations.push_back(*impl);  // a case named twice would be run and written twice
       }
+      if (o.implementations.empty()) throw InputError("--implementations: expected at least one of naive, padded, packed, varlen");
     } else if (flag == "--dtypes") {
       for (const auto& name : split_commas(value)) {
         if (name != "bf16" && name != "fp16") throw InputError("--dtypes: expected bf16 or fp16, got \"" + name + "\"");

@@ -47,9 +47,10 @@ std::string TextTable::render() const {
 namespace {
 
 // value scaled by `step` until below it, printed with 3 significant digits and the unit's prefix.
+// Compared after rounding, so 999,519 prints "1.00 M", not "1000 k".
 std::string scaled(double value, double step, const char* const* prefixes, int count, const char* unit) {
   int i = 0;
-  while (std::fabs(value) >= step && i + 1 < count) {
+  while (std::round(std::fabs(value)) >= step && i + 1 < count) {
     value /= step;
     ++i;
   }

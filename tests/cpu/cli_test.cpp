@@ -110,6 +110,20 @@ TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
   EXPECT_EQ(csv.cell("packed", "tile"), "128x64");
 }
 
+TEST(Cli, ModelTableRoundsIntoTheNextPrefix) {
+  // varlen with 1x1 tiles computes 1413*1414/2 + 32*33/2 = 999,519 scores: "1.00 M", never "1000 k".
+  const fs::path file = scratch_dir() / "almost-a-million.toml";
+  std::ofstream(file) << "why = \"A count just under a million.\"\nheads = 1\nhead_dim = 8\n"
+                         "dtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                         "[documents]\nsource = \"list\"\nlengths = [1413, 32]\n";
+  const CliRun r = attnlab("model '" + file.string() + "' --tile 1x1", "ATTNLAB_RESULTS=/nonexistent");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto line = r.out.find("\n  useful ");
+  ASSERT_NE(line, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(line, r.out.find('\n', line + 1) - line).find("1000 k"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1.00 M"), std::string::npos) << r.out;
+}
+
 TEST(Cli, ModelTableIsTheDefaultAndCallsOutTheRatio) {
   const CliRun r = attnlab("model", "ATTNLAB_RESULTS=/nonexistent");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -202,7 +202,7 @@ bool save_scenario_as(AppState& state, const std::string& path, std::string& mes
     message = e.what();
     return false;
   }
-  message = "saved " + path + "; the CLI reads it: attnlab model --scenario " + path;
+  message = "saved " + path + "; the CLI reads it: attnlab model " + path;
   return true;
 }
 

@@ -122,6 +122,7 @@ TEST(ScenarioEdits, SavedScenarioReadsBackAsEdited) {
   const auto path = unique_temp_path("saved.toml");
   std::string message;
   ASSERT_TRUE(save_scenario_as(state, path.string(), message)) << message;
+  EXPECT_NE(message.find("attnlab model " + path.string()), std::string::npos) << message;  // the CLI's own syntax
   const Scenario back = load_scenario(path.string());
   EXPECT_EQ(back.doc_lengths, state.scenario.doc_lengths);
   EXPECT_EQ(back.row_len, state.scenario.row_len);

@@ -16,6 +16,7 @@
 #include "gui/single_row_layout.hpp"
 #include "gui/views.hpp"
 #include "reference/flash_walkthrough.hpp"
+#include "reference/reference_attention.hpp"
 
 namespace attnlab::gui {
 
@@ -33,13 +34,20 @@ namespace {
 
 constexpr std::uint64_t input_seed = 1;
 
-WalkthroughRun& current_run(AppState& state) {
-  const ScenarioModel& model = state.model();
-  WalkthroughState& w = state.walkthrough;
+// Keeps the chosen row and query tile inside the layout: another layout, an edit
+// or a typed-in slider value can leave them past its end.
+void clamp_choice(WalkthroughState& w, const ScenarioModel& model) {
   const Layout& layout = model.layout_of(w.implementation);
   w.row = std::clamp(w.row, 0, std::max(0, layout.num_rows() - 1));
   if (layout.num_rows() > 0)
     w.query_tile = std::clamp(w.query_tile, 0, query_tiles(layout.view(), model.tile, w.row) - 1);
+}
+
+WalkthroughRun& current_run(AppState& state) {
+  const ScenarioModel& model = state.model();
+  WalkthroughState& w = state.walkthrough;
+  clamp_choice(w, model);
+  const Layout& layout = model.layout_of(w.implementation);
   std::shared_ptr<WalkthroughRun>& run = w.run;
   if (!run || run->model_version != model.version || run->implementation != w.implementation ||
       run->row != w.row || run->query_tile != w.query_tile) {
@@ -52,7 +60,7 @@ WalkthroughRun& current_run(AppState& state) {
       const Layout row = single_row_layout(layout, w.row);
       const Scenario& s = model.scenario;
       const AttentionInputs inputs = make_random_inputs(row.row_valid[0], 1, 1, s.head_dim, s.dtype, input_seed);
-      run->stepper.emplace(row, inputs, 1.0 / std::sqrt(double(s.head_dim)), model.tile, 0, w.query_tile);
+      run->stepper.emplace(row, inputs, default_scale(s.head_dim), model.tile, 0, w.query_tile);
     } catch (const std::exception& e) {
       run->error = e.what();
     }
@@ -70,10 +78,12 @@ void show_controls(AppState& state, const ScenarioModel& model) {
   int layout = static_cast<int>(w.implementation) - 1;  // padded, packed, varlen: the flash implementations
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
   if (ImGui::Combo("layout", &layout, "padded\0packed\0varlen\0")) w.implementation = all_implementations[layout + 1];
+  clamp_choice(w, model);
   const Layout& l = model.layout_of(w.implementation);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   ImGui::SliderInt("row", &w.row, 0, std::max(0, l.num_rows() - 1));
+  clamp_choice(w, model);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
   ImGui::SliderInt("query tile", &w.query_tile, 0, std::max(0, query_tiles(l.view(), model.tile, w.row) - 1));

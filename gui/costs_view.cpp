@@ -15,16 +15,6 @@ namespace attnlab::gui {
 
 namespace {
 
-// Our measured forward row for this scenario's shape and an implementation, if a results file has one.
-const ResultRow* our_measured_row(const ResultsState& results, const Scenario& s, Implementation impl) {
-  for (const ResultsFile& file : results.files)
-    for (const ResultRow& row : file.rows)
-      if (row.source == "attnlab" && row.scenario == s.name && row.implementation == implementation_name(impl) &&
-          row.pass == Pass::fwd && row.dtype == s.dtype && row.causal == s.causal && row.head_dim == s.head_dim &&
-          row.heads == s.heads)
-        return &row;
-  return nullptr;
-}
 using MeasuredRows = std::array<const ResultRow*, all_implementations.size()>;
 using MeasuredBytes = std::array<std::optional<std::int64_t>, all_implementations.size()>;
 
@@ -53,13 +43,13 @@ void show_score_bars(const ScenarioModel& model) {
   }
 }
 
-// One bar per implementation: the model's HBM bytes of a forward pass.
 // Bars of the model's HBM bytes per implementation, each with a thin bar of the measured bytes below where known.
 void show_hbm_bars(const ScenarioModel& model, const MeasuredBytes& measured) {
   std::int64_t most = 1;
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.hbm.total());
   for (const auto& m : measured) most = std::max(most, m.value_or(0));
-  ImGui::TextUnformatted(measured[0] || measured[3] ? "HBM bytes moved: the model (thick), ncu's measured DRAM bytes (thin)"
+  const bool any_measured = std::any_of(measured.begin(), measured.end(), [](const auto& m) { return m.has_value(); });
+  ImGui::TextUnformatted(any_measured ? "HBM bytes moved: the model (thick), ncu's measured DRAM bytes (thin)"
                                                     : "HBM bytes moved (model)");
   const float label_width = ImGui::CalcTextSize("padded  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label_width - ImGui::CalcTextSize(" 000.0 GB (00.00x varlen)").x;
@@ -158,8 +148,9 @@ void show_costs_view(AppState& state) {
   MeasuredBytes measured;
   if (!state.scenario_edited)
     for (Implementation i : all_implementations) {
-      rows[static_cast<int>(i)] = our_measured_row(state.results, model.scenario, i);
-      if (rows[static_cast<int>(i)]) measured[static_cast<int>(i)] = rows[static_cast<int>(i)]->hbm_bytes_measured;
+      const MeasuredForward found = our_measured_forward(state.results, model.scenario, i);
+      rows[static_cast<int>(i)] = found.timed;
+      measured[static_cast<int>(i)] = found.hbm_bytes;
     }
   show_callout(model, rows);
   ImGui::Spacing();

@@ -48,4 +48,18 @@ std::size_t total_rows(const ResultsState& results) {
   return n;
 }
 
+MeasuredForward our_measured_forward(const ResultsState& results, const Scenario& s, Implementation impl) {
+  MeasuredForward found;
+  for (const ResultsFile& file : results.files)
+    for (const ResultRow& row : file.rows) {
+      if (row.source != "attnlab" || row.scenario != s.name || row.implementation != implementation_name(impl) ||
+          row.pass != Pass::fwd || row.dtype != s.dtype || row.causal != s.causal || row.head_dim != s.head_dim ||
+          row.heads != s.heads)
+        continue;
+      if (!found.timed && row.median_us) found.timed = &row;
+      if (!found.hbm_bytes) found.hbm_bytes = row.hbm_bytes_measured;
+    }
+  return found;
+}
+
 }  // namespace attnlab::gui

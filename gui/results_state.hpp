@@ -2,9 +2,11 @@
 // The results files the Timings view shows: the shipped folder plus any the user
 // loads. A file that cannot be read is reported (one line naming it) and skipped.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/implementation.hpp"
 #include "core/results_csv.hpp"
 
 namespace attnlab::gui {
@@ -28,5 +30,15 @@ void load_results_folder(ResultsState& results, const std::filesystem::path& fol
 void load_results(ResultsState& results, const std::filesystem::path& path);
 
 std::size_t total_rows(const ResultsState& results);
+
+// What our results hold for one implementation run on the scenario's shape (name,
+// dtype, causal, heads, head dim), forward pass. Rows of one shape sit in several
+// files (a bench run with ncu bytes, a variants run without): each value comes from
+// the first row, in file order, that measured it.
+struct MeasuredForward {
+  const ResultRow* timed = nullptr;  // the first row with a median time
+  std::optional<std::int64_t> hbm_bytes;
+};
+MeasuredForward our_measured_forward(const ResultsState& results, const Scenario& scenario, Implementation implementation);
 
 }  // namespace attnlab::gui

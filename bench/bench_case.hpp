@@ -42,7 +42,7 @@ class PreparedCase {
 
   // One forward pass on input set `set` (modulo the number of sets); asynchronous.
   void launch(int set);
-  // For the tiled kernel: what its counting build computed on input set 0 (it synchronizes).
+  // For the tiled kernel: what one counting run (run_flash with KernelCounts) computed on input set 0; it synchronizes.
   std::optional<KernelCounts> count_kernel();
 
  private:

@@ -342,7 +342,7 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   run->add_option("--out", options->out, "Write the results rows to this CSV file");
   run->add_option("--seed", options->seed, "Seed of the random Q, K, V")->capture_default_str();
-  run->add_flag("--count", options->count, "Also run the counting kernels and compare their counts with the model");
+  run->add_flag("--count", options->count, "Also run the tiled kernel once more, counting its tiles and scores, and compare them with the model");
   run->callback([options] { run_scenarios(*options); });
 }
 

@@ -6,9 +6,10 @@
 namespace attnlab::gui {
 
 namespace {
+// Compared after rounding, so 999,700 shows as "1.00M", not "1000K".
 std::string scaled(double value, const char* const* units, int unit_count, const char* separator) {
   int unit = 0;
-  while (std::fabs(value) >= 1000 && unit + 1 < unit_count) {
+  while (std::round(std::fabs(value)) >= 1000 && unit + 1 < unit_count) {
     value /= 1000;
     ++unit;
   }

@@ -190,6 +190,7 @@ bool open_scenario(AppState& state, std::string_view name_or_path) {
   }
   state.scenario_error.clear();
   state.save_path = "my-" + state.scenario.name + ".toml";
+  state.length_list_edit.clear();  // the lengths text of the scenario left behind
   state.mask_viewports = {};
   ++state.scenario_version;
   return true;

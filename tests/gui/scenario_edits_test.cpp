@@ -127,9 +127,12 @@ TEST(ScenarioEdits, SavedScenarioReadsBackAsEdited) {
   EXPECT_EQ(back.doc_lengths, state.scenario.doc_lengths);
   EXPECT_EQ(back.row_len, state.scenario.row_len);
   std::filesystem::remove(path);
+  state.length_list_edit = "7, 9";  // typed into the lengths box, not applied
+  ASSERT_TRUE(open_scenario(state, "one-doc-16384"));
+  EXPECT_TRUE(state.length_list_edit.empty());  // the box refills from the opened scenario's lengths
   EXPECT_FALSE(open_scenario(state, "no-such-scenario"));
   EXPECT_FALSE(state.scenario_error.empty());
-  EXPECT_EQ(state.scenario.doc_lengths.size(), 12u);
+  EXPECT_EQ(state.scenario.doc_lengths, (std::vector<int>{16384}));
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ void show_mask_view(AppState& state) {
   const std::vector<Implementation> shown =
       state.mask_focus < 0 ? std::vector<Implementation>(all_implementations.begin(), all_implementations.end())
                            : std::vector<Implementation>{all_implementations[state.mask_focus]};
-  // One row, two or four columns: whichever leaves the largest square pictures.
+  // One, two or four columns: whichever leaves the largest square pictures.
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 spacing = ImGui::GetStyle().ItemSpacing;
   const float header = ImGui::GetTextLineHeightWithSpacing() * 3;

@@ -6,7 +6,6 @@
 #include <functional>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -31,16 +30,6 @@ std::vector<int> sorted_checked(std::vector<int> chosen, int limit, const char* 
   if (!chosen.empty() && (chosen.front() < 0 || chosen.back() >= limit))
     throw std::out_of_range(std::string("reference: ") + what + " out of range [0, " + std::to_string(limit) + ")");
   return chosen;
-}
-
-// Up to `count` of [0, n), seeded (a partial Fisher-Yates shuffle on raw mt19937_64 draws), sorted.
-std::vector<int> sample(int n, int count, std::mt19937_64& rng) {
-  std::vector<int> all = all_up_to(n);
-  count = std::clamp(count, 0, n);
-  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + static_cast<int>(rng() % std::uint64_t(n - i))]);
-  all.resize(count);
-  std::sort(all.begin(), all.end());
-  return all;
 }
 
 // Output with room for the chosen rows and heads.
@@ -90,15 +79,6 @@ double* output_at(ReferenceOutput& out, std::int64_t pos, int head) { return out
 double& lse_slot(ReferenceOutput& out, std::int64_t pos, int head) { return out.lse[out.slot(pos, head)]; }
 
 }  // namespace
-
-ReferenceOptions sample_reference_options(const Layout& layout, int heads, int max_rows, int max_heads,
-                                          std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  ReferenceOptions options;
-  options.rows = sample(layout.num_rows(), max_rows, rng);
-  options.heads = sample(heads, max_heads, rng);
-  return options;
-}
 
 double default_scale(int head_dim) { return 1.0 / std::sqrt(static_cast<double>(head_dim)); }
 

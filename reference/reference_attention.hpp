@@ -23,9 +23,6 @@ struct ReferenceOptions {
   int threads = 0;         // worker threads over (row, head) pairs; 0 = all hardware threads
 };
 
-// A seeded sample of at most max_rows rows and max_heads heads (sorted; all when fewer exist).
-ReferenceOptions sample_reference_options(const Layout& layout, int heads, int max_rows, int max_heads,
-                                          std::uint64_t seed);
 
 struct ReferenceOutput {
   std::int64_t positions = 0;  // the layout's buffer positions

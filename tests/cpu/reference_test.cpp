@@ -188,17 +188,6 @@ TEST(Reference, ComputesOnlyTheChosenRowsAndHeads) {
   EXPECT_THROW(reference_tiled(padded, in, 0.5, {4, 4}, ReferenceOptions{{4}, {}, 1}), std::out_of_range);
 }
 
-TEST(Reference, SamplesAreSeededAndBounded) {
-  const Layout varlen = make_varlen_layout(std::vector<int>(50, 3), true);
-  const ReferenceOptions a = sample_reference_options(varlen, 16, 6, 2, 42);
-  EXPECT_EQ(a.rows.size(), 6u);
-  EXPECT_EQ(a.heads.size(), 2u);
-  EXPECT_TRUE(std::is_sorted(a.rows.begin(), a.rows.end()));
-  EXPECT_EQ(a.rows, sample_reference_options(varlen, 16, 6, 2, 42).rows);
-  EXPECT_NE(a.rows, sample_reference_options(varlen, 16, 6, 2, 43).rows);
-  EXPECT_EQ(sample_reference_options(varlen, 4, 100, 100, 1).heads, (std::vector<int>{0, 1, 2, 3}));
-}
-
 TEST(Reference, ErrorMetricsMeasureDistanceOnValidPositionsOnly) {
   const std::vector<int> lengths = {3, 6};
   const AttentionInputs in = make_random_inputs(9, 2, 2, 4, DType::bf16, 1);

@@ -104,6 +104,7 @@ Options take_options(int& argc, char** argv) {
       if (o.warmup < 0) throw InputError("--warmup: expected a number of passes, 0 or more, got " + value);
     } else if (flag == "--results_csv") {
       if (value.empty()) throw InputError("--results_csv: expected a file name");
+      check_results_path(value, "--results_csv");
       o.results_csv = value;
     } else if (arg == "--profile_one_pass") {
       o.profile_one_pass = true;

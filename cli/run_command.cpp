@@ -281,6 +281,7 @@ void run_scenarios(const RunOptions& options) {
   std::optional<DType> dtype;
   if (!options.dtype.empty()) dtype = parse_dtype(options.dtype);
   if (options.reps < 1) throw InputError("--reps: expected a positive number of timed runs, got " + std::to_string(options.reps));
+  if (!options.out.empty()) check_results_path(options.out, "--out");
   const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
   // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.
   std::vector<Scenario> scenarios;

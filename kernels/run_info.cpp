@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <ctime>
 
+#include <unistd.h>
+
+#include "core/input_error.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -37,6 +41,15 @@ double tflops(std::int64_t flops, double us) { return double(flops) / (us * 1e6)
 
 RunInfo describe_run(const GpuInfo& gpu) {
   return {gpu.name, gpu.driver, cuda_version_string(gpu.runtime_version), source_tree_commit(), utc_now_iso8601()};
+}
+
+void check_results_path(const std::filesystem::path& path, const std::string& flag) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(flag + ": " + path.string() + " is a folder, expected a file");
+  std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
+  while (!folder.empty() && !std::filesystem::exists(folder, ec) && folder != folder.parent_path()) folder = folder.parent_path();
+  if (!std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw InputError(flag + ": cannot write " + path.string() + " (" + folder.string() + " is not a writable folder)");
 }
 
 ResultRow timed_result_row(const Scenario& s, Implementation implementation, const ImplementationCost& cost,

@@ -2,6 +2,7 @@
 // What every attnlab results row says about the run itself (the GPU, the driver,
 // the CUDA version, the commit and the date: DESIGN.md §6), and the columns that
 // `attnlab run` and attnlab-bench fill alike, so the two write the same row.
+#include <filesystem>
 #include <string>
 
 #include "core/cost_model.hpp"
@@ -25,5 +26,10 @@ RunInfo describe_run(const GpuInfo& gpu);
 // measured (errors, bleed).
 ResultRow timed_result_row(const Scenario& s, Implementation implementation, const ImplementationCost& cost,
                            const GpuTiming& timing, const RunInfo& run);
+
+// Checked before a run, so a results file that cannot be written fails in a second,
+// not after minutes on the GPU: throws InputError naming `flag` and the path when the
+// path is a folder or its nearest existing folder is not writable.
+void check_results_path(const std::filesystem::path& path, const std::string& flag);
 
 }  // namespace attnlab

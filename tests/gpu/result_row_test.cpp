@@ -1,6 +1,11 @@
 // Host-only checks of the row `attnlab run` and attnlab-bench both write
-// (kernels/run_info.hpp), and of the timing summary both use. They need no GPU.
+// (kernels/run_info.hpp), of the timing summary both use, and of the check of
+// their results path. They need no GPU.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "core/cost_model.hpp"
 #include "core/scenario_file.hpp"
@@ -52,6 +57,21 @@ TEST(ImplementationLayout, NaiveRunsOverThePaddedBatch) {
   EXPECT_EQ(implementation_layout(s, Implementation::naive).kind, LayoutKind::padded);
   EXPECT_EQ(implementation_layout(s, Implementation::packed).kind, LayoutKind::packed);
   EXPECT_EQ(implementation_layout(s, Implementation::varlen).token_doc.size(), std::size_t(s.total_tokens()));
+}
+
+TEST(CheckResultsPath, RefusesFoldersAndPathsUnderAFileBeforeARun) {
+  const auto tmp = std::filesystem::temp_directory_path();
+  EXPECT_NO_THROW(check_results_path(tmp / "attnlab-no-such-folder" / "deeper" / "out.csv", "--out"));
+  EXPECT_THROW(check_results_path(tmp, "--out"), InputError);
+  const auto file = tmp / ("attnlab-check-results-path-" + std::to_string(::getpid()));
+  std::ofstream(file) << "x";
+  try {
+    check_results_path(file / "out.csv", "--results_csv");
+    ADD_FAILURE() << "a path under a file was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--results_csv"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(file);
 }
 
 }  // namespace

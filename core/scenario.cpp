@@ -38,6 +38,11 @@ std::int64_t Scenario::total_tokens() const {
   return std::accumulate(doc_lengths.begin(), doc_lengths.end(), std::int64_t{0});
 }
 
+std::int64_t Scenario::packed_rows_bound() const {
+  if (packing == PackingPolicy::concatenate) return (total_tokens() + row_len - 1) / row_len;
+  return static_cast<std::int64_t>(doc_lengths.size());
+}
+
 void Scenario::resolve() {
   require_positive(*this, "heads", heads);
   if (kv_heads <= 0 || heads % kv_heads != 0)
@@ -54,7 +59,7 @@ void Scenario::resolve() {
   const auto docs = static_cast<std::int64_t>(doc_lengths.size());
   require_int_buffer(*this, "varlen", total_tokens());
   require_int_buffer(*this, "padded", docs * padded_length());
-  require_int_buffer(*this, "packed", total_tokens() + docs * row_len);  // bound: best-fit may open a row per document
+  require_int_buffer(*this, "packed", packed_rows_bound() * row_len);
 }
 
 }  // namespace attnlab

@@ -39,6 +39,8 @@ struct Scenario {
 
   int padded_length() const;  // pad_to, or the longest document
   std::int64_t total_tokens() const;
+  // Rows of the packed layout: exact for concatenate; best fit opens at most one per document.
+  std::int64_t packed_rows_bound() const;
   Layout padded_layout() const { return make_padded_layout(doc_lengths, padded_length(), causal); }
   Layout packed_layout() const { return make_packed_layout(doc_lengths, row_len, packing, causal); }
   Layout varlen_layout() const { return make_varlen_layout(doc_lengths, causal); }

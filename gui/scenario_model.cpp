@@ -35,10 +35,9 @@ ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t versi
 namespace attnlab::gui {
 
 void check_fits_gui(const Scenario& s) {
-  const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size()), total = s.total_tokens();
-  const std::int64_t packed_rows = s.packing == PackingPolicy::concatenate ? (total + s.row_len - 1) / s.row_len : docs;
+  const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size());
   const std::pair<const char*, std::int64_t> layouts[] = {
-      {"varlen", total}, {"padded", docs * s.padded_length()}, {"packed", packed_rows * s.row_len}};
+      {"varlen", s.total_tokens()}, {"padded", docs * s.padded_length()}, {"packed", s.packed_rows_bound() * s.row_len}};
   for (const auto& [name, positions] : layouts)
     if (positions > max_gui_layout_positions)
       throw InputError((s.name.empty() ? std::string("scenario") : s.name) + ": the " + name + " layout would hold " +

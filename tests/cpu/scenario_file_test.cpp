@@ -180,6 +180,16 @@ TEST_F(ScenarioFileTest, ValuesThatContradictEachOther) {
                "the longest document (512), got 100");
 }
 
+// Every layout must fit int positions; the packed bound is the real row count for
+// concatenate (here 10 rows), and a row per document for best fit (here 40000 rows).
+TEST_F(ScenarioFileTest, LayoutsMustFitIntPositions) {
+  const std::string head = replaced(valid_head, "row_len = 4096", "row_len = 65536");
+  const std::string docs = "\n[documents]\nsource = \"uniform\"\ncount = 40000\nlength = 16\n";
+  EXPECT_EQ(load_scenario(write("many.toml", head + docs).string()).packed_rows_bound(), 10);
+  expect_names(load_error(head + "packing = \"best_fit\"\n" + docs), dir_ / "bad.toml", "documents",
+               "expected at most 2147483647 positions in the packed layout, got 2621440000");
+}
+
 TEST_F(ScenarioFileTest, BudgetThatYieldsNoDocument) {
   const std::string docs =
       "[documents]\nsource = \"lognormal\"\nmedian = 400.0\nsigma = 1.0\nmin = 32\nmax = 2048\ntoken_budget = 10\nseed = 1\n";

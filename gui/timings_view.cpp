@@ -26,7 +26,8 @@ constexpr double copy_ceiling_tbps = 3.0;
 const ResultRow* our_varlen(const std::vector<const ResultRow*>& rows, const ResultRow& like) {
   for (const ResultRow* r : rows)
     if (r->source == "attnlab" && r->implementation == "varlen" && r->scenario == like.scenario && r->pass == like.pass &&
-        r->dtype == like.dtype && r->head_dim == like.head_dim && r->heads == like.heads && r->median_us)
+        r->dtype == like.dtype && r->head_dim == like.head_dim && r->heads == like.heads && r->causal == like.causal &&
+        r->median_us)
       return r;
   return nullptr;
 }
@@ -189,8 +190,11 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
   draw->PushClipRect(p0, p1, true);
   draw->AddLine(ImVec2(sx(1), sy(copy_ceiling_tbps)), ImVec2(sx(ridge), sy(gemm_ceiling_tflops)), roof, 2);
   draw->AddLine(ImVec2(sx(ridge), sy(gemm_ceiling_tflops)), ImVec2(sx(1e4), sy(gemm_ceiling_tflops)), roof, 2);
-  draw->AddText(ImVec2(sx(ridge) + 6, sy(gemm_ceiling_tflops) + 2), roof, "800 TFLOP/s bf16 GEMM (measured)");
-  draw->AddText(ImVec2(sx(3), sy(3 * copy_ceiling_tbps) - ImGui::GetFontSize() * 1.6f), roof, "3.0 TB/s copy (measured)");
+  char roof_label[64];
+  std::snprintf(roof_label, sizeof roof_label, "%.0f TFLOP/s bf16 GEMM (measured)", gemm_ceiling_tflops);
+  draw->AddText(ImVec2(sx(ridge) + 6, sy(gemm_ceiling_tflops) + 2), roof, roof_label);
+  std::snprintf(roof_label, sizeof roof_label, "%.1f TB/s copy (measured)", copy_ceiling_tbps);
+  draw->AddText(ImVec2(sx(3), sy(3 * copy_ceiling_tbps) - ImGui::GetFontSize() * 1.6f), roof, roof_label);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const RooflinePoint* hovered = nullptr;
   const bool labelled = points.size() <= 12;  // more labels than that only hide each other; hover instead

@@ -187,6 +187,9 @@ TEST_F(ResultsCsv, AByteOrderMarkAtTheStartIsSkipped) {
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const fs::path marked = write_text("marked.csv", "\xEF\xBB\xBF" + text);
   EXPECT_EQ(read_results_csv(marked), std::vector<ResultRow>{measured_row()});
+  std::string crlf;  // and Windows line ends, as the same spreadsheet writes them
+  for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  EXPECT_EQ(read_results_csv(write_text("crlf.csv", "\xEF\xBB\xBF" + crlf)), std::vector<ResultRow>{measured_row()});
   EXPECT_EQ(read_error("\xEF\xBB\xBF"), (dir_ / "bad.csv").string() + ": empty file, expected a header line");
 }
 

@@ -141,7 +141,8 @@ struct Parser {
   }
 };
 
-// Required columns whose cells may not be empty: they say what was run.
+// Required columns whose cells may not be empty: they say what was run. Measurements
+// may be empty (not measured), and so may gpu: a row that ran on none (results/README.md).
 bool must_have_value(const Column& c) {
   return c.name != "gpu" && !std::holds_alternative<std::optional<double> ResultRow::*>(c.field) &&
          !std::holds_alternative<std::optional<std::int64_t> ResultRow::*>(c.field) &&
@@ -239,12 +240,14 @@ std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
       ResultRow row;
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const Column& c = columns[i];
-        const std::string where = name + ":" + std::to_string(reader.get_file_line()) + ": " + std::string(c.name);
-        if (cells[i].empty() && must_have_value(c)) throw InputError(where + ": expected a value, got an empty cell");
+        const auto bad_cell = [&](const std::string& what) {
+          return InputError(name + ":" + std::to_string(reader.get_file_line()) + ": " + std::string(c.name) + ": " + what);
+        };
+        if (cells[i].empty() && must_have_value(c)) throw bad_cell("expected a value, got an empty cell");
         try {
           std::visit(Parser{cells[i], row}, c.field);
         } catch (const BadCell& bad) {
-          throw InputError(where + ": expected " + bad.expected + ", got \"" + cells[i] + "\"");
+          throw bad_cell("expected " + bad.expected + ", got \"" + cells[i] + "\"");
         }
       }
       rows.push_back(std::move(row));

@@ -89,10 +89,10 @@ Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingP
   require_positive(row_len, "row length");
   const auto offsets = document_offsets(lengths);
   if (policy == PackingPolicy::concatenate) {
-    const std::int64_t rows = (offsets.back() + row_len - 1) / row_len;
-    // Each document adds at most one piece beyond the one that starts each row.
-    Layout l = empty_layout(LayoutKind::packed, causal, rows, rows + lengths.size(), rows * row_len);
     // Concatenate and cut: a document may continue into the next row; the last row is padded.
+    const std::int64_t rows = (offsets.back() + row_len - 1) / row_len;
+    // Pieces: one per document, plus one per row a document continues into.
+    Layout l = empty_layout(LayoutKind::packed, causal, rows, rows + lengths.size(), rows * row_len);
     std::vector<Piece> row;
     int used = 0;
     for (std::size_t d = 0; d < lengths.size(); ++d) {
@@ -115,8 +115,7 @@ Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingP
   // Best fit: each document (cropped to the row length) goes to the open row
   // with the least room that still holds it, so every row starts at a document start.
   // Open rows ordered by (room left, row): the first at or after (len, 0) is the
-  // tightest fit, the earliest row among equals; a scan of every row per document
-  // took seconds once tens of thousands of rows were open.
+  // tightest fit, the earliest row among equals, found without scanning every row.
   std::vector<std::vector<Piece>> rows;
   std::set<std::pair<int, int>> open;
   for (std::size_t d = 0; d < lengths.size(); ++d) {

@@ -84,18 +84,12 @@ Options take_options(int& argc, char** argv) {
     if (flag == "--scenarios") {
       o.scenarios = split_commas(value);
     } else if (flag == "--implementations") {
-      o.implementations.clear();
-      for (const auto& name : split_commas(value)) {
-        const auto impl = parse_implementation(name);
-        if (!impl) throw InputError("--implementations: expected naive, padded, packed or varlen, got \"" + name + "\"");
-        if (std::find(o.implementations.begin(), o.implementations.end(), *impl) == o.implementations.end())
-          o.implementations.push_back(*impl);  // a case named twice would be run and written twice
-      }
-      if (o.implementations.empty()) throw InputError("--implementations: expected at least one of naive, padded, packed, varlen");
+      o.implementations = parse_implementation_list(value, "--implementations");
     } else if (flag == "--dtypes") {
       for (const auto& name : split_commas(value)) {
-        if (name != "bf16" && name != "fp16") throw InputError("--dtypes: expected bf16 or fp16, got \"" + name + "\"");
-        o.dtypes.push_back(name == "bf16" ? DType::bf16 : DType::fp16);
+        const auto dtype = parse_dtype(name);
+        if (!dtype) throw InputError("--dtypes: expected bf16 or fp16, got \"" + name + "\"");
+        o.dtypes.push_back(*dtype);
       }
     } else if (flag == "--head_dims") {
       for (const auto& d : split_commas(value)) o.head_dims.push_back(parse_int(flag, d));

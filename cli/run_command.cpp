@@ -10,7 +10,6 @@
 #include <numeric>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,23 +40,8 @@ struct RunOptions {
   std::uint64_t seed = 1;
 };
 
-std::vector<Implementation> parse_implementations(const std::string& text) {
-  std::vector<Implementation> chosen;
-  std::stringstream in(text);
-  std::string name;
-  while (std::getline(in, name, ',')) {
-    const auto impl = parse_implementation(name);
-    if (!impl)
-      throw InputError("--impl: expected a comma-separated list of naive, padded, packed, varlen, got \"" + text + "\"");
-    if (std::find(chosen.begin(), chosen.end(), *impl) == chosen.end()) chosen.push_back(*impl);
-  }
-  if (chosen.empty()) throw InputError("--impl: expected at least one of naive, padded, packed, varlen");
-  return chosen;
-}
-
-DType parse_dtype(const std::string& text) {
-  if (text == "bf16") return DType::bf16;
-  if (text == "fp16") return DType::fp16;
+DType dtype_flag(const std::string& text) {
+  if (const auto dtype = parse_dtype(text)) return *dtype;
   throw InputError("--dtype: expected bf16 or fp16, got \"" + text + "\"");
 }
 
@@ -277,9 +261,9 @@ bool report_counts(const ScenarioRun& run, const std::vector<Outcome>& outcomes)
 }
 
 void run_scenarios(const RunOptions& options) {
-  const std::vector<Implementation> implementations = parse_implementations(options.implementations);
+  const std::vector<Implementation> implementations = parse_implementation_list(options.implementations, "--impl");
   std::optional<DType> dtype;
-  if (!options.dtype.empty()) dtype = parse_dtype(options.dtype);
+  if (!options.dtype.empty()) dtype = dtype_flag(options.dtype);
   if (options.reps < 1) throw InputError("--reps: expected a positive number of timed runs, got " + std::to_string(options.reps));
   if (!options.out.empty()) check_results_path(options.out, "--out");
   const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written

@@ -2,7 +2,9 @@
 // The four named runs of DESIGN.md: points in the (implementation x layout) grid.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/layout.hpp"
 
@@ -28,6 +30,10 @@ inline std::optional<Implementation> parse_implementation(std::string_view name)
     if (name == implementation_name(i)) return i;
   return std::nullopt;
 }
+
+// A comma-separated list of implementation names, each kept once in the order given;
+// throws InputError naming `flag` for an unknown name or an empty list.
+std::vector<Implementation> parse_implementation_list(std::string_view text, std::string_view flag);
 
 // Where the tokens sit for each implementation.
 inline LayoutKind layout_of(Implementation i) {

@@ -125,8 +125,9 @@ struct Parser {
     row.*m = text == "true";
   }
   void operator()(DType ResultRow::*m) const {
-    if (text != "bf16" && text != "fp16") throw BadCell{"bf16 or fp16"};
-    row.*m = text == "bf16" ? DType::bf16 : DType::fp16;
+    const auto dtype = parse_dtype(text);
+    if (!dtype) throw BadCell{"bf16 or fp16"};
+    row.*m = *dtype;
   }
   void operator()(Pass ResultRow::*m) const {
     if (text != "fwd" && text != "bwd") throw BadCell{"fwd or bwd"};

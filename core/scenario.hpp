@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/layouts.hpp"
@@ -13,6 +14,11 @@ namespace attnlab {
 
 enum class DType { bf16, fp16 };
 inline const char* dtype_name(DType d) { return d == DType::bf16 ? "bf16" : "fp16"; }
+inline std::optional<DType> parse_dtype(std::string_view name) {
+  if (name == "bf16") return DType::bf16;
+  if (name == "fp16") return DType::fp16;
+  return std::nullopt;
+}
 inline int dtype_bytes(DType) { return 2; }
 
 struct Scenario {

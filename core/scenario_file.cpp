@@ -174,7 +174,7 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   s.heads = top.int32("heads", positive_integer);
   s.kv_heads = top.find("kv_heads") ? top.int32("kv_heads", "a positive divisor of heads") : s.heads;
   s.head_dim = top.int32("head_dim", positive_integer);
-  s.dtype = top.word("dtype", R"("bf16" or "fp16")", {"bf16", "fp16"}) == "bf16" ? DType::bf16 : DType::fp16;
+  s.dtype = *parse_dtype(top.word("dtype", R"("bf16" or "fp16")", {"bf16", "fp16"}));
   s.causal = top.boolean("causal", "true or false");
   s.row_len = top.int32("row_len", positive_integer);
   if (top.find("packing"))

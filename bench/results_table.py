@@ -270,6 +270,7 @@ def main():
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
     ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
     ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
+    ap.add_argument("--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers")
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
@@ -288,17 +289,35 @@ def main():
         bytes_table(runs),
         "## Every row\n", details(runs)])
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=args.out.name + ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-            os.replace(tmp, args.out)
-        except BaseException:
-            os.unlink(tmp)  # nothing half-written left beside the target
-            raise
+        write_atomically(args.out, text)
     else:
         print(text)
+    if args.readme:
+        write_atomically(args.readme, with_summary(args.readme, provenance(bench, peers) + "\n" + summary(runs)))
+
+
+README_BEGIN, README_END = "<!-- results-summary:begin -->", "<!-- results-summary:end -->"
+
+
+def with_summary(readme: Path, block: str) -> str:
+    """The README with the text between its results-summary markers replaced by block."""
+    text = readme.read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        fail(f"{readme}: expected the markers {README_BEGIN} and {README_END}, in that order")
+    return text[:begin + len(README_BEGIN)] + "\n" + block + text[end:]
+
+
+def write_atomically(path: Path, text: str):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)  # nothing half-written left beside the target
+        raise
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@
 #include <libfccp/csv.h>
 #include <system_error>
 #include <tuple>
-#include <unistd.h>
 #include <variant>
 
+#include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 
 namespace attnlab {
@@ -198,23 +198,7 @@ void write_results_csv(const std::filesystem::path& path, const std::vector<Resu
   }
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  // A temp file beside the target, then a rename: a reader never sees half a file.
-  std::filesystem::path temp = path;
-  temp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      throw InputError(path.string() + ": cannot write the results file");
-    }
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw InputError(path.string() + ": cannot write the results file (" + ec.message() + ")");
-  }
+  write_file_atomically(path, text, "results file");
 }
 
 std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {

@@ -6,9 +6,9 @@
 #include <charconv>
 #include <climits>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 
 namespace attnlab {
@@ -282,20 +282,7 @@ std::vector<Scenario> list_scenarios() {
 
 void save_scenario(const Scenario& scenario, const std::filesystem::path& path) {
   const std::string text = scenario_toml(scenario, path);
-  const std::filesystem::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw InputError(path.string() + ": cannot write the scenario file (writing " + temp.string() + " failed)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(temp, ec);
-    throw InputError(path.string() + ": cannot write the scenario file (" + why + ")");
-  }
+  write_file_atomically(path, text, "scenario file");
 }
 
 }  // namespace attnlab

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/hbm_bytes.hpp"
+
 namespace attnlab {
 
 namespace {
 
-constexpr std::int64_t fp32_bytes = 4;
 constexpr std::int64_t index_bytes = 4;  // the layout's index arrays are int32
 
 // Bytes of the LayoutView arrays a kernel reads to know where documents are (README: "Extra memory").
@@ -41,13 +42,13 @@ ImplementationCost cost_of(Implementation impl, const Scenario& s, const Layout&
   if (materializes_scores(impl)) {
     c.hbm.k_read = row_bytes * kv_heads;
     c.hbm.v_read = row_bytes * kv_heads;
-    c.hbm.s_written = c.hbm.s_read = c.scores_computed() * fp32_bytes;
+    c.hbm.s_written = c.hbm.s_read = c.scores_computed() * score_bytes;
     c.hbm.p_written = c.hbm.p_read = c.scores_computed() * elem;
-    c.extra_memory_bytes = c.scores_computed() * (fp32_bytes + elem) + layout_index_bytes(layout);
+    c.extra_memory_bytes = c.scores_computed() * (score_bytes + elem) + layout_index_bytes(layout);
   } else {
     c.hbm.k_read = count.key_tokens_loaded * d * elem * kv_heads;
     c.hbm.v_read = c.hbm.k_read;
-    c.hbm.lse_written = c.buffer_tokens * heads * fp32_bytes;
+    c.hbm.lse_written = c.buffer_tokens * heads * lse_bytes;
     c.extra_memory_bytes = c.hbm.lse_written + layout_index_bytes(layout);
   }
   return c;
@@ -66,7 +67,7 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
       const int visited = key_tiles_visited(v, tile, r, qt);
       count.cells += count_tile(v, r, qt * tile.rows, 0, TileShape{tile.rows, visited * tile.cols});
       count.tiles_visited += visited;
-      count.key_tokens_loaded += std::min<std::int64_t>(std::int64_t(visited) * tile.cols, extent);
+      count.key_tokens_loaded += keys_loaded(visited, tile, extent);
     }
   }
   return count;

@@ -4,12 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/hbm_bytes.hpp"
+
 namespace attnlab {
 
 namespace {
-
-// As in the cost model (core/README.md, "HBM bytes"): the LSE and naive's S are fp32.
-constexpr std::int64_t fp32_bytes = 4;
 
 void check_index(int value, int limit, const char* what) {
   if (value < 0 || value >= limit)
@@ -47,16 +46,16 @@ int FlashWalkthrough::loaded_key_end() const {
 
 std::int64_t FlashWalkthrough::flash_bytes() const {
   const std::int64_t d = operands_.head_dim, e = element_bytes_, queries = state_.queries;
-  const std::int64_t keys_loaded = std::min(steps_done() * tile_.cols, operands_.extent);
-  std::int64_t bytes = queries * d * e + 2 * keys_loaded * d * e;  // Q tile, then K and V tiles
-  if (finished()) bytes += queries * (d * e + fp32_bytes);        // O tile and its LSE
+  const std::int64_t keys = keys_loaded(steps_done(), tile_, operands_.extent);
+  std::int64_t bytes = queries * d * e + 2 * keys * d * e;  // Q tile, then K and V tiles
+  if (finished()) bytes += queries * (d * e + lse_bytes);        // O tile and its LSE
   return bytes;
 }
 
 std::int64_t FlashWalkthrough::naive_bytes() const {
   const std::int64_t d = operands_.head_dim, e = element_bytes_, queries = state_.queries, keys = operands_.extent;
   const std::int64_t qkvo = (2 * queries + 2 * keys) * d * e;  // Q, K, V read, O written
-  const std::int64_t scores = 2 * queries * keys * fp32_bytes;  // S written and read
+  const std::int64_t scores = 2 * queries * keys * score_bytes;  // S written and read
   const std::int64_t probabilities = 2 * queries * keys * e;     // P written and read
   return qkvo + scores + probabilities;
 }

@@ -1,0 +1,21 @@
+#pragma once
+// The pieces of the HBM-bytes model (core/README.md, "HBM bytes") shared by the
+// cost model, which sums them over a layout, and the flash walkthrough, which
+// adds them up one key tile at a time.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/layout.hpp"
+
+namespace attnlab {
+
+inline constexpr std::int64_t score_bytes = 4;  // naive's S is fp32
+inline constexpr std::int64_t lse_bytes = 4;    // the log-sum-exp is fp32
+
+// Key (and value) tokens a query tile reads after visiting `key_tiles` tiles of a row
+// `extent` long: a tile overhanging the row's end reads only the tokens that are there.
+inline std::int64_t keys_loaded(std::int64_t key_tiles, TileShape tile, std::int64_t extent) {
+  return std::min(key_tiles * tile.cols, extent);
+}
+
+}  // namespace attnlab

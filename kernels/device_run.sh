@@ -20,7 +20,8 @@ for stage in "$@"; do
   case $stage in
     build)
       { nvidia-smi; nvcc --version; cmake --version; } >"$out/env.txt" 2>&1
-      if ! { cmake -S . -B $build -G Ninja -DCMAKE_MAKE_PROGRAM=/opt/torch/.venv/bin/ninja -DCMAKE_BUILD_TYPE=Release \
+      ninja=$(command -v ninja || echo /opt/torch/.venv/bin/ninja)
+      if ! { cmake -S . -B $build -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
                -DATTNLAB_GUI=OFF -DATTNLAB_BENCH=OFF -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
              cmake --build $build -j16 --target attnlab attnlab_gpu_tests; } >"$out/build.log" 2>&1; then
         tail -40 "$out/build.log"

@@ -2,25 +2,10 @@
 
 #include "core/backward_cost.hpp"
 #include "core/scenario_file.hpp"
+#include "tests/cpu/worked_example.hpp"
 
 namespace attnlab {
 namespace {
-
-// The forward's worked example (cost_model_test.cpp): documents of 3 and 5, causal,
-// head_dim 2, bf16, rows of 8.
-Scenario two_documents(int heads = 1, int kv_heads = 1) {
-  Scenario s;
-  s.name = "two-documents";
-  s.heads = heads;
-  s.kv_heads = kv_heads;
-  s.head_dim = 2;
-  s.dtype = DType::bf16;
-  s.causal = true;
-  s.row_len = 8;
-  s.length_source = ListLengths{{3, 5}};
-  s.resolve();
-  return s;
-}
 
 BackwardModel backward_of(const Scenario& s, TileShape tile, DqAccumulation dq = DqAccumulation::atomic_fp32) {
   return model_backward_costs(s, model_costs(s, tile), dq);

@@ -76,9 +76,13 @@ void print_model_table(const CostModel& m) {
   row("tile", [](C c) { return tile_name(c.tile); });
   row("buffer tokens", [](C c) { return std::to_string(c.buffer_tokens); });
   row("scores computed", [](C c) { return si_count(double(c.scores_computed())); });
-  for (CellKind kind : computed_cell_kinds)
+  for (CellKind kind : computed_cell_kinds) {
+    // A kind of waste no implementation has here (a window in a scenario without one) gets no row.
+    const bool any = std::any_of(m.costs.begin(), m.costs.end(), [kind](C c) { return c.scores[kind] > 0; });
+    if (kind != CellKind::useful && !any) continue;
     row(std::string(kind == CellKind::useful ? "  " : "  wasted: ") + cell_kind_name(kind),
         [kind](C c) { return si_count(double(c.scores[kind])); });
+  }
   row("useful lost to row cuts", [](C c) { return si_count(double(c.useful_lost)); });
   row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
   row("scores attended (useful+bleed)", [](C c) { return si_count(double(c.scores_attended())); });

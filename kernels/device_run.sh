@@ -35,7 +35,7 @@ for stage in "$@"; do
       ;;
     tests)
       $tests >"$out/tests.log" 2>&1 || failed+=(tests)
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) \]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
       ;;
     sanitize)
       small=tests/gpu/sanitizer-small.toml
@@ -70,10 +70,10 @@ for stage in "$@"; do
       sm80=(env CUDA_FORCE_PTX_JIT=1 ATTNLAB_LAUNCH_AS=sm_86)
       if cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null); then
         "$cuobjdump" --list-ptx "$attnlab" >"$out/sm80-ptx.txt" 2>&1
-        grep sm_80 "$out/sm80-ptx.txt" | head -3 || echo "no compute_80 PTX found in $attnlab"
+        grep -m3 sm_80 "$out/sm80-ptx.txt" || echo "no compute_80 PTX found in $attnlab"
       fi
       timeout 300 "${sm80[@]}" $tests >"$out/sm80-tests.log" 2>&1 || failed+=(sm80-tests)
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) \]|Failure" "$out/sm80-tests.log" | head -60
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/sm80-tests.log" | head -60
       timeout 180 "${sm80[@]}" $attnlab run uniform-64x512 --count --impl padded,packed,varlen \
         --out "$out/attnlab-run-sm80.csv" >"$out/sm80-run.log" 2>&1 || failed+=(sm80-run)
       cat "$out/sm80-run.log"

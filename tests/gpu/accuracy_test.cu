@@ -50,14 +50,6 @@ class Accuracy : public ::testing::TestWithParam<Config> {
   }
 };
 
-// 1 and 2 tokens, both sides of a 64-token tile and of 512, one long document,
-// and a run of one-token documents.
-std::vector<int> awkward_lengths() {
-  std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097};
-  lengths.insert(lengths.begin() + 3, 16, 1);
-  return lengths;
-}
-
 TEST_P(Accuracy, VarlenMatchesReference) {
   ATTNLAB_REQUIRE_GPU();
   expect_close(Implementation::varlen, make_varlen_layout(awkward_lengths(), GetParam().causal), 11);

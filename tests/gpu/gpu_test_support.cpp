@@ -16,6 +16,12 @@ bool has_gpu() {
   }
 }
 
+std::vector<int> awkward_lengths() {
+  std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097};
+  lengths.insert(lengths.begin() + 3, 16, 1);
+  return lengths;
+}
+
 double rel_l2_bound(DType dtype) { return dtype == DType::bf16 ? 1e-2 : 2e-3; }
 
 CheckedRun run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,

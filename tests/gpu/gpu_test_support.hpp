@@ -30,6 +30,10 @@ struct CheckedRun {
 CheckedRun run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                          std::uint64_t seed);
 
+// 1 and 2 tokens, both sides of a 64-token tile and of 512, one long document,
+// and a run of one-token documents.
+std::vector<int> awkward_lengths();
+
 // The bound each dtype's relative L2 error must stay under (measured errors are
 // far below: the test output prints them).
 double rel_l2_bound(DType dtype);

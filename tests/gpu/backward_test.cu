@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 
+#include "core/scenario_file.hpp"
 #include "kernels/backward.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_backward.hpp"
@@ -195,6 +196,22 @@ INSTANTIATE_TEST_SUITE_P(AllConfigs, Backward,
                                            Config{DType::fp16, 64, true}, Config{DType::fp16, 64, false},
                                            Config{DType::fp16, 128, true}, Config{DType::fp16, 128, false}),
                          config_name);
+
+// Small enough for compute-sanitizer (memcheck, racecheck, synccheck, initcheck):
+// every backward over the layouts of tests/gpu/sanitizer-small.toml (tile-edge
+// lengths, a one-token document, GQA, rows not a multiple of the tile).
+TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
+  ATTNLAB_REQUIRE_GPU();
+  const Scenario s = load_scenario(ATTNLAB_SOURCE_DIR "/tests/gpu/sanitizer-small.toml");
+  const AttentionProblem p = attention_problem(s);
+  for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
+    const Layout layout = implementation_layout(s, impl);
+    const BackwardRun run = run_backward_and_check(impl, layout, p, 31);
+    print_run(implementation_name(impl), layout, run);
+    expect_written(run);
+    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype)) << implementation_name(impl) << ": " << run.error.worst_name();
+  }
+}
 
 // The flash backward visits exactly the forward's tiles (each head's), and its
 // count of cells by kind equals the model's.

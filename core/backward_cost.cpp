@@ -11,17 +11,26 @@ namespace {
 
 constexpr std::int64_t sum_bytes = 4;  // fp32 sums and Δ
 
-// Query positions a key-tile-walking kernel reads, per head: every visited (query
-// tile, key tile) pair loads the query tile, clipped to its row (README: "Backward").
-std::int64_t query_tokens_loaded(const Layout& layout, TileShape tile) {
+// What a kernel walking key tiles reads per head (README: "Backward"): each key
+// tile some query tile visits loads its keys once, and each query tile visiting it
+// loads its queries; both clipped to the row.
+struct KeySideLoads {
+  std::int64_t keys = 0, queries = 0;
+};
+KeySideLoads key_side_loads(const Layout& layout, TileShape tile) {
   const LayoutView v = layout.view();
-  std::int64_t tokens = 0;
-  for (int r = 0; r < v.num_rows; ++r)
-    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
-      const std::int64_t queries = std::min(tile.rows, row_extent(v, r) - qt * tile.rows);
-      tokens += key_tiles_visited(v, tile, r, qt) * queries;
+  KeySideLoads loads;
+  for (int r = 0; r < v.num_rows; ++r) {
+    const std::int64_t extent = row_extent(v, r);
+    for (int kt = 0; kt < tiles_along(row_extent(v, r), tile.cols); ++kt) {
+      const TileRange visiting = query_tiles_visiting(v, tile, r, kt);
+      if (visiting.count() == 0) continue;
+      loads.keys += std::min<std::int64_t>(tile.cols, extent - std::int64_t(kt) * tile.cols);
+      loads.queries += std::min<std::int64_t>(std::int64_t(visiting.end) * tile.rows, extent) -
+                       std::int64_t(visiting.first) * tile.rows;
     }
-  return tokens;
+  }
+  return loads;
 }
 
 double ratio(std::int64_t a, std::int64_t b) { return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b); }
@@ -70,10 +79,11 @@ BackwardCost backward_cost(const Scenario& s, const ImplementationCost& fwd, con
   } else {
     // Per key tile and kv head: K, V loaded once; per visiting query tile and head of
     // the group: Q, dO, LSE and Δ loaded, P recomputed; dK, dV written once.
-    const std::int64_t Ql = query_tokens_loaded(layout, fwd.tile);
+    const KeySideLoads loads = key_side_loads(layout, fwd.tile);
+    const std::int64_t Ql = loads.queries;
     b.gemms = 5;
     b.scores_recomputed = C;
-    m.k_read = m.v_read = per_head * Hkv;
+    m.k_read = m.v_read = loads.keys * D * e * Hkv;
     m.q_read = Ql * D * e * H;
     m.do_read += Ql * D * e * H;
     m.lse_read = Ql * lse_bytes * H;

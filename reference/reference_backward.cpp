@@ -155,7 +155,7 @@ ReferenceGradients reference_backward_materialized(const Layout& layout, const A
         // The full masked softmax row P, then O = P·V and D_q = dO_q·O_q.
         double max = minus_infinity;
         for (int k = 0; k < extent; ++k) {
-          p[k] = takes_part(view, r, q, k) ? ops.score(q, k, scale) : minus_infinity;
+          p[k] = attended(cell_kind(view, r, q, k)) ? ops.score(q, k, scale) : minus_infinity;
           max = std::max(max, p[k]);
         }
         if (max == minus_infinity) continue;  // no key takes part (a padding query)
@@ -166,7 +166,7 @@ ReferenceGradients reference_backward_materialized(const Layout& layout, const A
         const double* grad_q = grad.data() + std::size_t(q) * D;
         const double rowsum = dot(grad_q, o.data(), D);
         for (int k = 0; k < extent; ++k)
-          if (takes_part(view, r, q, k)) add_cell(ops, grad_q, rowsum, q, k, p[k], dq, keys);
+          if (attended(cell_kind(view, r, q, k))) add_cell(ops, grad_q, rowsum, q, k, p[k], dq, keys);
         for (int d = 0; d < D; ++d) dq[d] *= scale;
       }
     }
@@ -201,12 +201,12 @@ ReferenceGradients reference_backward_tiled(const Layout& layout, const Attentio
       // Per key tile, the query tiles that visit it; P recomputed from the LSE.
       for (int kt = 0; kt < tiles_along(extent, tile.cols); ++kt) {
         const int k_end = std::min((kt + 1) * tile.cols, extent);
-        for (int qt = 0; qt < query_tiles(view, tile, r); ++qt) {
-          if (!tile_visited(view, tile, r, qt, kt)) continue;
+        const TileRange visiting = query_tiles_visiting(view, tile, r, kt);
+        for (int qt = visiting.first; qt < visiting.end; ++qt) {
           const int q_end = std::min((qt + 1) * tile.rows, extent);
           for (int q = qt * tile.rows; q < q_end; ++q)
             for (int k = kt * tile.cols; k < k_end; ++k) {
-              if (!takes_part(view, r, q, k)) continue;
+              if (!attended(cell_kind(view, r, q, k))) continue;
               const double p = std::exp(ops.score(q, k, scale) - lse[q]);
               add_cell(ops, grad.data() + std::size_t(q) * D, rowsum[q], q, k, p, dq.data() + std::size_t(q) * D, keys);
             }

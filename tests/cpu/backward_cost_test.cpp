@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/backward_cost.hpp"
 #include "core/scenario_file.hpp"
 #include "tests/cpu/worked_example.hpp"
@@ -124,6 +126,38 @@ TEST(BackwardCost, SquareTilesReadQueriesAsTheForwardReadsKeys) {
     EXPECT_EQ(b.hbm.q_read / s.heads, forward[i].hbm.k_read / s.kv_heads) << implementation_name(i);
     EXPECT_EQ(b.tiles_visited, forward[i].tiles_visited);
     EXPECT_EQ(b.flops, 10LL * s.head_dim * forward[i].scores_computed());
+  }
+}
+
+// The backward visits the forward's tiles from the key side: the query tiles it loads
+// are, pair for pair, those a query tile's walk over its visited key tiles implies.
+TEST(BackwardCost, KeySideWalkLoadsTheForwardsPairs) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 30; ++trial) {
+    Scenario s = two_documents();
+    std::vector<int> lengths(1 + rng() % 6);
+    for (int& len : lengths) len = 1 + rng() % 90;
+    s.length_source = ListLengths{lengths};
+    s.causal = trial % 3 != 0;
+    s.window = trial % 2 ? Window{} : s.causal ? Window{1 + int(rng() % 40), 0} : Window{int(rng() % 40), int(rng() % 40)};
+    s.row_len = 8 + int(rng() % 80);
+    s.resolve();
+    const TileShape t{1 + int(rng() % 24), 1 + int(rng() % 24)};
+    const CostModel forward = model_costs(s, t);
+    const Layout layouts[] = {s.padded_layout(), s.packed_layout(), s.varlen_layout()};
+    for (const Layout& layout : layouts) {
+      const Implementation impl = layout.kind == LayoutKind::padded   ? Implementation::padded
+                                  : layout.kind == LayoutKind::packed ? Implementation::packed
+                                                                      : Implementation::varlen;
+      const LayoutView v = layout.view();
+      std::int64_t queries = 0;
+      for (int r = 0; r < v.num_rows; ++r)
+        for (int qt = 0; qt < query_tiles(v, t, r); ++qt)
+          queries += key_tiles_visited(v, t, r, qt).count() * std::min(t.rows, row_extent(v, r) - qt * t.rows);
+      const BackwardCost b = backward_cost(s, forward[impl], layout);
+      EXPECT_EQ(b.hbm.q_read, queries * 2 * 2) << layout_kind_name(layout.kind) << " trial " << trial;
+      EXPECT_EQ(b.hbm.k_read, layout.buffer_tokens() * 2 * 2) << "every key tile is visited";
+    }
   }
 }
 

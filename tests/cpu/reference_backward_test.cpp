@@ -18,14 +18,16 @@ std::int64_t total(const std::vector<int>& lengths) {
 }
 
 // Padded, packed (concatenated: bleed, documents cut at row ends; best fit: cropped) and varlen.
-std::vector<Layout> layouts_of(const std::vector<int>& lengths, int pad_to, int row_len, bool causal) {
-  return {make_padded_layout(lengths, pad_to, causal),
-          make_packed_layout(lengths, row_len, PackingPolicy::concatenate, causal),
-          make_packed_layout(lengths, row_len, PackingPolicy::best_fit, causal), make_varlen_layout(lengths, causal)};
+std::vector<Layout> layouts_of(const std::vector<int>& lengths, int pad_to, int row_len, bool causal, Window window = {}) {
+  return {make_padded_layout(lengths, pad_to, causal, window),
+          make_packed_layout(lengths, row_len, PackingPolicy::concatenate, causal, window),
+          make_packed_layout(lengths, row_len, PackingPolicy::best_fit, causal, window),
+          make_varlen_layout(lengths, causal, window)};
 }
 
 std::string name_of(const Layout& layout) {
-  return std::string(layout_kind_name(layout.kind)) + (layout.causal ? " causal" : " not causal");
+  return std::string(layout_kind_name(layout.kind)) + (layout.causal ? " causal" : " not causal") + " window (" +
+         std::to_string(layout.window.left) + ", " + std::to_string(layout.window.right) + ")";
 }
 
 // Largest difference between two gradients over everything both computed.
@@ -81,12 +83,14 @@ std::vector<std::int64_t> positions_of(const Layout& layout, std::int64_t tokens
 TEST(ReferenceBackward, MatchesFiniteDifferencesOfTheLossOnTinyCases) {
   const std::vector<int> lengths = {1, 3, 5};
   const double scale = 0.6;
+  // Causal and not, each with no window and with a sliding window.
+  const std::pair<bool, Window> masks[] = {{true, {}}, {false, {}}, {true, {2, 0}}, {false, {1, 2}}};
   for (int head_dim : {4, 8})
-    for (bool causal : {true, false}) {
+    for (const auto& [causal, window] : masks) {
       // Two query heads share one kv head: dK and dV must sum over both.
       const AttentionInputs in = make_random_inputs(total(lengths), 2, 1, head_dim, DType::bf16, 30 + head_dim);
       const std::vector<float> grad_output = make_random_grad_output(in, 7);
-      for (const Layout& layout : layouts_of(lengths, 6, 4, causal)) {
+      for (const Layout& layout : layouts_of(lengths, 6, 4, causal, window)) {
         const ReferenceGradients plain = reference_backward_materialized(layout, in, grad_output, scale);
         const ReferenceOutput forward = reference_tiled(layout, in, scale, {2, 3});
         const ReferenceGradients tiled = reference_backward_tiled(layout, in, forward, grad_output, scale, {2, 3});
@@ -117,12 +121,14 @@ TEST(ReferenceBackward, MaterializedAndTiledAgreeOnEveryLayout) {
     std::vector<int> lengths(1 + rng() % 5);
     for (int& len : lengths) len = 1 + rng() % 40;
     const bool causal = trial % 2 == 0;
+    const Window window = trial % 4 < 2 ? Window{} : causal ? Window{1 + int(rng() % 20), 0}
+                                                            : Window{int(rng() % 20), int(rng() % 20)};
     const int longest = *std::max_element(lengths.begin(), lengths.end());
     const int kv_heads = trial % 3 == 0 ? 2 : 1;
     const AttentionInputs in = make_random_inputs(total(lengths), 4, kv_heads, 8 + trial % 3 * 4, DType::fp16, trial);
     const std::vector<float> grad_output = make_random_grad_output(in, 100 + trial);
     const double scale = default_scale(in.head_dim);
-    for (const Layout& layout : layouts_of(lengths, longest + int(rng() % 4), 8 + int(rng() % 40), causal)) {
+    for (const Layout& layout : layouts_of(lengths, longest + int(rng() % 4), 8 + int(rng() % 40), causal, window)) {
       const ReferenceGradients plain = reference_backward_materialized(layout, in, grad_output, scale);
       for (TileShape tile : {TileShape{1, 1}, TileShape{4, 4}, TileShape{16, 8}, TileShape{5, 13}, TileShape{64, 64}}) {
         const ReferenceOutput forward = reference_tiled(layout, in, scale, tile);

@@ -211,7 +211,7 @@ struct KeyTileItem {
     valid = p.layout.row_valid[row];
     const TileRange visiting = query_tiles_visiting(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
     first_query_tile = visiting.first;
-    query_tile_count = visiting.end > visiting.first ? visiting.end - visiting.first : 0;
+    query_tile_count = visiting.count();
     k = static_cast<const T*>(p.k) + (std::int64_t(row_begin + k0) * p.kv_heads + kv_head) * D;
     v = static_cast<const T*>(p.v) + (std::int64_t(row_begin + k0) * p.kv_heads + kv_head) * D;
   }
@@ -236,8 +236,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
   const std::int64_t at = first + std::int64_t(i) * p.heads;
   if (threadIdx.x < kRows) {
     copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
-    // Positions past the row's valid tokens (padding, tile overhang) attend nothing.
-    const KeyRange keys = present ? attended_keys(p.layout, item.row, q0 + i) : KeyRange{0, -1};
+    const KeyRange keys = attended_keys(p.layout, item.row, q0 + i);  // empty past the row's valid tokens
     info.first_key[i] = keys.first;
     info.last_key[i] = keys.last;
   } else {

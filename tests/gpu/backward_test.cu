@@ -4,7 +4,6 @@
 // backward's counted tiles against the forward's and the model's.
 #include <cmath>
 #include <cstdio>
-#include <ostream>
 #include <string>
 
 #include "core/scenario_file.hpp"
@@ -46,10 +45,8 @@ struct BackwardRun {
 // reference backward of the same layout.
 BackwardRun run_backward_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                                    std::uint64_t seed) {
-  std::int64_t canonical_tokens = 0;
-  for (std::int64_t s : layout.token_source) canonical_tokens = std::max(canonical_tokens, s + 1);
   const AttentionInputs canonical =
-      make_random_inputs(canonical_tokens, problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
+      make_random_inputs(canonical_tokens(layout), problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
   const std::vector<float> d_o = make_random_grad_output(canonical, seed + 1000);
   const AttentionInputs gathered = gather_inputs(layout, canonical);
   const std::size_t q_width = std::size_t(problem.heads) * problem.head_dim;
@@ -97,23 +94,7 @@ void expect_written(const BackwardRun& run) {
   EXPECT_EQ(run.written.padding_not_zero, 0) << "gradients of padding positions should be 0";
 }
 
-struct Config {
-  DType dtype;
-  int head_dim;
-  bool causal;
-};
-
-// gtest prints parameters in test names; without this it dumps the struct's bytes, padding included.
-void PrintTo(const Config& c, std::ostream* os) {
-  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
-}
-
-std::string config_name(const ::testing::TestParamInfo<Config>& info) {
-  const Config& c = info.param;
-  return std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
-}
-
-class Backward : public ::testing::TestWithParam<Config> {
+class Backward : public ::testing::TestWithParam<KernelConfig> {
  protected:
   AttentionProblem problem(int heads = 4, int kv_heads = 2) const {  // grouped-query: two query heads per KV head
     AttentionProblem p;
@@ -191,11 +172,7 @@ TEST_P(Backward, GroupsOfThreeQueryHeads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, Backward,
-                         ::testing::Values(Config{DType::bf16, 64, true}, Config{DType::bf16, 64, false},
-                                           Config{DType::bf16, 128, true}, Config{DType::bf16, 128, false},
-                                           Config{DType::fp16, 64, true}, Config{DType::fp16, 64, false},
-                                           Config{DType::fp16, 128, true}, Config{DType::fp16, 128, false}),
-                         config_name);
+                         ::testing::ValuesIn(all_kernel_configs()), config_name);
 
 // Small enough for compute-sanitizer (memcheck, racecheck, synccheck, initcheck):
 // every backward over the layouts of tests/gpu/sanitizer-small.toml (tile-edge
@@ -213,8 +190,47 @@ TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
   }
 }
 
-// The flash backward visits exactly the forward's tiles (each head's), and its
-// count of cells by kind equals the model's.
+// Sliding windows (FlashAttention's window_size): causal windows below a tile,
+// of one tile and of several; non-causal windows on both sides. The backward's
+// key range of each query and query tiles of each key tile come from the layout.
+TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
+  ATTNLAB_REQUIRE_GPU();
+  const std::vector<int> lengths{1, 2, 1, 1, 1, 63, 64, 65, 511, 513, 1500};
+  struct Case {
+    DType dtype;
+    int head_dim;
+    bool causal;
+    Window window;
+  };
+  for (const Case& c : {Case{DType::bf16, 128, true, {5, 0}}, Case{DType::bf16, 64, true, {64, 0}},
+                        Case{DType::fp16, 64, true, {200, 0}}, Case{DType::fp16, 128, false, {30, 70}},
+                        Case{DType::bf16, 64, false, {0, 128}}}) {
+    AttentionProblem p;
+    p.dtype = c.dtype;
+    p.heads = 4;
+    p.kv_heads = 2;
+    p.head_dim = c.head_dim;
+    const Layout padded = make_padded_layout(lengths, 1500, c.causal, c.window);
+    for (const auto& [impl, layout] :
+         {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
+          std::pair{Implementation::padded, padded},
+          std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
+          std::pair{Implementation::naive, padded}}) {
+      const BackwardRun run = run_backward_and_check(impl, layout, p, 30);
+      std::printf("  %s d%d %s window (%d, %d):", dtype_name(c.dtype), c.head_dim, c.causal ? "causal" : "full",
+                  c.window.left, c.window.right);
+      print_run(implementation_name(impl), layout, run);
+      expect_written(run);
+      EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+          << implementation_name(impl) << " window (" << c.window.left << ", " << c.window.right << "): worst is "
+          << run.error.worst_name();
+    }
+  }
+}
+
+// The flash backward visits exactly the forward's tiles (each head's), walking
+// them from the key side, and its count of cells by kind equals the model's;
+// causal and not, with and without windows.
 TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;
@@ -222,27 +238,25 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   p.kv_heads = 1;
   p.head_dim = 64;
   const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
-  for (bool causal : {true, false}) {
-    for (const Layout& layout :
-         {make_varlen_layout(lengths, causal), make_padded_layout(lengths, 4200, causal),
-          make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal),
-          make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal)}) {
-      DeviceLayout device_layout(layout);
-      AttentionTensors t(layout.buffer_tokens(), p);
-      GradientTensors g(layout.buffer_tokens(), p);
-      for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
-      KernelCounts forward, backward;
-      run_flash(device_layout, p, t, &forward);
-      run_flash_backward(device_layout, p, t, g, &backward);
-      CellCounts expected;
-      const CellCounts per_head = count_layout(layout, flash_tile);
-      for (int h = 0; h < p.heads; ++h) expected += per_head;
-      const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full");
-      EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
-      EXPECT_EQ(backward.cells, forward.cells) << what;
-      EXPECT_EQ(backward.cells, expected) << what;
-    }
-  }
+  for (bool causal : {true, false})
+    for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
+      for (const Layout& layout :
+           {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, 4200, causal, w),
+            make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal, w),
+            make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, w)}) {
+        DeviceLayout device_layout(layout);
+        AttentionTensors t(layout.buffer_tokens(), p);
+        GradientTensors g(layout.buffer_tokens(), p);
+        for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
+        KernelCounts forward, backward;
+        run_flash(device_layout, p, t, &forward);
+        run_flash_backward(device_layout, p, t, g, &backward);
+        const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full") +
+                                 " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+        EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
+        EXPECT_EQ(backward.cells, forward.cells) << what;
+        EXPECT_EQ(backward.cells, count_layout(layout, flash_tile).times(p.heads)) << what;
+      }
 }
 
 // dK and dV are summed in registers in a fixed order: the same inputs give the

@@ -6,6 +6,7 @@
 #include "kernels/backward_steps.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_backward_kernel.cuh"
+#include "kernels/kernel_counters.cuh"
 
 namespace attnlab {
 
@@ -20,7 +21,7 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()));
   CUDA_CHECK(cudaMemsetAsync(g.dq_accum.data(), 0, g.dq_accum.bytes()));
 
-  DeviceBuffer counters;
+  const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
   p.layout = layout.view();
   p.work = static_cast<const WorkItem*>(layout.work_list());
@@ -37,11 +38,7 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   p.dq_accum = static_cast<float*>(g.dq_accum.data());
   p.dk = g.dk.data();
   p.dv = g.dv.data();
-  if (counts) {
-    counters = DeviceBuffer(sizeof(flash::DeviceCounts));
-    CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(flash::DeviceCounts)));
-    p.counts = static_cast<flash::DeviceCounts*>(counters.data());
-  }
+  p.counts = counters.device();
   const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
   if (problem.head_dim == 64)
@@ -49,12 +46,7 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   else
     bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
   convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
-  if (counts) {
-    flash::DeviceCounts c{};
-    counters.download(&c, sizeof c);
-    counts->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
-    for (int kind = 0; kind < computed_kind_count; ++kind) counts->cells.n[kind] = static_cast<std::int64_t>(c.cells[kind]);
-  }
+  counters.read();
 }
 
 }  // namespace attnlab

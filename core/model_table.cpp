@@ -23,6 +23,11 @@ constexpr IntegerKey integer_keys[] = {
 std::string got(const toml::node& n) {
   if (n.is_table()) return "a table";
   if (n.is_array()) return "an array";
+  if (const auto* text = n.as_string()) {
+    std::string shown = "\"";  // printable, so the message stays one line
+    for (const char ch : text->get().substr(0, 64)) shown += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
+    return shown + "\"";
+  }
   std::ostringstream out;
   n.visit([&](const auto& v) { out << v; });
   return out.str();

@@ -50,8 +50,14 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                        " tiles, summed over the layers"});
   for (const StepTimePrediction& t : times) {
     const auto p = t.packed.attention_us(Pass::fwd, t.layers), v = t.varlen.attention_us(Pass::fwd, t.layers);
-    chain.push_back({std::string("measured, ") + kernel_family_name(t.family), p && v ? ratio(*p / *v) : "not measured",
-                     "attention forward time over the layers, shipped results (H100)"});
+    std::string how = "attention forward time over the layers, shipped results (H100); one layer:";
+    for (LayerKind kind : all_layer_kinds) {
+      const auto& pk = t.packed.layer[int(kind)][int(Pass::fwd)];
+      const auto& vk = t.varlen.layer[int(kind)][int(Pass::fwd)];
+      how += std::string(kind == LayerKind::short_window ? " " : ", ") + layer_kind_name(kind) + " " +
+             (pk && vk ? ratio(pk->us / vk->us) : "not measured");
+    }
+    chain.push_back({std::string("measured, ") + kernel_family_name(t.family), p && v ? ratio(*p / *v) : "not measured", how});
   }
   const StepCost& packed = step[Implementation::packed];
   chain.push_back({"attention's share of the step (packed)", percent(packed.attention_share_full_squares()),

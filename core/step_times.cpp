@@ -31,10 +31,12 @@ bool same_attention_shape(const Scenario& a, const Scenario& b) {
          a.heads / a.kv_heads == b.heads / b.kv_heads && a.total_tokens() == b.total_tokens();
 }
 
-// -1 when a window of `left` keys covers every row (a query sees its whole row either way).
-int effective_window(int left, const RowShapes& rows) {
+// The window as it acts on these rows: a side that reaches past every row's end is
+// no bound (-1), and under a causal mask the right side never matters.
+Window effective_window(Window w, bool causal, const RowShapes& rows) {
   const int longest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end())->first;
-  return left < 0 || left >= longest - 1 ? -1 : left;
+  const auto bound = [&](int side) { return side < 0 || side >= longest - 1 ? -1 : side; };
+  return {bound(w.left), causal ? -1 : bound(w.right)};
 }
 
 constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed, Implementation::varlen};
@@ -49,17 +51,18 @@ bool ran_in_family(const ResultRow& row, KernelFamily f) {
          row.source == "torch-sdpa-flash-padded";
 }
 
-std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, int window_left, Implementation impl,
-                                                         Pass pass, KernelFamily family, const MeasuredRuns& runs) {
+std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
+                                                         KernelFamily family, const MeasuredRuns& runs) {
   const RowShapes wanted = row_shapes(layer, impl);
-  // Every shipped run so far ran without a window, so only a layer whose window covers its rows matches one.
-  if (effective_window(window_left, wanted) != -1) return std::nullopt;
+  const Window window = effective_window(layer.window, layer.causal, wanted);
   // (scenario name, implementation) of every run that computed the wanted cells.
   std::vector<std::pair<std::string, Implementation>> same_cells;
   for (const Scenario& s : runs.scenarios) {
     if (!same_attention_shape(s, layer)) continue;
-    for (Implementation j : flash_implementations)
-      if (row_shapes(s, j) == wanted) same_cells.emplace_back(s.name, j);
+    for (Implementation j : flash_implementations) {
+      const RowShapes rows = row_shapes(s, j);
+      if (rows == wanted && effective_window(s.window, s.causal, rows) == window) same_cells.emplace_back(s.name, j);
+    }
   }
   // A run of the same implementation first (the same kernel), then any that computed the same cells.
   for (const bool same_implementation : {true, false})
@@ -127,8 +130,7 @@ StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step
     for (LayerKind kind : all_layer_kinds) {
       const Scenario layer = layer_scenario(s, step.model, kind);
       for (Pass pass : {Pass::fwd, Pass::bwd})
-        t->layer[int(kind)][int(pass)] = find_measured_attention(layer, layer_window_left(step.model, kind),
-                                                                 t->implementation, pass, family, runs);
+        t->layer[int(kind)][int(pass)] = find_measured_attention(layer, t->implementation, pass, family, runs);
     }
   }
   return p;

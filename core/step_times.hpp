@@ -36,13 +36,12 @@ struct MeasuredAttention {
 };
 
 // The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run computed
-// the cells `layer` computes under `impl` (a flash implementation) with a window of
-// `window_left` keys (-1: none): the same rows (extent and tokens of each, in any
-// order), window (one that covers every row counts as none), causal mask, head dim,
-// dtype and heads per K/V head. Packed rows with bleed compute what varlen computes for
+// the cells `layer` computes under `impl` (a flash implementation): the same rows
+// (extent and tokens of each, in any order), window (one that covers every row
+// counts as none), causal mask, head dim, dtype and heads per K/V head. Packed rows with bleed compute what varlen computes for
 // documents of the rows' lengths, so a run of one may stand for the other.
-std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, int window_left, Implementation impl,
-                                                         Pass pass, KernelFamily family, const MeasuredRuns& runs);
+std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
+                                                         KernelFamily family, const MeasuredRuns& runs);
 
 // One implementation's step over the scenario's batch: measured attention per layer
 // kind and pass, and the matrix products priced at a GEMM ceiling.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/backward_cost.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -29,6 +31,8 @@ Scenario layer_scenario(const Scenario& s, const ModelShape& m, LayerKind kind) 
   layer.heads = m.heads;
   layer.kv_heads = m.kv_heads;
   layer.head_dim = m.head_dim;
+  const int left = layer_window_left(m, kind);
+  layer.window = left < 0 ? Window{} : Window{left, s.causal ? 0 : left};
   return layer;
 }
 
@@ -61,6 +65,7 @@ TrainingStep model_training_step(const Scenario& s, const ModelShape& m, TileSha
     const Scenario layer = layer_scenario(s, m, kind);
     const Layout padded = layer.padded_layout(), packed = layer.packed_layout(), varlen = layer.varlen_layout();
     const CostModel costs = model_costs(layer, padded, packed, varlen, tile);
+    const BackwardModel backward = model_backward_costs(layer, costs, padded, packed, varlen);
     for (Implementation impl : all_implementations) {
       StepCost& c = step.costs[int(impl)];
       const ImplementationCost& ic = costs[impl];
@@ -68,7 +73,7 @@ TrainingStep model_training_step(const Scenario& s, const ModelShape& m, TileSha
       const double full = per_token(4.0 * hd * double(full_square_scores(layout, layer_window_left(m, kind))), step.tokens);
       c.full_squares_per_layer[int(kind)] = {full, 2.0 * full};
       c.computed_per_layer[int(kind)] = {per_token(double(ic.flops_fwd), step.tokens),
-                                         per_token(double(ic.flops_bwd), step.tokens)};
+                                         per_token(double(backward[int(impl)].flops), step.tokens)};
       c.attended_per_layer[int(kind)] = per_token(double(ic.scores_attended()), step.tokens);
       if (kind == LayerKind::long_context) {  // once: the buffer does not depend on the window
         const double positions = per_token(double(ic.buffer_tokens), step.tokens);

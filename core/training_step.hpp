@@ -29,7 +29,8 @@ struct StepCost {
   // One layer of each kind (indexed by LayerKind). Full squares: nanochat's
   // 4 * heads * head_dim * min(window, E) per position of a row of extent E
   // forward, twice that backward (its 12 = 4 + 8). Computed: the cost model's
-  // flops_fwd and flops_bwd (2.5x) at that layer's window.
+  // flops_fwd and the backward model's flops (flash 2.5x, naive 2x the forward)
+  // at that layer's window.
   std::array<StepFlops, 2> full_squares_per_layer, computed_per_layer;
   std::array<double, 2> attended_per_layer{};  // scores the mask lets through per token, all heads (useful + bleed)
   StepFlops attention_full_squares, attention_computed;  // summed over the layers

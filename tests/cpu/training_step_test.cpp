@@ -69,6 +69,23 @@ TEST(TrainingStep, D24MatchesNanochatsFormulaWorkedByHand) {
   EXPECT_NEAR(packed.computed_per_layer[long_layer].fwd, 1056.0 * 12 * 4 * 128, 1e-6);
   EXPECT_NEAR(packed.computed_per_layer[long_layer].bwd, 2.5 * 1056.0 * 12 * 4 * 128, 1e-6);
   EXPECT_NEAR(step[Implementation::varlen].computed_per_layer[long_layer].fwd, 288.0 * 12 * 4 * 128, 1e-6);
+
+  // Short layers, window_size (512, 0): query tile qt of a row of 2048 visits key tiles qt - 8 .. qt
+  // (qt + 1 of them for qt < 8): 36 + 24 * 9 = 252 tiles a row, 504 scores per token and head. A
+  // document of 512 is covered by the window: 288 as before. Cell by cell, a row lets through
+  // 1 + 2 + ... + 512 + 1536 * 513 = 919,296 cells, 448.875 a token, a document 513 / 2.
+  const auto short_layer = int(LayerKind::short_window);
+  const StepCost& varlen = step[Implementation::varlen];
+  EXPECT_NEAR(packed.computed_per_layer[short_layer].fwd, 504.0 * 12 * 4 * 128, 1e-6);
+  EXPECT_NEAR(varlen.computed_per_layer[short_layer].fwd, 288.0 * 12 * 4 * 128, 1e-6);
+  EXPECT_NEAR(packed.attended_per_layer[short_layer], 448.875 * 12, 1e-9);
+  EXPECT_NEAR(varlen.attended_per_layer[short_layer], 256.5 * 12, 1e-9);
+  // The step as computed: attention forward + backward is 3.5x the forward.
+  const double packed_attention = (18 * 504.0 + 6 * 1056.0) * 12 * 4 * 128 * 3.5;
+  const double varlen_attention_computed = 24 * 288.0 * 12 * 4 * 128 * 3.5;
+  EXPECT_NEAR(packed.attention_computed.step(), packed_attention, 1e-3);
+  EXPECT_NEAR(step.saving_computed(), (packed_attention - varlen_attention_computed) / (6.0 * (blocks + lm_head) + packed_attention),
+              1e-12);
 }
 
 TEST(TrainingStep, ArticlesThreeCountsExactly) {
@@ -108,6 +125,29 @@ TEST(TrainingStep, WindowCapsEachPositionsKeysInTheFullSquareCount) {
   EXPECT_EQ(full_square_scores(row, 3), 8 * 3);
   EXPECT_EQ(full_square_scores(docs, -1), 4 + 36);
   EXPECT_EQ(full_square_scores(docs, 3), 2 * 2 + 6 * 3);
+}
+
+// The window in our count, by hand: one document of 8 tokens, causal, window_size (3, 0), tiles of 2 x 2.
+// Query q attends keys max(0, q - 3) .. q: 1 + 2 + 3 + 4 + 4 + 4 + 4 + 4 = 26 cells. Query tile qt
+// (queries 2qt, 2qt + 1) visits key tiles from (2qt - 3) / 2 (at least 0) to qt: 1 + 2 + 3 + 3 = 9 tiles,
+// 36 cells; without the window 1 + 2 + 3 + 4 = 10 tiles and 36 attended cells.
+TEST(TrainingStep, WindowShrinksALayersComputedScoresByHand) {
+  Scenario s = uniform(1, 8, 8, 1);
+  ModelShape m;
+  m.heads = m.kv_heads = 1;
+  m.head_dim = 2;
+  m.layers = 2;
+  m.window_pattern = "S";
+  m.short_window = 3;
+  const TrainingStep step = model_training_step(s, m, TileShape{2, 2});
+  const StepCost& varlen = step[Implementation::varlen];
+  const auto short_layer = int(LayerKind::short_window), long_layer = int(LayerKind::long_context);
+  EXPECT_DOUBLE_EQ(varlen.attended_per_layer[short_layer], 26.0 / 8);
+  EXPECT_DOUBLE_EQ(varlen.attended_per_layer[long_layer], 36.0 / 8);
+  EXPECT_DOUBLE_EQ(varlen.computed_per_layer[short_layer].fwd, 9 * 4 * 4.0 * 2 / 8);  // 4 * D FLOPs per score
+  EXPECT_DOUBLE_EQ(varlen.computed_per_layer[long_layer].fwd, 10 * 4 * 4.0 * 2 / 8);
+  EXPECT_DOUBLE_EQ(varlen.full_squares_per_layer[short_layer].fwd, 8 * 3 * 4.0 * 2 / 8);  // min(3, 8) keys a position
+  EXPECT_DOUBLE_EQ(varlen.full_squares_per_layer[long_layer].fwd, 8 * 8 * 4.0 * 2 / 8);
 }
 
 TEST(TrainingStep, PaddingRunsThroughTheMatrixProducts) {
@@ -182,17 +222,25 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   r.median_us = 1000;
   runs.rows = {r};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
-  const auto t = find_measured_attention(layer, -1, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->us, 1000.0 * 12 / 16);  // scaled to the model's 12 heads
   EXPECT_EQ(t->implementation, Implementation::varlen);
   // Not for varlen (documents of 512), not backward, not FlashAttention-2's.
-  EXPECT_FALSE(find_measured_attention(layer, -1, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, -1, Implementation::packed, Pass::bwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, -1, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, runs));
-  // A window of 512 inside rows of 2048 computes other cells than the unwindowed run; one of 2047 covers them.
-  EXPECT_FALSE(find_measured_attention(layer, 512, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_TRUE(find_measured_attention(layer, 2047, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::bwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, runs));
+  // A short layer's window of 512 inside rows of 2048 computes other cells than the unwindowed run;
+  // one of 2047 keys covers every row, so that run stands in again; a run with the window matches it.
+  const Scenario short_layer = layer_scenario(batch, m, LayerKind::short_window);
+  EXPECT_EQ(short_layer.window, (Window{512, 0}));
+  EXPECT_FALSE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  m.short_window = 2047;
+  EXPECT_TRUE(find_measured_attention(layer_scenario(batch, m, LayerKind::short_window), Implementation::packed,
+                                      Pass::fwd, KernelFamily::attnlab, runs));
+  runs.scenarios[0].window = {512, 0};
+  EXPECT_TRUE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
 }
 
 TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {

@@ -131,8 +131,9 @@ void print_savings(const TrainingStep& step, const std::optional<GemmCeiling>& c
   if (!ceiling) {
     std::printf("(b) from time: not measured (no GEMM ceiling in the results folder)\n");
   } else {
-    std::printf("(b) from time, GEMMs at %.0f TFLOP/s: %s, %s, %s\n", ceiling->tflops, ceiling->what.c_str(),
-                ceiling->gpu.c_str(), ceiling->date.c_str());
+    std::printf("(b) from time, GEMMs at %.0f TFLOP/s: %s, %s, %s (%s says where it was measured)\n", ceiling->tflops,
+                ceiling->what.c_str(), ceiling->gpu.c_str(), ceiling->date.c_str(),
+                (measured_results_folder() / ceilings_file_name).string().c_str());
     for (const StepTimePrediction& t : times) {
       const auto fwd = t.saving_fwd(), whole = t.saving_step();
       std::printf("    %-8s forward alone %s; whole step (forward and backward) %s\n", kernel_family_name(t.family),

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/results_folder.hpp"
 #include "cli/table.hpp"
 #include "core/backward_cost.hpp"
 #include "core/cost_model.hpp"
@@ -159,31 +160,11 @@ void print_model_csv(const Scenario& s, const CostModel& m, const BackwardModel&
   }
 }
 
-// The shipped measurements: $ATTNLAB_RESULTS if set, else the source tree's results/h100/.
-std::filesystem::path measured_results_folder() {
-  if (const char* env = std::getenv("ATTNLAB_RESULTS"); env && *env) return env;
-  return std::filesystem::path(ATTNLAB_SOURCE_DIR) / "results" / "h100";
-}
-
-// The measured rows of this scenario, read from every results CSV of the shipped folder.
-// A broken file costs one warning line on stderr, never the model above it.
+// The measured rows of this scenario, from every results CSV of the shipped folder.
 void print_measured_rows(const Scenario& s) {
   const std::filesystem::path folder = measured_results_folder();
-  std::error_code ec;
-  if (!std::filesystem::is_directory(folder, ec)) return;
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-    if (entry.path().extension() == ".csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  std::vector<std::pair<std::string, ResultRow>> rows;  // the file each row came from, and the row
-  for (const auto& file : files) {
-    try {
-      for (ResultRow& r : read_results_csv(file))
-        if (r.scenario == s.name) rows.emplace_back(file.stem().string(), std::move(r));
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "attnlab: warning: skipping a results file: %s\n", e.what());
-    }
-  }
+  std::vector<std::pair<std::string, ResultRow>> rows = read_results_folder(folder);
+  std::erase_if(rows, [&](const auto& row) { return row.second.scenario != s.name; });
   if (rows.empty()) return;
   const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
   TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",

@@ -54,27 +54,25 @@ cudaFuncAttributes kernel_attributes(Kernel* kernel, int compute_capability) {
 }
 
 // Configured once per kernel and process from the device's limits (or those that
-// ATTNLAB_LAUNCH_AS names), recorded for `attnlab run` to print.
-template <typename T, int D>
-const LaunchConfig& forward_config() {
-  static const LaunchConfig config = [] {
+// ATTNLAB_LAUNCH_AS names), recorded for `attnlab run` to print. `what` names the
+// kernel in that line, e.g. "flash bf16 d128".
+template <auto Kernel>
+const LaunchConfig& launch_config_of(const std::string& what, int threads, int dynamic_shared) {
+  static const LaunchConfig config = [&] {
     const DeviceLimits device = current_device_limits();
     const char* launch_as = std::getenv(launch_as_variable);
     const DeviceLimits limits = limits_for_launch(device, launch_as);
-    const cudaFuncAttributes a = kernel_attributes(forward<T, D>, device.compute_capability);
-    const KernelNeeds needs{std::string("flash ") + (std::is_same_v<T, __nv_bfloat16> ? "bf16" : "fp16") + " d" +
-                                std::to_string(D),
-                            kThreads, a.numRegs, static_cast<int>(a.sharedSizeBytes), smem_bytes<D>()};
+    const cudaFuncAttributes a = kernel_attributes(Kernel, device.compute_capability);
+    const KernelNeeds needs{what, threads, a.numRegs, static_cast<int>(a.sharedSizeBytes), dynamic_shared};
     const LaunchConfig c = choose_launch(limits, needs);
-    if (c.opt_in)
-      CUDA_CHECK(cudaFuncSetAttribute(forward<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, c.dynamic_shared));
+    if (c.opt_in) CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.dynamic_shared));
     // Limits of a smaller GPU: the SM also keeps no more shared memory than that GPU's
     // (the driver rounds the percentage up to a size it supports), so no more CTAs share it.
     if (limits.shared_per_sm < device.shared_per_sm)
-      CUDA_CHECK(cudaFuncSetAttribute(forward<T, D>, cudaFuncAttributePreferredSharedMemoryCarveout,
+      CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                       100 * limits.shared_per_sm / device.shared_per_sm));
     int runtime_ctas = 0;
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime_ctas, forward<T, D>, kThreads, c.dynamic_shared));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime_ctas, Kernel, threads, c.dynamic_shared));
     std::string line = describe_launch(limits, needs, c) + "; code sm_" + std::to_string(a.binaryVersion) +
                        " from compute_" + std::to_string(a.ptxVersion) + " PTX";
     if (launch_as && *launch_as)
@@ -85,6 +83,17 @@ const LaunchConfig& forward_config() {
     return c;
   }();
   return config;
+}
+
+// "bf16 d128": the instantiation a launch line names.
+template <typename T, int D>
+std::string instance_name() {
+  return std::string(std::is_same_v<T, __nv_bfloat16> ? "bf16" : "fp16") + " d" + std::to_string(D);
+}
+
+template <typename T, int D>
+const LaunchConfig& forward_config() {
+  return launch_config_of<forward<T, D>>("flash " + instance_name<T, D>(), kThreads, smem_bytes<D>());
 }
 
 // A persistent grid: as many CTAs as fit on the GPU at once, each walking the work list.

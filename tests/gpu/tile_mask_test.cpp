@@ -14,6 +14,8 @@
 namespace attnlab {
 namespace {
 
+constexpr TileShape work_tile = kernel_tile(FlashKernel::mma_sm80);
+
 std::vector<Layout> random_layouts(std::mt19937& rng, bool causal) {
   std::vector<int> lengths(1 + rng() % 8);
   for (int& len : lengths) len = 1 + rng() % 300;
@@ -28,7 +30,7 @@ TEST(TileMask, FastPathEqualsCellKindOnEveryVisitedTile) {
   std::int64_t tiles_checked = 0, tiles_masked = 0;
   for (int trial = 0; trial < 40; ++trial)
     for (const Layout& layout : random_layouts(rng, trial % 2 == 0))
-      for (TileShape t : {flash_tile, TileShape{16, 8}, TileShape{5, 7}}) {
+      for (TileShape t : {work_tile, TileShape{16, 8}, TileShape{5, 7}}) {
         const LayoutView v = layout.view();
         for (int r = 0; r < v.num_rows; ++r)
           for (int qt = 0; qt < query_tiles(v, t, r); ++qt)
@@ -53,7 +55,7 @@ TEST(TileMask, LastAttendedKeyEqualsCellKindOnEveryCell) {
     for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
       const LayoutView v = layout.view();
       for (int r = 0; r < v.num_rows; ++r) {
-        const int beyond = row_extent(v, r) + flash_tile.rows;  // tile overhang past the row's end too
+        const int beyond = row_extent(v, r) + work_tile.rows;  // tile overhang past the row's end too
         for (int q = 0; q < beyond; ++q) {
           const int last = last_attended_key(v, r, q);
           for (int k = 0; k < beyond; ++k)
@@ -68,22 +70,22 @@ TEST(WorkList, CoversEveryQueryTileOnceHeaviestRowsFirstRowsTogether) {
   std::mt19937 rng(9);
   for (int trial = 0; trial < 20; ++trial)
     for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
-      const std::vector<WorkItem> items = flash_work_list(layout, flash_tile);
+      const std::vector<WorkItem> items = flash_work_list(layout, work_tile);
       const LayoutView v = layout.view();
       std::set<std::pair<int, int>> seen;
       for (const WorkItem& w : items) EXPECT_TRUE(seen.insert({w.row, w.query_tile}).second);
       std::size_t expected = 0;
       std::vector<std::int64_t> row_tiles(v.num_rows, 0);
       for (int r = 0; r < v.num_rows; ++r) {
-        expected += query_tiles(v, flash_tile, r);
-        for (int qt = 0; qt < query_tiles(v, flash_tile, r); ++qt) row_tiles[r] += key_tiles_visited(v, flash_tile, r, qt);
+        expected += query_tiles(v, work_tile, r);
+        for (int qt = 0; qt < query_tiles(v, work_tile, r); ++qt) row_tiles[r] += key_tiles_visited(v, work_tile, r, qt);
       }
       EXPECT_EQ(items.size(), expected);
       std::set<int> rows_done;
       for (std::size_t i = 1; i < items.size(); ++i) {
         const WorkItem &a = items[i - 1], &b = items[i];
         if (a.row == b.row) {
-          EXPECT_GE(key_tiles_visited(v, flash_tile, a.row, a.query_tile), key_tiles_visited(v, flash_tile, b.row, b.query_tile));
+          EXPECT_GE(key_tiles_visited(v, work_tile, a.row, a.query_tile), key_tiles_visited(v, work_tile, b.row, b.query_tile));
         } else {
           EXPECT_GE(row_tiles[a.row], row_tiles[b.row]);
           EXPECT_TRUE(rows_done.insert(a.row).second) << "row " << a.row << " split in the list";
@@ -98,7 +100,7 @@ TEST(WorkList, SchedulesVarlenFromDocumentsNotFromTheLongest) {
   std::vector<int> lengths(32, 10);
   lengths.push_back(2048);
   const Layout layout = make_varlen_layout(lengths, true);
-  const std::vector<WorkItem> items = flash_work_list(layout, flash_tile);
+  const std::vector<WorkItem> items = flash_work_list(layout, work_tile);
   EXPECT_EQ(items.size(), 64u);
   EXPECT_EQ(items.front(), (WorkItem{32, 31}));  // the long document's last tile visits the most keys
 }

@@ -7,11 +7,13 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/model_json.hpp"
 #include "cli/table.hpp"
 #include "core/cost_model.hpp"
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
+#include "kernels/scenario_plan.hpp"
 
 namespace attnlab::cli {
 
@@ -110,7 +112,7 @@ void print_model_csv(const Scenario& s, const CostModel& m) {
       "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen\n");
   for (const ImplementationCost& c : m.costs) {
     std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
-                s.name.c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
+                csv_cell(s.name, "scenario").c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
                 tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim, dtype_name(s.dtype),
                 s.causal ? "true" : "false", static_cast<long long>(c.buffer_tokens),
                 static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()),
@@ -165,21 +167,30 @@ void print_measured_rows(const Scenario& s) {
 
 }  // namespace
 
-// `attnlab model [SCENARIO] [--format table|csv] [--tile BrxBc]`: the cost model of the
-// four implementations (formulas: core/README.md).
+// `attnlab model [SCENARIO] [--format table|csv|json] [--tile BrxBc]`: the cost model of the
+// four implementations (formulas: core/README.md); json: the resolved scenario for scripts.
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");
   model->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  model->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "csv"}))->capture_default_str();
+  model->add_option("--format", options->format,
+                    "Output format: table, csv (one row per implementation) or json (the resolved scenario: "
+                    "documents, packed rows, useful scores, results columns)")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
   model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")->capture_default_str();
   model->callback([options] {
     const TileShape tile = parse_tile(options->tile);
     const Scenario scenario = load_scenario(options->scenario);
-    const CostModel m = model_costs(scenario, tile);
+    const ScenarioLayouts layouts(scenario);
+    const CostModel m = model_costs(scenario, layouts.padded, layouts.packed, layouts.varlen, tile);
     if (options->format == "csv") {
       print_model_csv(scenario, m);
+      return;
+    }
+    if (options->format == "json") {
+      print_model_json(scenario, layouts.packed, m);
       return;
     }
     print_scenario_header(scenario, tile);

@@ -168,6 +168,54 @@ TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
   EXPECT_NE(missing.err.find("no-such-scenario.toml"), std::string::npos) << missing.err;
 }
 
+TEST(Cli, ModelJsonIsTheResolvedScenarioForScripts) {
+  const CliRun r = attnlab("model web-mix-2048-bestfit --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(split(r.out, '\n').size(), 1u) << "one JSON object on one line";
+  for (const char* key : {"\"name\":\"web-mix-2048-bestfit\"", "\"packing\":\"best_fit\"", "\"row_len\":2048",
+                          "\"doc_lengths\":[", "\"packed_rows\":[[[", "\"tile\":[64,64]", "\"scores_useful\":{\"naive\":",
+                          "\"results_columns\":[\"scenario\",\"implementation\","})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("\"kernel\""), std::string::npos) << "the results columns include kernel";
+  // The useful scores are the model's (csv) for each implementation.
+  const Csv csv = parse_csv(attnlab("model web-mix-2048-bestfit --format csv").out);
+  EXPECT_NE(r.out.find("\"packed\":" + csv.cell("packed", "scores_useful")), std::string::npos);
+}
+
+TEST(Cli, ModelJsonAndCsvEscapeTheScenarioName) {
+  const fs::path file = scratch_dir() / "say \"a,b\".toml";
+  std::ofstream(file) << "why = \"A name with a comma and quotes.\"\nheads = 1\nhead_dim = 64\n"
+                         "dtype = \"bf16\"\ncausal = true\nrow_len = 64\n"
+                         "[documents]\nsource = \"list\"\nlengths = [3, 5]\n";
+  const CliRun json = attnlab("model '" + file.string() + "' --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"name\":\"say \\\"a,b\\\"\""), std::string::npos) << json.out.substr(0, 100);
+  const CliRun csv = attnlab("model '" + file.string() + "' --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\n\"say \"\"a,b\"\"\",naive,"), std::string::npos) << csv.out;
+}
+
+// Flags are checked before the GPU is looked for: bad values exit 2 on any machine.
+TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --implementations padded,flash", "--implementations: expected a comma-separated list"},
+      {"run --impl flash", "--implementations: expected"},  // the older spelling still parses
+      {"run --dtypes bf16,fp32", "--dtypes: expected bf16 or fp16, got \"fp32\""},
+      {"run --dtype=fp8", "--dtypes: expected bf16 or fp16, got \"fp8\""},
+      {"run --kernel wgmma", "--kernel: expected one of mma-sm80, got \"wgmma\""},
+      {"run --reps 0", "--reps: expected a positive number"},
+      {"run --warmup=-1", "--warmup: expected"},
+      {"run --head-dims 64,x", "head-dims"},
+      {"run --out /", "--out: / is a folder"},
+      {"run --results_csv=/", "--out: / is a folder"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = attnlab(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
+}
+
 TEST(Cli, BadTileExitsTwo) {
   for (const char* tile : {"64", "0x64", "64x64x2"}) {
     const CliRun r = attnlab(std::string("model --tile ") + tile);

@@ -42,6 +42,13 @@ CliRun attnlab(const std::string& args, const std::string& env = "") {
   return r;
 }
 
+// A scenario file in the test's scratch folder.
+fs::path scenario_file(const std::string& name, const std::string& toml) {
+  const fs::path file = scratch_dir() / name;
+  std::ofstream(file) << toml;
+  return file;
+}
+
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream s(text);
@@ -99,10 +106,10 @@ TEST(Cli, ModelCsvHasOneRowPerImplementationAndTheEightfoldRatio) {
 }
 
 TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
-  const fs::path file = scratch_dir() / "noncausal.toml";
-  std::ofstream(file) << "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
-                         "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
-                         "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n";
+  const fs::path file = scenario_file("noncausal.toml",
+                                      "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
+                                      "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "' --format csv --tile 128x64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Csv csv = parse_csv(r.out);
@@ -112,10 +119,10 @@ TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
 
 TEST(Cli, ModelTableRoundsIntoTheNextPrefix) {
   // varlen with 1x1 tiles computes 1413*1414/2 + 32*33/2 = 999,519 scores: "1.00 M", never "1000 k".
-  const fs::path file = scratch_dir() / "almost-a-million.toml";
-  std::ofstream(file) << "why = \"A count just under a million.\"\nheads = 1\nhead_dim = 8\n"
-                         "dtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
-                         "[documents]\nsource = \"list\"\nlengths = [1413, 32]\n";
+  const fs::path file = scenario_file("almost-a-million.toml",
+                                      "why = \"A count just under a million.\"\nheads = 1\nhead_dim = 8\n"
+                                      "dtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"list\"\nlengths = [1413, 32]\n");
   const CliRun r = attnlab("model '" + file.string() + "' --tile 1x1", "ATTNLAB_RESULTS=/nonexistent");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto line = r.out.find("\n  useful ");
@@ -153,9 +160,9 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
 }
 
 TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
-  const fs::path file = scratch_dir() / "bad.toml";
-  std::ofstream(file) << "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
-                         "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n";
+  const fs::path file = scenario_file("bad.toml",
+                                      "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
@@ -183,10 +190,10 @@ TEST(Cli, ModelJsonIsTheResolvedScenarioForScripts) {
 }
 
 TEST(Cli, ModelJsonAndCsvEscapeTheScenarioName) {
-  const fs::path file = scratch_dir() / "say \"a,b\".toml";
-  std::ofstream(file) << "why = \"A name with a comma and quotes.\"\nheads = 1\nhead_dim = 64\n"
-                         "dtype = \"bf16\"\ncausal = true\nrow_len = 64\n"
-                         "[documents]\nsource = \"list\"\nlengths = [3, 5]\n";
+  const fs::path file = scenario_file("say \"a,b\".toml",
+                                      "why = \"A name with a comma and quotes.\"\nheads = 1\nhead_dim = 64\n"
+                                      "dtype = \"bf16\"\ncausal = true\nrow_len = 64\n"
+                                      "[documents]\nsource = \"list\"\nlengths = [3, 5]\n");
   const CliRun json = attnlab("model '" + file.string() + "' --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_NE(json.out.find("\"name\":\"say \\\"a,b\\\"\""), std::string::npos) << json.out.substr(0, 100);

@@ -16,6 +16,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention_run.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/run_info.hpp"
 
 namespace attnlab::cli {
@@ -110,7 +111,7 @@ bool report_counts(const std::vector<Outcome>& outcomes) {
     std::printf("%s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
                 implementation_name(o.implementation), static_cast<long long>(o.counted->counted.visited_tiles),
                 static_cast<long long>(o.counted->counted.cells.computed()),
-                static_cast<long long>(o.counted->counted.cells.useful), equal ? "equals" : "DIFFERS FROM");
+                static_cast<long long>(o.counted->counted.cells[CellKind::useful]), equal ? "equals" : "DIFFERS FROM");
   }
   return all_equal;
 }
@@ -140,6 +141,7 @@ void run_scenarios(const RunOptions& options) {
     std::fflush(stdout);
     const std::vector<Outcome> outcomes = run_scenario(*plan, implementations, options);
     print_outcomes(*plan, outcomes, info);
+    for (const std::string& line : take_launch_records()) std::printf("launch       %s\n", line.c_str());
     counts_equal = report_counts(outcomes) && counts_equal;
     for (const Outcome& o : outcomes) {
       if (o.refused.empty()) rows.push_back(result_row(*plan, o, info));

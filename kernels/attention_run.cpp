@@ -9,10 +9,7 @@ namespace {
 // The cost model's count of a tiled kernel over `layout` (core/cost_model.hpp), all heads.
 KernelCounts model_counts(const Layout& layout, TileShape tile, int heads) {
   const LayoutCount per_head = count_layout_by_query_tile(layout, tile);
-  KernelCounts all;
-  all.visited_tiles = per_head.tiles_visited * heads;
-  for (int h = 0; h < heads; ++h) all.cells += per_head.cells;
-  return all;
+  return {per_head.tiles_visited * heads, per_head.cells.times(heads)};
 }
 
 KernelCounts planned_counts(const ScenarioPlan& plan, Implementation implementation) {

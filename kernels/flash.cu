@@ -6,6 +6,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_launch.hpp"
+#include "kernels/kernel_counters.cuh"
 
 namespace attnlab {
 
@@ -24,7 +25,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   if (t.positions != layout.host().buffer_tokens())
     throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) +
                                 " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
-  DeviceBuffer counters;
+  const flash::KernelCounters counters(counts);
   flash::Params p{};
   p.layout = layout.view();
   p.work = static_cast<const WorkItem*>(layout.work_list());
@@ -36,11 +37,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.v = t.v.data();
   p.o = t.o.data();
   p.lse = static_cast<float*>(t.lse.data());
-  if (counts) {
-    counters = DeviceBuffer(sizeof(flash::DeviceCounts));
-    CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(flash::DeviceCounts)));
-    p.counts = static_cast<flash::DeviceCounts*>(counters.data());
-  }
+  p.counts = counters.device();
   const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
   switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
@@ -51,15 +48,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
         bf16 ? flash::launch_forward<__nv_bfloat16, 128>(p, items) : flash::launch_forward<__half, 128>(p, items);
       break;
   }
-  if (counts) {
-    flash::DeviceCounts c{};
-    counters.download(&c, sizeof c);
-    counts->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
-    counts->cells.useful = static_cast<std::int64_t>(c.useful);
-    counts->cells.causal_masked = static_cast<std::int64_t>(c.causal_masked);
-    counts->cells.padding = static_cast<std::int64_t>(c.padding);
-    counts->cells.bleed = static_cast<std::int64_t>(c.bleed);
-  }
+  counters.read();
 }
 
 }  // namespace attnlab

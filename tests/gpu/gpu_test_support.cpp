@@ -15,15 +15,67 @@ bool has_gpu() {
 
 FlashKernel test_kernel() { return choose_flash_kernel("", query_gpu().compute_capability); }
 
+std::vector<KernelConfig> all_kernel_configs() {
+  std::vector<KernelConfig> configs;
+  for (DType dtype : {DType::bf16, DType::fp16})
+    for (int head_dim : {64, 128})
+      for (bool causal : {true, false}) configs.push_back({dtype, head_dim, causal});
+  return configs;
+}
+
+void PrintTo(const KernelConfig& c, std::ostream* os) {
+  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
+}
+
+std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info) {
+  const KernelConfig& c = info.param;
+  return std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
+}
+
+std::vector<int> awkward_lengths() {
+  std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097};
+  lengths.insert(lengths.begin() + 3, 16, 1);
+  return lengths;
+}
+
 double rel_l2_bound(DType dtype) { return dtype == DType::bf16 ? 1e-2 : 2e-3; }
+
+std::int64_t canonical_tokens(const Layout& layout) {
+  std::int64_t tokens = 0;
+  for (std::int64_t s : layout.token_source) tokens = std::max(tokens, s + 1);
+  return tokens;
+}
 
 RunCheck run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                        std::uint64_t seed) {
-  std::int64_t canonical_tokens = 0;
-  for (std::int64_t s : layout.token_source) canonical_tokens = std::max(canonical_tokens, s + 1);
-  RunInputs inputs(canonical_tokens, problem, seed, RunInputs::Coverage::everything);
+  RunInputs inputs(canonical_tokens(layout), problem, seed, RunInputs::Coverage::everything);
   AttentionRun run(layout, implementation, problem, test_kernel());
   return run.check(inputs);
+}
+
+namespace {
+
+// The tiled implementation over a layout of each kind.
+Implementation flash_implementation(LayoutKind kind) {
+  switch (kind) {
+    case LayoutKind::padded: return Implementation::padded;
+    case LayoutKind::packed: return Implementation::packed;
+    case LayoutKind::varlen: return Implementation::varlen;
+  }
+  return Implementation::varlen;
+}
+
+}  // namespace
+
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
+  AttentionRun run(layout, flash_implementation(layout.kind), problem, test_kernel());
+  AttentionTensors& t = run.add_input_set();
+  t.q.poison();  // nothing reads uninitialized memory
+  t.k.poison();
+  t.v.poison();
+  const std::optional<CountComparison> counts = run.count();
+  EXPECT_TRUE(counts && counts->equal()) << layout_kind_name(layout.kind);
+  return counts ? counts->counted : KernelCounts{};
 }
 
 }  // namespace attnlab::test

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
 
 #include "kernels/attention_run.hpp"
 
@@ -19,11 +22,34 @@ bool has_gpu();
 // The flash kernel a plain `attnlab run` takes on this GPU: the fastest it runs.
 FlashKernel test_kernel();
 
+// Canonical tokens a layout holds (1 + the largest token_source).
+std::int64_t canonical_tokens(const Layout& layout);
+
 // Seeded random Q, K, V (rounded to the dtype) in canonical order, gathered into
 // `layout` on the device; poisoned O and LSE; one pass of `implementation`; every
 // output compared with reference_materialized over the whole layout.
 RunCheck run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                        std::uint64_t seed);
+
+// The parameter of the suites run over every kernel instantiation: dtype x head dim x causal.
+struct KernelConfig {
+  DType dtype;
+  int head_dim;
+  bool causal;
+};
+std::vector<KernelConfig> all_kernel_configs();  // all 8
+// gtest prints parameters in test names; without this it dumps the struct's bytes, padding included.
+void PrintTo(const KernelConfig& c, std::ostream* os);
+std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info);
+
+// 1 and 2 tokens, both sides of a 64-token tile and of 512, one long document,
+// and a run of one-token documents.
+std::vector<int> awkward_lengths();
+
+// One counting pass of the tiled kernel over `layout` (padded, packed or varlen) on
+// poisoned inputs (values do not matter to counts): what it counted. It also expects
+// the run's own comparison with the cost model to agree.
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem);
 
 // The bound each dtype's relative L2 error must stay under (measured errors are
 // far below: the test output prints them).

@@ -7,7 +7,6 @@
 #include <benchmark/benchmark.h>
 #include <cuda_profiler_api.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -18,10 +17,8 @@
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
 #include "cli/run_flags.hpp"
-#include "core/input_error.hpp"
 #include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/run_info.hpp"
 

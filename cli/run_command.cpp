@@ -12,7 +12,6 @@
 #include "cli/commands.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/table.hpp"
-#include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention_run.hpp"

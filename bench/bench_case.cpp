@@ -14,10 +14,9 @@ namespace {
 // be real data (never zeros, which run faster than real data): the timing does not
 // depend on them, and correctness is `attnlab run`'s job.
 constexpr std::int64_t pool_tokens = 4096;
-constexpr std::uint64_t pool_seed = 1;
 
-std::vector<std::uint16_t> value_pool(const Scenario& s) {
-  const AttentionInputs in = make_random_inputs(pool_tokens, s.heads, s.heads, s.head_dim, s.dtype, pool_seed);
+std::vector<std::uint16_t> value_pool(const Scenario& s, std::uint64_t seed) {
+  const AttentionInputs in = make_random_inputs(pool_tokens, s.heads, s.heads, s.head_dim, s.dtype, seed);
   std::vector<std::uint16_t> bits(in.q.size());
   std::transform(in.q.begin(), in.q.end(), bits.begin(), [&](float x) { return float_to_dtype_bits(x, s.dtype); });
   return bits;
@@ -45,44 +44,21 @@ int input_sets_for(std::int64_t positions, const AttentionProblem& p) {
 }  // namespace
 
 std::string CaseKey::name() const {
-  return std::string(implementation_name(implementation)) + "/" + scenario.name + "/" + dtype_name(scenario.dtype) +
-         "/d" + std::to_string(scenario.head_dim);
+  const Scenario& s = plan->scenario;
+  return std::string(implementation_name(implementation)) + "/" + s.name + "/" + dtype_name(s.dtype) + "/d" +
+         std::to_string(s.head_dim);
 }
 
-PreparedCase::PreparedCase(const CaseKey& key)
-    : key_(key), layout_(implementation_layout(key.scenario, key.implementation)) {
-  const Scenario& s = key_.scenario;
-  cost_ = model_costs(s, flash_tile)[key_.implementation];
-  problem_ = attention_problem(s);
-  problem_.validate();
-  device_layout_ = std::make_unique<DeviceLayout>(layout_);
-  if (key_.implementation == Implementation::naive) naive_ = std::make_unique<NaiveAttention>(*device_layout_, problem_);
-
-  const std::vector<std::uint16_t> pool = value_pool(s);
-  const int sets = input_sets_for(layout_.buffer_tokens(), problem_);
-  sets_.reserve(sets);
+std::unique_ptr<AttentionRun> prepare_case(const CaseKey& key, std::uint64_t seed) {
+  auto run = std::make_unique<AttentionRun>(*key.plan, key.implementation);
+  const std::vector<std::uint16_t> pool = value_pool(key.plan->scenario, seed);
+  const int sets = input_sets_for(run->layout().buffer_tokens(), key.plan->problem);
   for (int i = 0; i < sets; ++i) {
-    AttentionTensors& t = sets_.emplace_back(layout_.buffer_tokens(), problem_);
+    AttentionTensors& t = run->add_input_set();
     std::size_t offset = static_cast<std::size_t>(3 * i) * 1000003;  // a prime stride: sets differ everywhere
     for (DeviceBuffer* b : {&t.q, &t.k, &t.v}) fill_from_pool(*b, pool, offset += 1000003);
   }
-}
-
-PreparedCase::~PreparedCase() = default;
-
-void PreparedCase::launch(int set) {
-  AttentionTensors& t = sets_[static_cast<std::size_t>(set) % sets_.size()];
-  if (naive_)
-    naive_->run(t);
-  else
-    run_flash(*device_layout_, problem_, t);
-}
-
-std::optional<KernelCounts> PreparedCase::count_kernel() {
-  if (naive_) return std::nullopt;
-  KernelCounts counts;
-  run_flash(*device_layout_, problem_, sets_.front(), &counts);
-  return counts;
+  return run;
 }
 
 }  // namespace attnlab::bench

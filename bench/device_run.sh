@@ -27,7 +27,7 @@ if stage build; then
   gen=(); [ -n "$ninja" ] && gen=(-G Ninja -DCMAKE_MAKE_PROGRAM="$ninja")
   deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
   { cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF "${deps[@]}" &&
-    cmake --build "$build" -j"$(nproc)" --target attnlab-bench attnlab-resolve; } >"$out/logs/build.log" 2>&1 ||
+    cmake --build "$build" -j"$(nproc)" --target attnlab-bench attnlab; } >"$out/logs/build.log" 2>&1 ||
     { tail -30 "$out/logs/build.log"; echo "device_run: build failed"; exit 1; }
 fi
 nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
@@ -36,15 +36,15 @@ nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
 # the same burst for both (a sustained run lets clocks settle lower, by a few percent).
 if stage bench; then
   echo "== attnlab-bench"
-  limit 140 "$build/bench/attnlab-bench" --scenarios="${scenarios//[[:space:]]/,}" \
-    --results_csv="$out/attnlab-bench.csv" --benchmark_min_time=30x \
+  # shellcheck disable=SC2086
+  limit 140 "$build/bench/attnlab-bench" $scenarios --out="$out/attnlab-bench.csv" --reps=30 \
     --benchmark_counters_tabular=true 2>&1 | tee "$out/logs/attnlab-bench.log"
 fi
 
 if stage peers; then
   echo "== PyTorch peers"
   # shellcheck disable=SC2086
-  limit 240 python3 bench/peers/torch_peers.py $scenarios --resolver "$build/bench/attnlab-resolve" \
+  limit 240 python3 bench/peers/torch_peers.py $scenarios --attnlab "$build/cli/attnlab" \
     --out "$out/peers.csv" 2>&1 | tee "$out/logs/peers.log"
 fi
 
@@ -52,11 +52,12 @@ fi
 if stage variants; then
   variants=${VARIANT_SCENARIOS:-uniform-64x512}
   echo "== variants: $variants, bf16 and fp16, head dims 64 and 128"
-  limit 60 "$build/bench/attnlab-bench" --scenarios="${variants//[[:space:]]/,}" --dtypes=bf16,fp16 --head_dims=64,128 \
-    --results_csv="$out/attnlab-bench-variants.csv" --benchmark_min_time=30x 2>&1 | tee "$out/logs/attnlab-bench-variants.log"
+  # shellcheck disable=SC2086
+  limit 60 "$build/bench/attnlab-bench" $variants --dtypes=bf16,fp16 --head-dims=64,128 \
+    --out="$out/attnlab-bench-variants.csv" --reps=30 2>&1 | tee "$out/logs/attnlab-bench-variants.log"
   # shellcheck disable=SC2086
   limit 120 python3 bench/peers/torch_peers.py $variants --dtypes bf16,fp16 --head-dims 64,128 \
-    --resolver "$build/bench/attnlab-resolve" --out "$out/peers-variants.csv" 2>&1 | tee "$out/logs/peers-variants.log"
+    --attnlab "$build/cli/attnlab" --out "$out/peers-variants.csv" 2>&1 | tee "$out/logs/peers-variants.log"
 fi
 
 if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then

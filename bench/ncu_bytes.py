@@ -54,9 +54,11 @@ def measure(ncu: str, bench: str, row: dict, log) -> tuple[int, int, int] | None
         report = Path(tmp) / "ncu.csv"
         cmd = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all",
                "--metrics", ",".join(METRICS), "--csv", "--print-units", "base", "--log-file", str(report),
-               bench, f"--scenarios={row['scenario']}", f"--implementations={row['implementation']}",
-               f"--dtypes={row['dtype']}", f"--head_dims={row['head_dim']}", "--warmup=1", "--profile_one_pass",
-               "--benchmark_min_time=1x"]  # the flags above register this one case alone
+               bench, row["scenario"], f"--implementations={row['implementation']}",
+               f"--dtypes={row['dtype']}", f"--head-dims={row['head_dim']}", "--warmup=1", "--profile-one-pass",
+               "--reps=1"]  # the flags above register this one case alone
+        if row.get("kernel") and row["implementation"] != "naive":
+            cmd.append(f"--kernel={row['kernel']}")  # the flash kernel the row measured
         done = subprocess.run(cmd, capture_output=True, text=True)
         log.write(f"$ {' '.join(cmd)}\n{done.stdout}{done.stderr}")
         text = report.read_text() if report.exists() else ""

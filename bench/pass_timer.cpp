@@ -11,7 +11,7 @@ int passes_per_batch(double pass_us) {
   return 1;
 }
 
-std::vector<double> time_passes(PreparedCase& c, int first_set, int count) {
+std::vector<double> time_passes(AttentionRun& c, int first_set, int count) {
   detail::CudaEvents events(count + 1);
   if (count > 1) c.launch(first_set + count);  // untimed: short timed passes queue behind it
   CUDA_CHECK(cudaEventRecord(events[0]));

@@ -4,7 +4,7 @@
 // (timing one pass on an idle GPU would add the launch latency, ~10 µs, to it).
 #include <vector>
 
-#include "bench/bench_case.hpp"
+#include "kernels/attention_run.hpp"
 
 namespace attnlab::bench {
 
@@ -14,6 +14,6 @@ int passes_per_batch(double pass_us);
 
 // Times `count` passes on input sets first_set, first_set + 1, ... Several short passes
 // queue behind one untimed pass; a lone long pass needs none. Returns µs per timed pass.
-std::vector<double> time_passes(PreparedCase& c, int first_set, int count);
+std::vector<double> time_passes(AttentionRun& c, int first_set, int count);
 
 }  // namespace attnlab::bench

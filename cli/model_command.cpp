@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/model_json.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
 #include "core/backward_cost.hpp"
@@ -14,6 +15,7 @@
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
+#include "kernels/scenario_plan.hpp"
 
 namespace attnlab::cli {
 
@@ -140,7 +142,8 @@ void print_model_csv(const Scenario& s, const CostModel& m, const BackwardModel&
       "extra_memory_bytes_bwd\n");
   for (const ImplementationCost& c : m.costs) {
     const BackwardCost& b = bwd[static_cast<int>(c.implementation)];
-    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,", s.name.c_str(), implementation_name(c.implementation),
+    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,", csv_cell(s.name, "scenario").c_str(),
+                implementation_name(c.implementation),
                 layout_kind_name(c.layout), tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim,
                 dtype_name(s.dtype), s.causal ? "true" : "false", s.window.left, s.window.right,
                 static_cast<long long>(c.buffer_tokens),
@@ -181,23 +184,31 @@ void print_measured_rows(const Scenario& s) {
 
 }  // namespace
 
-// `attnlab model [SCENARIO] [--format table|csv] [--tile BrxBc]`: the cost model of the
-// four implementations (formulas: core/README.md).
+// `attnlab model [SCENARIO] [--format table|csv|json] [--tile BrxBc]`: the cost model of the
+// four implementations (formulas: core/README.md); json: the resolved scenario for scripts.
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");
   model->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  model->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "csv"}))->capture_default_str();
+  model->add_option("--format", options->format,
+                    "Output format: table, csv (one row per implementation) or json (the resolved scenario: "
+                    "documents, packed rows, useful scores, results columns)")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
   model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")->capture_default_str();
   model->callback([options] {
     const TileShape tile = parse_tile(options->tile);
     const Scenario scenario = load_scenario(options->scenario);
-    const Layout padded = scenario.padded_layout(), packed = scenario.packed_layout(), varlen = scenario.varlen_layout();
-    const CostModel m = model_costs(scenario, padded, packed, varlen, tile);
-    const BackwardModel bwd = model_backward_costs(scenario, m, padded, packed, varlen);
+    const ScenarioLayouts layouts(scenario);
+    const CostModel m = model_costs(scenario, layouts.padded, layouts.packed, layouts.varlen, tile);
+    const BackwardModel bwd = model_backward_costs(scenario, m, layouts.padded, layouts.packed, layouts.varlen);
     if (options->format == "csv") {
       print_model_csv(scenario, m, bwd);
+      return;
+    }
+    if (options->format == "json") {
+      print_model_json(scenario, layouts.packed, m);
       return;
     }
     print_scenario_header(scenario, tile);

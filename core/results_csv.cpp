@@ -28,7 +28,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 30> columns = {{
+const std::array<Column, 31> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -47,6 +47,7 @@ const std::array<Column, 30> columns = {{
     {"rel_l2_error", &ResultRow::rel_l2_error},
     {"kv_heads", &ResultRow::kv_heads},
     {"tokens", &ResultRow::tokens},
+    {"kernel", &ResultRow::kernel},
     {"tile", &ResultRow::tile},
     {"computed_tflops", &ResultRow::computed_tflops},
     {"max_abs_error", &ResultRow::max_abs_error},
@@ -70,7 +71,8 @@ std::string print_number(Number value) {
   return std::string(buffer.data(), end);
 }
 
-// Quotes a cell holding a separator, a quote or edge spaces (the reader trims spaces).
+}  // namespace
+
 std::string csv_cell(const std::string& text, std::string_view column) {
   if (text.find_first_of("\r\n") != std::string::npos)
     throw InputError("results CSV: " + std::string(column) + ": a value cannot hold a line break");
@@ -81,6 +83,8 @@ std::string csv_cell(const std::string& text, std::string_view column) {
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
+
+namespace {
 
 struct Printer {
   const ResultRow& row;

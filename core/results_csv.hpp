@@ -35,6 +35,7 @@ struct ResultRow {
   // The extra columns.
   std::optional<int> kv_heads;
   std::optional<std::int64_t> tokens;
+  std::string kernel;  // the code that ran: "cublas", "mma-sm80"; a peer's backend or empty
   std::string tile;  // "BrxBc", e.g. "64x64"; empty where it does not apply
   std::optional<double> computed_tflops;
   std::optional<double> max_abs_error;
@@ -50,6 +51,11 @@ struct ResultRow {
 const std::vector<std::string_view>& results_columns();
 // The first 16: any results file must have them (in any order).
 const std::vector<std::string_view>& required_results_columns();
+
+// One cell of a CSV line: quoted (quotes inside doubled) when it holds a comma, a
+// quote or edge spaces (readers trim spaces). Throws InputError naming `column` when
+// the text holds a line break. Every CSV attnlab writes quotes its text through this.
+std::string csv_cell(const std::string& text, std::string_view column);
 
 // Writes the header and rows to path atomically (a temp file beside it, then a
 // rename), creating the parent folder. Doubles print in their shortest

@@ -19,6 +19,7 @@
 #include "core/input_error.hpp"
 #include "core/layouts.hpp"
 #include "core/scenario.hpp"
+#include "kernels/kernel_choice.hpp"
 
 namespace attnlab {
 
@@ -72,12 +73,13 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// A host Layout's index arrays on the device, plus the flash kernels' work list
-// (one item per (row, query tile), longest first). The Layout must outlive it.
+// A host Layout's index arrays on the device, plus a flash kernel's work list at its
+// tile (one item per (row, query tile), longest first). The Layout must outlive it.
 class DeviceLayout {
  public:
-  explicit DeviceLayout(const Layout& layout);
+  DeviceLayout(const Layout& layout, TileShape work_tile);
   const Layout& host() const { return *host_; }
+  TileShape work_tile() const { return work_tile_; }
   LayoutView view() const;  // device pointers: for kernels only
   int work_items() const { return work_items_; }
   const void* work_list() const { return work_.data(); }
@@ -85,6 +87,7 @@ class DeviceLayout {
 
  private:
   const Layout* host_;
+  TileShape work_tile_;
   DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_;
   int work_items_ = 0;
 };
@@ -103,9 +106,6 @@ struct AttentionProblem {
 
 // The shape a scenario asks for (dtype, heads, KV heads, head dim; default scale).
 AttentionProblem attention_problem(const Scenario& s);
-
-// The layout an implementation runs over (naive: the padded batch).
-Layout implementation_layout(const Scenario& s, Implementation implementation);
 
 // Q, K, V, O, LSE for `positions` buffer positions of one layout. Throws
 // GpuMemoryError (all five's bytes needed vs free) before allocating any of them.
@@ -144,21 +144,18 @@ void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, Atten
 
 // ---- the implementations -----------------------------------------------------
 
-// The flash kernels' tile: query rows x key columns (the same for both head dims).
-inline constexpr TileShape flash_tile{64, 64};
-
 // What the kernel actually computed, summed over every head's CTAs (so
-// heads x count_layout(layout, flash_tile) when the kernel matches the model).
+// heads x count_layout(layout, kernel_tile(kernel)) when the kernel matches the model).
 struct KernelCounts {
   std::int64_t visited_tiles = 0;
   CellCounts cells;
 };
 
-// padded, packed and varlen: the tiled kernel over the layout. With `counts`,
-// each CTA also adds count_tile of every tile it visits (a branch outside the
-// inner loops) and the call synchronizes to fill `counts`.
-void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& tensors,
-               KernelCounts* counts = nullptr);
+// padded, packed and varlen: a tiled kernel over the layout, whose work list must be
+// at the kernel's tile. With `counts`, each CTA also adds count_tile of every tile it
+// visits (a branch outside the inner loops) and the call synchronizes to fill `counts`.
+void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+               AttentionTensors& tensors, KernelCounts* counts = nullptr);
 
 // naive: S = scale·QKᵀ (fp32) and P = softmax(S) (dtype) materialized, O = P·V.
 // Needs a layout whose rows all have one extent (padded, packed).

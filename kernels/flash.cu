@@ -1,5 +1,5 @@
 // run_flash: fills the kernel's parameters from the layout and the problem and
-// picks the instantiation for the dtype and head dim.
+// picks the kernel and its instantiation for the dtype and head dim.
 #include <cmath>
 
 #include "core/cost_model.hpp"
@@ -10,13 +10,18 @@
 
 namespace attnlab {
 
-static_assert(flash::kRows == flash_tile.rows && flash::kCols == flash_tile.cols,
-              "the work list and the cost model use the kernel's tile");
-static_assert(flash_tile == default_flash_tile, "the cost model's default tile is the kernels' tile");
+static_assert(flash::kRows == kernel_tile(FlashKernel::mma_sm80).rows &&
+                  flash::kCols == kernel_tile(FlashKernel::mma_sm80).cols,
+              "the work list and the cost model use the kernel's tile (kernels/kernel_choice.hpp)");
+static_assert(kernel_tile(FlashKernel::mma_sm80) == default_flash_tile,
+              "the cost model's default tile is the teaching kernel's tile");
 
-void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& t,
+void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& t,
                KernelCounts* counts) {
   problem.validate();
+  if (layout.work_tile() != kernel_tile(kernel))
+    throw std::logic_error(std::string("run_flash: the work list is not at ") + flash_kernel_info(kernel).name +
+                           "'s tile");
   if (t.positions != layout.host().buffer_tokens())
     throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) +
                                 " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
@@ -35,10 +40,14 @@ void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, Atte
   p.counts = counters.device();
   const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
-  if (problem.head_dim == 64)
-    bf16 ? flash::launch_forward<__nv_bfloat16, 64>(p, items) : flash::launch_forward<__half, 64>(p, items);
-  else
-    bf16 ? flash::launch_forward<__nv_bfloat16, 128>(p, items) : flash::launch_forward<__half, 128>(p, items);
+  switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
+    case FlashKernel::mma_sm80:
+      if (problem.head_dim == 64)
+        bf16 ? flash::launch_forward<__nv_bfloat16, 64>(p, items) : flash::launch_forward<__half, 64>(p, items);
+      else
+        bf16 ? flash::launch_forward<__nv_bfloat16, 128>(p, items) : flash::launch_forward<__half, 128>(p, items);
+      break;
+  }
   counters.read();
 }
 

@@ -112,8 +112,9 @@ DeviceBuffer upload_vector(const std::vector<T>& host) {
 
 }  // namespace
 
-DeviceLayout::DeviceLayout(const Layout& layout)
+DeviceLayout::DeviceLayout(const Layout& layout, TileShape work_tile)
     : host_(&layout),
+      work_tile_(work_tile),
       row_start_(upload_vector(layout.row_start)),
       row_valid_(upload_vector(layout.row_valid)),
       row_piece_(upload_vector(layout.row_piece)),
@@ -121,7 +122,7 @@ DeviceLayout::DeviceLayout(const Layout& layout)
       piece_doc_(upload_vector(layout.piece_doc)),
       token_doc_(upload_vector(layout.token_doc)),
       token_source_(upload_vector(layout.token_source)) {
-  const std::vector<WorkItem> work = flash_work_list(layout, flash_tile);
+  const std::vector<WorkItem> work = flash_work_list(layout, work_tile);
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
 }

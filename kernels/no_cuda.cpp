@@ -18,14 +18,14 @@ void DeviceBuffer::upload(const void*, std::size_t) { no_cuda(); }
 void DeviceBuffer::download(void*, std::size_t) const { no_cuda(); }
 void DeviceBuffer::poison() { no_cuda(); }
 
-DeviceLayout::DeviceLayout(const Layout&) { no_cuda(); }
+DeviceLayout::DeviceLayout(const Layout&, TileShape) { no_cuda(); }
 LayoutView DeviceLayout::view() const { no_cuda(); }
 
 AttentionTensors::AttentionTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
 
 void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&) { no_cuda(); }
 
-void run_flash(const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
+void run_flash(FlashKernel, const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
 
 std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
 NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }

@@ -31,15 +31,6 @@ AttentionProblem attention_problem(const Scenario& s) {
   return p;
 }
 
-Layout implementation_layout(const Scenario& s, Implementation implementation) {
-  switch (layout_of(implementation)) {
-    case LayoutKind::padded: return s.padded_layout();
-    case LayoutKind::packed: return s.packed_layout();
-    case LayoutKind::varlen: return s.varlen_layout();
-  }
-  return s.varlen_layout();
-}
-
 GpuTiming timing_of(std::vector<double> us) {
   if (us.empty()) throw std::invalid_argument("timing_of: no timed runs");
   std::sort(us.begin(), us.end());

@@ -52,8 +52,8 @@ void check_results_path(const std::filesystem::path& path, const std::string& fl
     throw InputError(flag + ": cannot write " + path.string() + " (" + folder.string() + " is not a writable folder)");
 }
 
-ResultRow timed_result_row(const Scenario& s, Implementation implementation, const ImplementationCost& cost,
-                           const GpuTiming& timing, const RunInfo& run) {
+ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
+                           const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run) {
   ResultRow row;
   row.scenario = s.name;
   row.implementation = implementation_name(implementation);
@@ -73,6 +73,7 @@ ResultRow timed_result_row(const Scenario& s, Implementation implementation, con
   row.scores_useful = cost.scores_useful();
   row.kv_heads = s.kv_heads;
   row.tokens = s.total_tokens();
+  row.kernel = kernel_name(implementation, kernel);
   // results/README.md: the flash tile; naive's "tile" is the whole padded row, no tile at all.
   if (!materializes_scores(implementation)) row.tile = std::to_string(cost.tile.rows) + "x" + std::to_string(cost.tile.cols);
   row.hbm_bytes_model = cost.hbm.total();

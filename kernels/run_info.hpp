@@ -22,10 +22,11 @@ struct RunInfo {
 RunInfo describe_run(const GpuInfo& gpu);
 
 // One attnlab row of a timed (scenario, implementation): the scenario's shape, the
-// model's scores and bytes, the timing and the run. The caller adds what only it
+// kernel that ran (naive's cuBLAS or the flash kernel), the model's scores and bytes
+// at that kernel's tile, the timing and the run. The caller adds what only it
 // measured (errors, bleed).
-ResultRow timed_result_row(const Scenario& s, Implementation implementation, const ImplementationCost& cost,
-                           const GpuTiming& timing, const RunInfo& run);
+ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
+                           const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run);
 
 // Checked before a run, so a results file that cannot be written fails in a second,
 // not after minutes on the GPU: throws InputError naming `flag` and the path when the

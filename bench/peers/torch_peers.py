@@ -11,10 +11,12 @@ Peers (`implementation` names the attnlab run each one stands beside):
   torch-sdpa-{flash,cudnn,efficient}-packed  packed  SDPA with one backend on the packed rows (with their bleed)
   torch-eager-padded                         naive   matmul, mask, softmax, matmul on the padded batch
 
+Rows leave the `kernel` column empty: `source` names the peer and with it the backend.
+
 A peer that cannot run here (backend missing, shape refused, too little memory) is
 reported on one `SCENARIO PEER: unavailable: REASON` line and gets no row.
 
-The scenario comes from attnlab's own loader: `attnlab-resolve SCENARIO` prints it as
+The scenario comes from attnlab's own loader: `attnlab model SCENARIO --format json` prints it as
 JSON (shape, document lengths, packed rows, useful scores per layout, the results
 columns), so lengths, packing, useful FLOPs and columns are the ones the C++ side uses.
 
@@ -92,13 +94,13 @@ class Scenario:
         return max(1, min(MAX_INPUT_SETS, math.ceil(ROTATION_BYTES / set_bytes)))
 
 
-def resolve_scenario(resolver: str, scenario: str) -> Scenario:
+def resolve_scenario(attnlab: str, scenario: str) -> Scenario:
     try:
-        done = subprocess.run([resolver, scenario], capture_output=True, text=True)
+        done = subprocess.run([attnlab, "model", scenario, "--format", "json"], capture_output=True, text=True)
     except OSError as e:
-        fail(f"cannot run {resolver}: {e.strerror} (build the attnlab-resolve target or pass --resolver)")
+        fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
     if done.returncode != 0:
-        fail(done.stderr.strip() or f"{resolver} {scenario} exited with {done.returncode}")
+        fail(done.stderr.strip() or f"{attnlab} model {scenario} --format json exited with {done.returncode}")
     j = json.loads(done.stdout)
     return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
                     j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"])
@@ -462,8 +464,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("scenarios", nargs="+", help="scenario names or paths, as attnlab takes them")
     ap.add_argument("--out", required=True, type=Path, help="results CSV to write")
-    ap.add_argument("--resolver", default=os.environ.get("ATTNLAB_RESOLVE", "attnlab-resolve"),
-                    help="the attnlab-resolve binary (default: $ATTNLAB_RESOLVE, else attnlab-resolve on PATH)")
+    ap.add_argument("--attnlab", default=os.environ.get("ATTNLAB_CLI", "attnlab"),
+                    help="the attnlab CLI, for `attnlab model SCENARIO --format json` "
+                         "(default: $ATTNLAB_CLI, else attnlab on PATH)")
     ap.add_argument("--peers", default=",".join(ALL_PEERS), help="comma-separated subset of: " + ", ".join(ALL_PEERS))
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
@@ -490,7 +493,7 @@ def main():
     if not torch.cuda.is_available():
         fail("no CUDA GPU visible to PyTorch", 3)
     scenarios = [dataclasses.replace(s, dtype=dtype, head_dim=dim)
-                 for s in (resolve_scenario(args.resolver, name) for name in args.scenarios)
+                 for s in (resolve_scenario(args.attnlab, name) for name in args.scenarios)
                  for dtype in (args.dtypes.split(",") if args.dtypes else [s.dtype])
                  for dim in ([int(d) for d in args.head_dims.split(",")] if args.head_dims else [s.head_dim])]
     env = read_environment(torch)

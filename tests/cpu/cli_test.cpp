@@ -42,6 +42,13 @@ CliRun attnlab(const std::string& args, const std::string& env = "") {
   return r;
 }
 
+// A scenario file in the test's scratch folder.
+fs::path scenario_file(const std::string& name, const std::string& toml) {
+  const fs::path file = scratch_dir() / name;
+  std::ofstream(file) << toml;
+  return file;
+}
+
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream s(text);
@@ -120,10 +127,10 @@ TEST(Cli, ModelCsvHasTheBackwardPass) {
 }
 
 TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
-  const fs::path file = scratch_dir() / "noncausal.toml";
-  std::ofstream(file) << "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
-                         "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
-                         "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n";
+  const fs::path file = scenario_file("noncausal.toml",
+                                      "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
+                                      "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "' --format csv --tile 128x64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Csv csv = parse_csv(r.out);
@@ -133,10 +140,10 @@ TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
 
 TEST(Cli, ModelTableRoundsIntoTheNextPrefix) {
   // varlen with 1x1 tiles computes 1413*1414/2 + 32*33/2 = 999,519 scores: "1.00 M", never "1000 k".
-  const fs::path file = scratch_dir() / "almost-a-million.toml";
-  std::ofstream(file) << "why = \"A count just under a million.\"\nheads = 1\nhead_dim = 8\n"
-                         "dtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
-                         "[documents]\nsource = \"list\"\nlengths = [1413, 32]\n";
+  const fs::path file = scenario_file("almost-a-million.toml",
+                                      "why = \"A count just under a million.\"\nheads = 1\nhead_dim = 8\n"
+                                      "dtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"list\"\nlengths = [1413, 32]\n");
   const CliRun r = attnlab("model '" + file.string() + "' --tile 1x1", "ATTNLAB_RESULTS=/nonexistent");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto line = r.out.find("\n  useful ");
@@ -176,9 +183,9 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
 }
 
 TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
-  const fs::path file = scratch_dir() / "bad.toml";
-  std::ofstream(file) << "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
-                         "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n";
+  const fs::path file = scenario_file("bad.toml",
+                                      "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                                      "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
@@ -189,6 +196,54 @@ TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
   const CliRun missing = attnlab("model no-such-scenario");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no-such-scenario.toml"), std::string::npos) << missing.err;
+}
+
+TEST(Cli, ModelJsonIsTheResolvedScenarioForScripts) {
+  const CliRun r = attnlab("model web-mix-2048-bestfit --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(split(r.out, '\n').size(), 1u) << "one JSON object on one line";
+  for (const char* key : {"\"name\":\"web-mix-2048-bestfit\"", "\"packing\":\"best_fit\"", "\"row_len\":2048",
+                          "\"doc_lengths\":[", "\"packed_rows\":[[[", "\"tile\":[64,64]", "\"scores_useful\":{\"naive\":",
+                          "\"results_columns\":[\"scenario\",\"implementation\","})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out.substr(0, 300);
+  EXPECT_NE(r.out.find("\"kernel\""), std::string::npos) << "the results columns include kernel";
+  // The useful scores are the model's (csv) for each implementation.
+  const Csv csv = parse_csv(attnlab("model web-mix-2048-bestfit --format csv").out);
+  EXPECT_NE(r.out.find("\"packed\":" + csv.cell("packed", "scores_useful")), std::string::npos);
+}
+
+TEST(Cli, ModelJsonAndCsvEscapeTheScenarioName) {
+  const fs::path file = scenario_file("say \"a,b\".toml",
+                                      "why = \"A name with a comma and quotes.\"\nheads = 1\nhead_dim = 64\n"
+                                      "dtype = \"bf16\"\ncausal = true\nrow_len = 64\n"
+                                      "[documents]\nsource = \"list\"\nlengths = [3, 5]\n");
+  const CliRun json = attnlab("model '" + file.string() + "' --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"name\":\"say \\\"a,b\\\"\""), std::string::npos) << json.out.substr(0, 100);
+  const CliRun csv = attnlab("model '" + file.string() + "' --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\n\"say \"\"a,b\"\"\",naive,"), std::string::npos) << csv.out;
+}
+
+// Flags are checked before the GPU is looked for: bad values exit 2 on any machine.
+TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --implementations padded,flash", "--implementations: expected a comma-separated list"},
+      {"run --impl flash", "--implementations: expected"},  // the older spelling still parses
+      {"run --dtypes bf16,fp32", "--dtypes: expected bf16 or fp16, got \"fp32\""},
+      {"run --dtype=fp8", "--dtypes: expected bf16 or fp16, got \"fp8\""},
+      {"run --kernel wgmma", "--kernel: expected one of mma-sm80, got \"wgmma\""},
+      {"run --reps 0", "--reps: expected a positive number"},
+      {"run --warmup=-1", "--warmup: expected"},
+      {"run --head-dims 64,x", "head-dims"},
+      {"run --out /", "--out: / is a folder"},
+      {"run --results_csv=/", "--out: / is a folder"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = attnlab(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST(Cli, BadTileExitsTwo) {

@@ -62,6 +62,7 @@ ResultRow measured_row() {
   r.rel_l2_error = 3.0517578125e-05;
   r.kv_heads = 16;
   r.tokens = 32768;
+  r.kernel = "mma-sm80";
   r.tile = "128x64";
   r.computed_tflops = 401.5;
   r.max_abs_error = 0.0078125;
@@ -88,7 +89,7 @@ TEST_F(ResultsCsv, HeaderStartsWithTheFixedColumns) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header.substr(0, required_header.size() + 1), required_header + ",");
-  EXPECT_EQ(results_columns().size(), 30u);
+  EXPECT_EQ(results_columns().size(), 31u);
   EXPECT_EQ(required_results_columns().size(), 16u);
   EXPECT_TRUE(read_results_csv(path).empty());
 }
@@ -110,6 +111,7 @@ TEST_F(ResultsCsv, RowsRoundTripExactly) {
   model_only.reps = std::nullopt;
   model_only.kv_heads = std::nullopt;
   model_only.tile.clear();
+  model_only.kernel.clear();
   model_only.gpu.clear();
   const std::vector<ResultRow> rows = {measured_row(), peer, model_only};
   const fs::path path = dir_ / "nested" / "h100" / "run.csv";
@@ -144,6 +146,7 @@ TEST_F(ResultsCsv, ColumnsMayComeInAnyOrderAndExtrasMayBeMissingOrUnknown) {
   EXPECT_FALSE(r.rel_l2_error.has_value());
   EXPECT_FALSE(r.useful_tflops.has_value());
   EXPECT_FALSE(r.tokens.has_value());
+  EXPECT_TRUE(r.kernel.empty());  // files written before the kernel column read as "not said"
   EXPECT_TRUE(r.driver.empty());
 }
 
@@ -197,6 +200,32 @@ TEST_F(ResultsCsv, MissingFileIsAnInputError) {
   EXPECT_THROW(read_results_csv(dir_ / "none.csv"), InputError);
   const fs::path a_file = write_text("plain", "x");
   EXPECT_THROW(write_results_csv(a_file / "x.csv", {}), InputError);  // a file where the folder should be
+}
+
+TEST_F(ResultsCsv, TheKernelColumnNamesTheCodeThatRan) {
+  const fs::path path = dir_ / "k.csv";
+  ResultRow naive = measured_row();
+  naive.implementation = "naive";
+  naive.kernel = "cublas";
+  write_results_csv(path, {measured_row(), naive});
+  std::ifstream in(path);
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  EXPECT_NE(header.find(",kernel,"), std::string::npos) << header;
+  EXPECT_NE(first.find(",mma-sm80,"), std::string::npos) << first;
+  const std::vector<ResultRow> rows = read_results_csv(path);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].kernel, "mma-sm80");
+  EXPECT_EQ(rows[1].kernel, "cublas");
+}
+
+TEST_F(ResultsCsv, CellsAreQuotedOnlyWhereTheyMustBe) {
+  EXPECT_EQ(csv_cell("plain text", "x"), "plain text");
+  EXPECT_EQ(csv_cell("a,b", "x"), "\"a,b\"");
+  EXPECT_EQ(csv_cell("say \"hi\"", "x"), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_cell(" edge", "x"), "\" edge\"");
+  EXPECT_THROW(csv_cell("a\nb", "x"), InputError);
 }
 
 TEST_F(ResultsCsv, ALineBreakCannotBeWritten) {

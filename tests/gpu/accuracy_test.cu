@@ -20,13 +20,13 @@ class Accuracy : public ::testing::TestWithParam<KernelConfig> {
   }
 
   void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed) {
-    const CheckedRun run = run_and_check(impl, layout, problem(), seed);
+    const RunCheck run = run_and_check(impl, layout, problem(), seed);
     std::printf("  %-6s %-6s rows %4d  rel_l2 %.3e  max_abs %.3e  lse_max_abs %.3e\n", implementation_name(impl),
                 layout_kind_name(layout.kind), layout.num_rows(), run.error.rel_l2, run.error.max_abs,
                 run.error.lse_max_abs.value_or(-1));
     EXPECT_GT(run.error.values, 0);
-    EXPECT_EQ(run.unwritten, 0) << "valid outputs left unwritten (still poison) or not finite";
-    EXPECT_EQ(run.padding_not_zero, 0) << "padding outputs should be O = 0, LSE = -inf";
+    EXPECT_EQ(run.written.unwritten, 0) << "valid outputs left unwritten (still poison) or not finite";
+    EXPECT_EQ(run.written.padding_not_zero, 0) << "padding outputs should be O = 0, LSE = -inf";
     EXPECT_LT(run.error.rel_l2, rel_l2_bound(problem().dtype)) << implementation_name(impl);
     ASSERT_TRUE(run.error.lse_max_abs.has_value());
     EXPECT_LT(*run.error.lse_max_abs, 1e-3) << implementation_name(impl);
@@ -75,15 +75,15 @@ TEST(Determinism, FlashGivesTheSameBitsTwice) {
   p.heads = 2;
   p.kv_heads = 2;
   const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
-  DeviceLayout device_layout(layout);
-  AttentionTensors t(layout.buffer_tokens(), p);
+  AttentionRun run(layout, Implementation::packed, p, test_kernel());
+  AttentionTensors& t = run.add_input_set();
   std::vector<float> values(t.q.bytes() / 2);
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = float((i * 2654435761u) % 1000) / 500.f - 1.f;
   upload_qkv(t, p.dtype, values, values, values);
-  run_flash(device_layout, p, t);
+  run.launch();
   const std::vector<float> first = download_o(t, p.dtype);
   t.o.poison();
-  run_flash(device_layout, p, t);
+  run.launch();
   EXPECT_EQ(first, download_o(t, p.dtype));
 }
 

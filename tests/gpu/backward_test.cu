@@ -52,7 +52,7 @@ BackwardRun run_backward_and_check(Implementation implementation, const Layout& 
   const std::size_t q_width = std::size_t(problem.heads) * problem.head_dim;
   const std::size_t kv_width = std::size_t(problem.kv_heads) * problem.head_dim;
 
-  DeviceLayout device_layout(layout);
+  DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
   AttentionTensors tensors(layout.buffer_tokens(), problem);
   upload_qkv(tensors, problem.dtype, gathered.q, gathered.k, gathered.v);
   GradientTensors gradients(layout.buffer_tokens(), problem);
@@ -64,7 +64,7 @@ BackwardRun run_backward_and_check(Implementation implementation, const Layout& 
     NaiveBackward backward(device_layout, problem);
     backward.run(naive, tensors, gradients);
   } else {
-    run_flash(device_layout, problem, tensors);
+    run_flash(test_kernel(), device_layout, problem, tensors);
     run_flash_backward(device_layout, problem, tensors, gradients);
   }
   const HostGradients g = download_gradients(gradients, problem.dtype);
@@ -181,8 +181,9 @@ TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
   ATTNLAB_REQUIRE_GPU();
   const Scenario s = load_scenario(ATTNLAB_SOURCE_DIR "/tests/gpu/sanitizer-small.toml");
   const AttentionProblem p = attention_problem(s);
+  const ScenarioLayouts layouts(s);
   for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
-    const Layout layout = implementation_layout(s, impl);
+    const Layout& layout = layouts.of(impl);
     const BackwardRun run = run_backward_and_check(impl, layout, p, 31);
     print_run(implementation_name(impl), layout, run);
     expect_written(run);
@@ -244,18 +245,18 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
            {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, 4200, causal, w),
             make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal, w),
             make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, w)}) {
-        DeviceLayout device_layout(layout);
+        DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
         AttentionTensors t(layout.buffer_tokens(), p);
         GradientTensors g(layout.buffer_tokens(), p);
         for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
         KernelCounts forward, backward;
-        run_flash(device_layout, p, t, &forward);
+        run_flash(test_kernel(), device_layout, p, t, &forward);
         run_flash_backward(device_layout, p, t, g, &backward);
         const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full") +
                                  " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
         EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
         EXPECT_EQ(backward.cells, forward.cells) << what;
-        EXPECT_EQ(backward.cells, count_layout(layout, flash_tile).times(p.heads)) << what;
+        EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(test_kernel())).times(p.heads)) << what;
       }
 }
 
@@ -268,12 +269,12 @@ TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
   p.kv_heads = 2;
   const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
   const AttentionInputs inputs = make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
-  DeviceLayout device_layout(layout);
+  DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
   AttentionTensors t(layout.buffer_tokens(), p);
   upload_qkv(t, p.dtype, inputs.q, inputs.k, inputs.v);
   GradientTensors g(layout.buffer_tokens(), p);
   upload_d_o(g, p.dtype, make_random_grad_output(inputs, 6));
-  run_flash(device_layout, p, t);
+  run_flash(test_kernel(), device_layout, p, t);
   run_flash_backward(device_layout, p, t, g);
   const HostGradients first = download_gradients(g, p.dtype);
   g.dk.poison();
@@ -289,7 +290,7 @@ TEST(NaiveBackwardMemory, RefusesAWorkspaceLargerThanFreeMemory) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;  // 16 heads, head dim 128: dP and dS of one 300k-token row are about 8.6 TB
   const Layout layout = make_padded_layout({300000}, 300000, true);
-  DeviceLayout device_layout(layout);
+  DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
   const std::size_t needed = naive_backward_workspace_bytes(layout, p);
   EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6 + std::size_t(2) * 300000 * 16 * 128 * 4);
   try {

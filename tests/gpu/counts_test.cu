@@ -9,17 +9,6 @@
 namespace attnlab::test {
 namespace {
 
-KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
-  DeviceLayout device_layout(layout);
-  AttentionTensors t(layout.buffer_tokens(), problem);
-  t.q.poison();  // the values do not matter to the counts, but nothing reads uninitialized memory
-  t.k.poison();
-  t.v.poison();
-  KernelCounts counts;
-  run_flash(device_layout, problem, t, &counts);
-  return counts;
-}
-
 TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
   ATTNLAB_REQUIRE_GPU();
   const std::vector<Scenario> scenarios = list_scenarios();
@@ -27,9 +16,10 @@ TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
   for (const Scenario& s : scenarios) {
     AttentionProblem p = attention_problem(s);
     p.head_dim = 64;  // counts do not depend on the head dim; 64 keeps the run short
-    const CostModel model = model_costs(s, flash_tile);
+    const ScenarioLayouts layouts(s);
+    const CostModel model = model_costs(s, kernel_tile(test_kernel()));
     for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
-      const KernelCounts counted = count_on_gpu(implementation_layout(s, impl), p);
+      const KernelCounts counted = count_on_gpu(layouts.of(impl), p);
       const ImplementationCost& expected = model[impl];
       std::printf("  %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", s.name.c_str(),
                   implementation_name(impl), static_cast<long long>(counted.visited_tiles),
@@ -53,9 +43,10 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
           make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal),
           make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal)}) {
       const KernelCounts counted = count_on_gpu(layout, p);
-      const CellCounts expected = count_layout(layout, flash_tile).times(p.heads);
+      const TileShape tile = kernel_tile(test_kernel());
+      const CellCounts expected = count_layout(layout, tile).times(p.heads);
       EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
-      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, flash_tile).tiles_visited)
+      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited)
           << layout_kind_name(layout.kind);
     }
   }
@@ -66,11 +57,10 @@ TEST(NaiveMemory, RefusesAWorkspaceLargerThanFreeMemory) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;  // 16 heads: S and P of one 300k-token row are about 8.6 TB
   const Layout layout = make_padded_layout({300000}, 300000, true);
-  DeviceLayout device_layout(layout);
   const std::size_t needed = naive_workspace_bytes(layout, p);
   EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6);
   try {
-    NaiveAttention naive(device_layout, p);
+    AttentionRun naive(layout, Implementation::naive, p, test_kernel());
     FAIL() << "expected a refusal";
   } catch (const GpuMemoryError& e) {
     const std::string message = e.what();

@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "reference/attention_inputs.hpp"
-#include "reference/reference_attention.hpp"
-
 namespace attnlab::test {
 
 bool has_gpu() {
@@ -15,6 +12,8 @@ bool has_gpu() {
     return false;
   }
 }
+
+FlashKernel test_kernel() { return choose_flash_kernel("", query_gpu().compute_capability); }
 
 std::vector<KernelConfig> all_kernel_configs() {
   std::vector<KernelConfig> configs;
@@ -47,33 +46,36 @@ std::int64_t canonical_tokens(const Layout& layout) {
   return tokens;
 }
 
-CheckedRun run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
-                         std::uint64_t seed) {
-  const AttentionInputs canonical =
-      make_random_inputs(canonical_tokens(layout), problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
-  const AttentionInputs gathered = gather_inputs(layout, canonical);
+RunCheck run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
+                       std::uint64_t seed) {
+  RunInputs inputs(canonical_tokens(layout), problem, seed, RunInputs::Coverage::everything);
+  AttentionRun run(layout, implementation, problem, test_kernel());
+  return run.check(inputs);
+}
 
-  DeviceLayout device_layout(layout);
-  AttentionTensors tensors(layout.buffer_tokens(), problem);
-  upload_qkv(tensors, problem.dtype, gathered.q, gathered.k, gathered.v);
-  tensors.o.poison();
-  tensors.lse.poison();
-  if (implementation == Implementation::naive) {
-    NaiveAttention naive(device_layout, problem);
-    naive.run(tensors);
-  } else {
-    run_flash(device_layout, problem, tensors);
+namespace {
+
+// The tiled implementation over a layout of each kind.
+Implementation flash_implementation(LayoutKind kind) {
+  switch (kind) {
+    case LayoutKind::padded: return Implementation::padded;
+    case LayoutKind::packed: return Implementation::packed;
+    case LayoutKind::varlen: return Implementation::varlen;
   }
-  const std::vector<float> o = download_o(tensors, problem.dtype);
-  const std::vector<float> lse = download_lse(tensors);
+  return Implementation::varlen;
+}
 
-  CheckedRun result;
-  const WrittenOutputs written = check_written(layout, problem, o, lse);
-  result.unwritten = written.unwritten;
-  result.padding_not_zero = written.padding_not_zero;
-  const ReferenceOutput reference = reference_materialized(layout, canonical, problem.softmax_scale());
-  result.error = compare_to_reference(layout, reference, o, lse);
-  return result;
+}  // namespace
+
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
+  AttentionRun run(layout, flash_implementation(layout.kind), problem, test_kernel());
+  AttentionTensors& t = run.add_input_set();
+  t.q.poison();  // nothing reads uninitialized memory
+  t.k.poison();
+  t.v.poison();
+  const std::optional<CountComparison> counts = run.count();
+  EXPECT_TRUE(counts && counts->equal()) << layout_kind_name(layout.kind);
+  return counts ? counts->counted : KernelCounts{};
 }
 
 }  // namespace attnlab::test

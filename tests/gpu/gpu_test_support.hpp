@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the GPU tests: skipping without a GPU, and running one
-// implementation over a layout on fresh random inputs against the fp64 reference.
+// Shared by the GPU tests: skipping without a GPU, the kernel to test, and
+// checking one implementation over a layout on fresh random inputs against the
+// fp64 reference (through AttentionRun, as `attnlab run` checks it).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -8,9 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/implementation.hpp"
-#include "kernels/attention.hpp"
-#include "reference/error_metrics.hpp"
+#include "kernels/attention_run.hpp"
 
 namespace attnlab::test {
 
@@ -20,20 +19,17 @@ bool has_gpu();
 #define ATTNLAB_REQUIRE_GPU() \
   if (!::attnlab::test::has_gpu()) GTEST_SKIP() << "no CUDA GPU"
 
-struct CheckedRun {
-  ErrorStats error;                  // vs the fp64 reference of the same layout
-  std::int64_t unwritten = 0;        // valid (position, head) pairs with a non-finite O or LSE
-  std::int64_t padding_not_zero = 0;  // padding (position, head) pairs without O = 0, LSE = -inf
-};
+// The flash kernel a plain `attnlab run` takes on this GPU: the fastest it runs.
+FlashKernel test_kernel();
 
 // Canonical tokens a layout holds (1 + the largest token_source).
 std::int64_t canonical_tokens(const Layout& layout);
 
-// Uploads seeded random Q, K, V (rounded to the dtype) gathered into `layout`,
-// poisons O and LSE, runs `implementation` and compares everything written with
-// reference_materialized over the same layout.
-CheckedRun run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
-                         std::uint64_t seed);
+// Seeded random Q, K, V (rounded to the dtype) in canonical order, gathered into
+// `layout` on the device; poisoned O and LSE; one pass of `implementation`; every
+// output compared with reference_materialized over the whole layout.
+RunCheck run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
+                       std::uint64_t seed);
 
 // The parameter of the suites run over every kernel instantiation: dtype x head dim x causal.
 struct KernelConfig {
@@ -49,6 +45,11 @@ std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info);
 // 1 and 2 tokens, both sides of a 64-token tile and of 512, one long document,
 // and a run of one-token documents.
 std::vector<int> awkward_lengths();
+
+// One counting pass of the tiled kernel over `layout` (padded, packed or varlen) on
+// poisoned inputs (values do not matter to counts): what it counted. It also expects
+// the run's own comparison with the cost model to agree.
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem);
 
 // The bound each dtype's relative L2 error must stay under (measured errors are
 // far below: the test output prints them).

@@ -11,6 +11,7 @@
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/run_info.hpp"
+#include "kernels/scenario_plan.hpp"
 
 namespace attnlab {
 namespace {
@@ -27,11 +28,11 @@ TEST(TimingOf, MedianMinMaxOfOddAndEvenCounts) {
 
 TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
   const Scenario s = load_scenario("uniform-64x512");
-  const CostModel model = model_costs(s, flash_tile);
+  const CostModel model = model_costs(s, kernel_tile(FlashKernel::mma_sm80));
   const RunInfo run{"Some GPU", "580.1", "13.0", "abc123", "2026-01-01T00:00:00Z"};
   const GpuTiming timing = timing_of({100, 200, 300});
 
-  const ResultRow varlen = timed_result_row(s, Implementation::varlen, model[Implementation::varlen], timing, run);
+  const ResultRow varlen = timed_result_row(s, Implementation::varlen, FlashKernel::mma_sm80, model[Implementation::varlen], timing, run);
   EXPECT_EQ(varlen.scenario, "uniform-64x512");
   EXPECT_EQ(varlen.implementation, "varlen");
   EXPECT_EQ(varlen.source, "attnlab");
@@ -42,21 +43,49 @@ TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
   EXPECT_EQ(varlen.reps, 3);
   EXPECT_EQ(varlen.scores_computed, model[Implementation::varlen].scores_computed());
   EXPECT_EQ(varlen.tile, "64x64");
+  EXPECT_EQ(varlen.kernel, "mma-sm80");
   // useful TFLOP/s = useful FLOPs / median time
   EXPECT_DOUBLE_EQ(*varlen.useful_tflops, double(model[Implementation::varlen].flops_useful_fwd) / 200e6);
   EXPECT_EQ(varlen.commit, "abc123");
   EXPECT_FALSE(varlen.rel_l2_error.has_value());  // measured by `attnlab run` alone, never made up here
 
   // results/README.md: the tile column is empty where no flash tile applies.
-  const ResultRow naive = timed_result_row(s, Implementation::naive, model[Implementation::naive], timing, run);
+  const ResultRow naive = timed_result_row(s, Implementation::naive, FlashKernel::mma_sm80, model[Implementation::naive], timing, run);
   EXPECT_EQ(naive.tile, "");
+  EXPECT_EQ(naive.kernel, "cublas");
 }
 
-TEST(ImplementationLayout, NaiveRunsOverThePaddedBatch) {
+TEST(ScenarioPlan, NaiveRunsOverThePaddedBatchAndVariantsShareTheLayouts) {
   const Scenario s = load_scenario("uniform-64x512");
-  EXPECT_EQ(implementation_layout(s, Implementation::naive).kind, LayoutKind::padded);
-  EXPECT_EQ(implementation_layout(s, Implementation::packed).kind, LayoutKind::packed);
-  EXPECT_EQ(implementation_layout(s, Implementation::varlen).token_doc.size(), std::size_t(s.total_tokens()));
+  const ScenarioPlan plan(s, FlashKernel::mma_sm80);
+  EXPECT_EQ(&plan.layouts->of(Implementation::naive), &plan.layouts->padded);
+  EXPECT_EQ(plan.layouts->of(Implementation::packed).kind, LayoutKind::packed);
+  EXPECT_EQ(plan.layouts->of(Implementation::varlen).token_doc.size(), std::size_t(s.total_tokens()));
+  EXPECT_EQ(plan.model.tile, kernel_tile(FlashKernel::mma_sm80));
+  Scenario d64 = s;
+  d64.head_dim = 64;
+  const ScenarioPlan variant(d64, FlashKernel::mma_sm80, plan.layouts);
+  EXPECT_EQ(variant.layouts, plan.layouts);  // built once
+  EXPECT_EQ(variant.model[Implementation::varlen].flops_fwd * 2, plan.model[Implementation::varlen].flops_fwd);
+  Scenario d96 = s;
+  d96.head_dim = 96;
+  EXPECT_THROW(ScenarioPlan(d96, FlashKernel::mma_sm80), InputError);
+}
+
+TEST(FlashKernels, EachNamesItsTileAndTheFastestSupportedIsTheDefault) {
+  EXPECT_EQ(kernel_tile(FlashKernel::mma_sm80), (TileShape{64, 64}));
+  EXPECT_STREQ(kernel_name(Implementation::naive, FlashKernel::mma_sm80), "cublas");
+  EXPECT_STREQ(kernel_name(Implementation::packed, FlashKernel::mma_sm80), "mma-sm80");
+  EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::mma_sm80);
+  EXPECT_EQ(choose_flash_kernel("mma-sm80", 80), FlashKernel::mma_sm80);
+  EXPECT_THROW(choose_flash_kernel("", 75), NoGpuError);
+  try {
+    choose_flash_kernel("wgmma", 90);
+    ADD_FAILURE() << "an unknown kernel was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "--kernel: expected one of mma-sm80, got \"wgmma\"");
+  }
+  EXPECT_THROW(choose_flash_kernel("mma-sm80", 75), InputError);
 }
 
 TEST(CheckResultsPath, RefusesFoldersAndPathsUnderAFileBeforeARun) {

@@ -48,13 +48,13 @@ class WindowAccuracy : public ::testing::TestWithParam<WindowConfig> {
   }
 
   void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed) {
-    const CheckedRun run = run_and_check(impl, layout, problem(), seed);
+    const RunCheck run = run_and_check(impl, layout, problem(), seed);
     std::printf("  %-6s %-6s window (%d, %d)  rel_l2 %.3e  max_abs %.3e\n", implementation_name(impl),
                 layout_kind_name(layout.kind), layout.window.left, layout.window.right, run.error.rel_l2,
                 run.error.max_abs);
     EXPECT_GT(run.error.values, 0);
-    EXPECT_EQ(run.unwritten, 0);
-    EXPECT_EQ(run.padding_not_zero, 0);
+    EXPECT_EQ(run.written.unwritten, 0);
+    EXPECT_EQ(run.written.padding_not_zero, 0);
     EXPECT_LT(run.error.rel_l2, rel_l2_bound(problem().dtype)) << implementation_name(impl);
   }
 };
@@ -89,15 +89,10 @@ TEST(WindowCounts, KernelCountsEqualTheModel) {
     const auto lengths = awkward_lengths();
     for (const Layout& layout : {make_varlen_layout(lengths, true, w), make_padded_layout(lengths, 1600, true, w),
                                  make_packed_layout(lengths, 777, PackingPolicy::concatenate, true, w)}) {
-      DeviceLayout device_layout(layout);
-      AttentionTensors t(layout.buffer_tokens(), p);
-      t.q.poison();
-      t.k.poison();
-      t.v.poison();
-      KernelCounts counted;
-      run_flash(device_layout, p, t, &counted);
-      EXPECT_EQ(counted.cells, count_layout(layout, flash_tile).times(p.heads)) << layout_kind_name(layout.kind);
-      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, flash_tile).tiles_visited);
+      const KernelCounts counted = count_on_gpu(layout, p);
+      const TileShape tile = kernel_tile(test_kernel());
+      EXPECT_EQ(counted.cells, count_layout(layout, tile).times(p.heads)) << layout_kind_name(layout.kind);
+      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited);
     }
   }
 }

@@ -1,0 +1,65 @@
+#include "cli/model_json.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/json.hpp"
+#include "core/results_csv.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+
+// Each packed row as runs of consecutive canonical tokens: [[start, count], ...].
+// Runs, not one index per position, keep a million-token scenario's JSON small.
+std::vector<std::string> packed_row_runs(const Layout& packed) {
+  std::vector<std::string> rows;
+  for (int r = 0; r < packed.num_rows(); ++r) {
+    std::string row = "[";
+    std::int64_t run_start = -1, run_count = 0;
+    auto flush = [&] {
+      if (run_count == 0) return;
+      row += (row.size() > 1 ? ",[" : "[") + std::to_string(run_start) + "," + std::to_string(run_count) + "]";
+    };
+    for (int p = packed.row_start[r]; p < packed.row_start[r] + packed.row_valid[r]; ++p) {
+      const std::int64_t token = packed.token_source[p];
+      if (run_count > 0 && token == run_start + run_count) {
+        ++run_count;
+      } else {
+        flush();
+        run_start = token;
+        run_count = 1;
+      }
+    }
+    flush();
+    rows.push_back(row + "]");
+  }
+  return rows;
+}
+
+}  // namespace
+
+void print_model_json(const Scenario& s, const Layout& packed, const CostModel& model) {
+  auto number = [](auto n) { return std::to_string(n); };
+  auto text = [](std::string_view v) { return json_string(v); };
+  auto verbatim = [](const std::string& v) { return v; };
+  std::printf("{\"name\":%s,\"why\":%s,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"dtype\":%s,\"causal\":%s,",
+              json_string(s.name).c_str(), json_string(s.why).c_str(), s.heads, s.kv_heads, s.head_dim,
+              json_string(dtype_name(s.dtype)).c_str(), s.causal ? "true" : "false");
+  std::printf("\"row_len\":%d,\"packing\":%s,\"padded_length\":%d,", s.row_len,
+              json_string(packing_policy_name(s.packing)).c_str(), s.padded_length());
+  std::printf("\"doc_lengths\":%s,", json_array(s.doc_lengths, number).c_str());
+  std::printf("\"packed_rows\":%s,", json_array(packed_row_runs(packed), verbatim).c_str());
+  std::printf("\"tile\":[%d,%d],", model.tile.rows, model.tile.cols);
+  // Useful scores (all heads) of each implementation's layout: a packed row that cuts a
+  // document loses the cells across the cut, so a peer's useful FLOPs follow its layout.
+  std::string useful = "{";
+  for (Implementation i : all_implementations)
+    useful += (useful.size() > 1 ? "," : "") + json_string(implementation_name(i)) + ":" +
+              std::to_string(model[i].scores_useful());
+  std::printf("\"scores_useful\":%s,", (useful + "}").c_str());
+  std::printf("\"results_columns\":%s}\n", json_array(results_columns(), text).c_str());
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,41 @@
+#include "kernels/kernel_choice.hpp"
+
+#include "core/input_error.hpp"
+
+namespace attnlab {
+
+namespace {
+
+std::string capability_name(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
+
+}  // namespace
+
+std::string flash_kernel_names() {
+  std::string names;
+  for (const FlashKernelInfo& k : flash_kernels) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
+FlashKernel parse_flash_kernel(std::string_view name, std::string_view flag) {
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (name == k.name) return k.kernel;
+  throw InputError(std::string(flag) + ": expected one of " + flash_kernel_names() + ", got \"" + std::string(name) + "\"");
+}
+
+FlashKernel choose_flash_kernel(std::string_view name, int compute_capability, std::string_view flag) {
+  if (name.empty()) {
+    for (const FlashKernelInfo& k : flash_kernels)
+      if (compute_capability >= k.min_compute_capability) return k.kernel;
+    // A GPU too old for any of them is as good as none.
+    throw NoGpuError("no flash kernel of this build (" + flash_kernel_names() + ") runs on compute capability " +
+                     capability_name(compute_capability));
+  }
+  const FlashKernelInfo& k = flash_kernel_info(parse_flash_kernel(name, flag));
+  if (compute_capability < k.min_compute_capability)
+    throw InputError(std::string(flag) + ": " + k.name + " needs compute capability " +
+                     capability_name(k.min_compute_capability) + " or later, this GPU has " +
+                     capability_name(compute_capability));
+  return k.kernel;
+}
+
+}  // namespace attnlab

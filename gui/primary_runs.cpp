@@ -64,7 +64,8 @@ std::string file_name(const Run& run) { return run.file->filename().string(); }
 
 std::string spread_text(const MeasuredRun& run) {
   if (run.runs() < 2) return "";
-  return std::to_string(run.runs()) + " runs: " + format_us(run.fastest_us()) + " to " + format_us(run.slowest_us());
+  const std::string fastest = format_us(run.fastest_us()), slowest = format_us(run.slowest_us());
+  return std::to_string(run.runs()) + " runs: " + (fastest == slowest ? fastest + " each" : fastest + " to " + slowest);
 }
 
 }  // namespace attnlab::gui

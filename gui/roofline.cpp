@@ -52,10 +52,6 @@ std::vector<std::optional<Box>> place_labels(const std::vector<Box>& markers, co
         {m.x0 - gap - w, cy, m.x0 - gap, cy + h},              // left
         {cx, m.y0 - gap - h, cx + w, m.y0 - gap},              // above
         {cx, m.y1 + gap, cx + w, m.y1 + gap + h},              // below
-        {m.x1 + gap, m.y0 - gap - h, m.x1 + gap + w, m.y0 - gap},  // above right
-        {m.x1 + gap, m.y1 + gap, m.x1 + gap + w, m.y1 + gap + h},  // below right
-        {m.x0 - gap - w, m.y0 - gap - h, m.x0 - gap, m.y0 - gap},  // above left
-        {m.x0 - gap - w, m.y1 + gap, m.x0 - gap, m.y1 + gap + h},  // below left
     };
     for (const Box& c : candidates) {
       if (!c.inside(area) || std::any_of(taken.begin(), taken.end(), [&](const Box& t) { return t.overlaps(c); })) continue;

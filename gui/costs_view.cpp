@@ -247,7 +247,7 @@ void show_costs_view(AppState& state) {
   if (show_model_error(state)) return;
   const ScenarioModel& model = state.model();
   const Scenario& s = model.scenario;
-  ImGui::Text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
+  ImGui::TextWrapped("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
               model.tile.cols);
   // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.

@@ -250,7 +250,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled) {
     const SourceFamily* f = family_of(m.primary.row->source);
     if (!p.empty() && f && std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
   }
-  ImGui::Text("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on an H100.",
+  ImGui::TextWrapped("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on an H100.",
               h100_ceilings.tflops, h100_ceilings.tbps);
   if (unplaced > 0) {
     ImGui::SameLine();
@@ -258,7 +258,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled) {
   }
   show_roofline_legend(families);
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 10));
+  const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 18));
   ImGui::InvisibleButton("roofline", box);
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
@@ -444,9 +444,15 @@ void show_timings_view(AppState& state) {
   const std::vector<SourceRatios> ratios = source_ratios(
       results, configurations[results.configuration],
       model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+  const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
+  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+    show_source_ratios(ratios, shown_model);
+    show_roofline(runs, true);
+    return;
+  }
   const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
   ImGui::BeginChild("ratios", ImVec2(left, 0));
-  show_source_ratios(ratios, model.ok() && !state.scenario_edited ? &model : nullptr);
+  show_source_ratios(ratios, shown_model);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");

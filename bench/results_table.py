@@ -42,8 +42,8 @@ def fail(message: str):
 def file_order(path: Path):
     """Where files repeat a case, the row of the first file in this order stands: by name
     without ".csv" (attnlab-bench before attnlab-bench-variants, peers before peers-variants),
-    then by the whole path. The GUI picks its primary runs the same way (gui/results_state.hpp,
-    results_file_order), and tests/gui checks that both show the same runs."""
+    then by the whole path. The GUI and `attnlab model` order files the same way
+    (core/results_order.hpp), and tests/gui checks that the GUI shows the same runs."""
     return (path.stem, str(path))
 
 

@@ -11,6 +11,7 @@
 #include "core/cost_model.hpp"
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
+#include "core/results_order.hpp"
 #include "core/scenario_file.hpp"
 
 namespace attnlab::cli {
@@ -139,7 +140,7 @@ void print_measured_rows(const Scenario& s) {
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), results_file_order);  // the primary run of a configuration first
   std::vector<std::pair<std::string, ResultRow>> rows;  // the file each row came from, and the row
   for (const auto& file : files) {
     try {
@@ -151,7 +152,7 @@ void print_measured_rows(const Scenario& s) {
   }
   if (rows.empty()) return;
   const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
-  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",
+  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median µs", "min µs", "max µs",
                    "useful TFLOP/s", "scores computed", "rel L2 error"},
                   6);
   for (const auto& [file, r] : rows)

@@ -1,4 +1,4 @@
-// attnlab-gui: the views of DESIGN.md §7, interactive or rendered headless to a PNG.
+// attnlab-gui: the scenario, masks, costs, timings and flash walkthrough views, interactive or rendered headless to a PNG.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>

@@ -26,11 +26,6 @@ void load_file(ResultsState& results, const std::filesystem::path& path) {
 
 }  // namespace
 
-bool results_file_order(const std::filesystem::path& a, const std::filesystem::path& b) {
-  const std::string sa = a.stem().string(), sb = b.stem().string();
-  return sa != sb ? sa < sb : a.string() < b.string();
-}
-
 void load_results_folder(ResultsState& results, const std::filesystem::path& folder) {
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) return;

@@ -10,6 +10,7 @@
 
 #include "core/implementation.hpp"
 #include "core/results_csv.hpp"
+#include "core/results_order.hpp"
 
 namespace attnlab::gui {
 
@@ -19,19 +20,13 @@ struct ResultsFile {
 };
 
 struct ResultsState {
-  std::vector<ResultsFile> files;     // in results_file_order
+  std::vector<ResultsFile> files;     // in results_file_order (core/results_order.hpp): the primary run's file first
   std::vector<std::string> problems;  // files skipped, and why
   std::string load_path;              // the Timings view's "load a file or folder" field
   int pass_filter = 0;                // 0 = fwd, 1 = bwd
   bool all_scenarios = false;         // else only the rows of the current scenario (all when it has none)
   int configuration = -1;             // the Timings view's choice of dtype and head dim; -1 = the scenario's own
 };
-
-// The order files are searched in for a configuration's primary run: by file name
-// without ".csv" (attnlab-bench before attnlab-bench-variants before attnlab-run,
-// peers before peers-variants), then by the whole path. bench/results_table.py sorts
-// the files it is given with the same key (`file_order`).
-bool results_file_order(const std::filesystem::path& a, const std::filesystem::path& b);
 
 // Reads every *.csv in `folder`. A missing folder adds nothing.
 void load_results_folder(ResultsState& results, const std::filesystem::path& folder);

@@ -228,14 +228,14 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families) {
   for (Implementation i : all_implementations) item(MarkerShape::circle, implementation_color(i), true, implementation_name(i));
   for (const SourceFamily* f : families) item(family_marker(f), IM_COL32(220, 220, 220, 255), false, std::string(f->short_name));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Filled: FLOPs computed (every score of the visited tiles; our rows). Hollow: useful FLOPs (every "
-                     "source), joined to its filled marker. Bytes: ncu's measured DRAM bytes; a marker with \"<\" had "
-                     "none and sits at the least bytes any kernel must move (Q, K, V read, O written once), so its true "
-                     "place is at or left of it.");
+  ImGui::TextWrapped("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
+                     "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
+                     "point is at or left of it.");
   ImGui::PopStyleColor();
 }
 
-void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled) {
+// `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
+void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float min_height) {
   struct Placed {
     RooflinePoint point;
     ImVec2 at;
@@ -258,7 +258,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled) {
   }
   show_roofline_legend(families);
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * 18));
+  const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * min_height));
   ImGui::InvisibleButton("roofline", box);
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
@@ -435,9 +435,9 @@ void show_timings_view(AppState& state) {
   });
   const float avail = ImGui::GetContentRegionAvail().y;
   const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
-  show_table(runs, every, std::min(avail * 0.36f, row_height * float(runs.size() + 1) + 2));
+  show_table(runs, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
   if (every) {
-    show_roofline(runs, false);
+    show_roofline(runs, false, 18);
     return;
   }
   const ScenarioModel& model = state.model();
@@ -447,7 +447,7 @@ void show_timings_view(AppState& state) {
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     show_source_ratios(ratios, shown_model);
-    show_roofline(runs, true);
+    show_roofline(runs, true, 18);
     return;
   }
   const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
@@ -456,7 +456,7 @@ void show_timings_view(AppState& state) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
-  show_roofline(runs, true);
+  show_roofline(runs, true, 8);
   ImGui::EndChild();
 }
 

@@ -5,7 +5,7 @@ namespace attnlab::gui {
 Rgb implementation_rgb(Implementation i) {
   switch (i) {
     case Implementation::naive: return {255, 130, 230};   // pink
-    case Implementation::padded: return {150, 120, 255};  // violet
+    case Implementation::padded: return {255, 240, 140};  // light yellow
     case Implementation::packed: return {245, 245, 245};  // white
     case Implementation::varlen: return {60, 225, 240};   // cyan
   }

@@ -44,14 +44,20 @@ TileShape parse_tile(const std::string& text) {
 
 std::string tile_name(TileShape t) { return std::to_string(t.rows) + "x" + std::to_string(t.cols); }
 
+// ", sliding window (512, 0)" in FlashAttention's window_size terms, or nothing.
+std::string window_text(Window w) {
+  if (!w.any()) return "";
+  return ", sliding window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+}
+
 void print_scenario_header(const Scenario& s, TileShape tile) {
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
   std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
   std::printf("why          %s\n", s.why.c_str());
   std::printf("documents    %zu, %d to %d tokens, %lld tokens in all (source: %s)\n", s.doc_lengths.size(), *shortest,
               *longest, static_cast<long long>(s.total_tokens()), length_source_name(s.length_source));
-  std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s\n", s.heads, s.kv_heads, s.head_dim,
-              dtype_name(s.dtype), s.causal ? "causal" : "not causal");
+  std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s%s\n", s.heads, s.kv_heads, s.head_dim,
+              dtype_name(s.dtype), s.causal ? "causal" : "not causal", window_text(s.window).c_str());
   std::printf("layouts      padded to %d (%s); packed rows of %d (%s); flash tile %s; naive: one %dx%d tile per row\n\n",
               s.padded_length(), s.pad_to ? "fixed" : "longest", s.row_len, packing_policy_name(s.packing),
               tile_name(tile).c_str(), s.padded_length(), s.padded_length());
@@ -71,10 +77,13 @@ void print_model_table(const CostModel& m) {
   row("tile", [](C c) { return tile_name(c.tile); });
   row("buffer tokens", [](C c) { return std::to_string(c.buffer_tokens); });
   row("scores computed", [](C c) { return si_count(double(c.scores_computed())); });
-  row("  useful", [](C c) { return si_count(double(c.scores.useful)); });
-  row("  wasted: causal_masked", [](C c) { return si_count(double(c.scores.causal_masked)); });
-  row("  wasted: padding", [](C c) { return si_count(double(c.scores.padding)); });
-  row("  wasted: bleed", [](C c) { return si_count(double(c.scores.bleed)); });
+  for (CellKind kind : computed_cell_kinds) {
+    // A kind of waste no implementation has here (a window in a scenario without one) gets no row.
+    const bool any = std::any_of(m.costs.begin(), m.costs.end(), [kind](C c) { return c.scores[kind] > 0; });
+    if (kind != CellKind::useful && !any) continue;
+    row(std::string(kind == CellKind::useful ? "  " : "  wasted: ") + cell_kind_name(kind),
+        [kind](C c) { return si_count(double(c.scores[kind])); });
+  }
   row("useful lost to row cuts", [](C c) { return si_count(double(c.useful_lost)); });
   row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
   row("scores attended (useful+bleed)", [](C c) { return si_count(double(c.scores_attended())); });
@@ -105,18 +114,21 @@ void print_callouts(const CostModel& m) {
 
 void print_model_csv(const Scenario& s, const CostModel& m) {
   std::printf(
-      "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,buffer_tokens,tiles_visited,"
-      "scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,scores_attended,scores_useful_lost,"
-      "flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
+      "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,window_left,window_right,buffer_tokens,"
+      "tiles_visited,"
+      "scores_computed,");
+  for (CellKind kind : computed_cell_kinds) std::printf("scores_%s,", cell_kind_name(kind));
+  std::printf(
+      "scores_attended,scores_useful_lost,flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
       "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen\n");
   for (const ImplementationCost& c : m.costs) {
-    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
-                s.name.c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
-                tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim, dtype_name(s.dtype),
-                s.causal ? "true" : "false", static_cast<long long>(c.buffer_tokens),
-                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()),
-                static_cast<long long>(c.scores.useful), static_cast<long long>(c.scores.padding),
-                static_cast<long long>(c.scores.bleed), static_cast<long long>(c.scores.causal_masked),
+    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,", s.name.c_str(), implementation_name(c.implementation),
+                layout_kind_name(c.layout), tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim,
+                dtype_name(s.dtype), s.causal ? "true" : "false", s.window.left, s.window.right,
+                static_cast<long long>(c.buffer_tokens),
+                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()));
+    for (CellKind kind : computed_cell_kinds) std::printf("%lld,", static_cast<long long>(c.scores[kind]));
+    std::printf("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
                 static_cast<long long>(c.scores_attended()), static_cast<long long>(c.useful_lost),
                 static_cast<long long>(c.flops_fwd),
                 static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(c.flops_bwd),

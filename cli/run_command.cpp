@@ -254,7 +254,7 @@ bool report_counts(const ScenarioRun& run, const std::vector<Outcome>& outcomes)
     all_equal = all_equal && equal;
     std::printf("%s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
                 implementation_name(o.implementation), static_cast<long long>(o.counted->visited_tiles),
-                static_cast<long long>(o.counted->cells.computed()), static_cast<long long>(o.counted->cells.useful),
+                static_cast<long long>(o.counted->cells.computed()), static_cast<long long>(o.counted->cells[CellKind::useful]),
                 equal ? "equals" : "DIFFERS FROM");
   }
   return all_equal;

@@ -27,6 +27,21 @@ void require_int_buffer(const Scenario& s, const char* layout, std::int64_t posi
              " layout, got " + std::to_string(positions));
 }
 
+// A window as a causal scenario takes it (left >= 1, right 0: `window = 512`) or a
+// non-causal one ([left, right], each >= 0, not both 0); no window is {-1, -1}.
+void require_window(const Scenario& s) {
+  const Window w = s.window;
+  if (!w.any()) return;
+  if (s.causal) {
+    if (w.left < 1 || w.right != 0)
+      fail(s, "window", "expected a positive number of keys to the left for a causal scenario, got [" +
+                            std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+  } else if (w.left < 0 || w.right < 0 || (w.left == 0 && w.right == 0)) {
+    fail(s, "window", "expected [left, right] with both >= 0 and not both 0 for a non-causal scenario, got [" +
+                          std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+  }
+}
+
 }  // namespace
 
 int Scenario::padded_length() const {
@@ -50,6 +65,7 @@ void Scenario::resolve() {
          "expected a positive divisor of heads (" + std::to_string(heads) + "), got " + std::to_string(kv_heads));
   require_positive(*this, "head_dim", head_dim);
   require_positive(*this, "row_len", row_len);
+  require_window(*this);
   doc_lengths = resolve_lengths(length_source, source);
   const int longest = *std::max_element(doc_lengths.begin(), doc_lengths.end());
   if (pad_to && *pad_to < longest)

@@ -62,13 +62,12 @@ void show_score_bars(const ScenarioModel& model, float height_to_fill) {
   const float height = std::max(ImGui::GetTextLineHeight() * 1.2f,
                                 std::min(ImGui::GetTextLineHeight() * 4, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y));
   for (const ImplementationCost& c : model.costs.costs) {
-    const std::int64_t parts[] = {c.scores.useful, c.scores.causal_masked, c.scores.padding, c.scores.bleed};
     bar_row(implementation_name(c.implementation), height, width + gap,
             format_count(double(c.scores_computed())) + " (" + format_ratio(c.computed_vs_varlen) + " varlen)", 1,
             [&](ImDrawList* draw, ImVec2 at) {
-              for (int k = 0; k < 4; ++k) {
-                const float w = width * float(double(parts[k]) / double(most));
-                draw->AddRectFilled(at, ImVec2(at.x + w, at.y + height), cell_kind_color(static_cast<CellKind>(k)));
+              for (CellKind kind : computed_cell_kinds) {
+                const float w = width * float(double(c.scores[kind]) / double(most));
+                draw->AddRectFilled(at, ImVec2(at.x + w, at.y + height), cell_kind_color(kind));
                 at.x += w;
               }
             });
@@ -200,13 +199,13 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs) {
                        file_name(slow->primary).c_str(), spread.c_str());
   }
   const ImplementationCost& packed = model.costs[Implementation::packed];
-  if (packed.scores.useful < varlen.scores.useful)
+  if (packed.scores_useful() < varlen.scores_useful())
     ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
-                       "(attention across a cut is lost).", format_count(double(packed.scores.useful)).c_str(),
-                       format_count(double(varlen.scores.useful)).c_str());
-  if (packed.scores.bleed > 0)
+                       "(attention across a cut is lost).", format_count(double(packed.scores_useful())).c_str(),
+                       format_count(double(varlen.scores_useful())).c_str());
+  if (packed.scores[CellKind::bleed] > 0)
     ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
-                       "which changes its output.", format_count(double(packed.scores.bleed)).c_str());
+                       "which changes its output.", format_count(double(packed.scores[CellKind::bleed])).c_str());
   return worst->implementation;
 }
 
@@ -218,19 +217,23 @@ void cell(const std::string& text) {
 void show_cost_table(const ScenarioModel& model) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
+  // The kinds of waste some implementation has here (window_masked only under a sliding window).
+  std::vector<CellKind> kinds;
+  for (CellKind kind : computed_cell_kinds)
+    if (kind == CellKind::useful ||
+        std::any_of(model.costs.costs.begin(), model.costs.costs.end(), [&](const ImplementationCost& c) { return c.scores[kind] > 0; }))
+      kinds.push_back(kind);
   const float height = ImGui::GetTextLineHeightWithSpacing() * 5.6f + ImGui::GetStyle().ScrollbarSize;
-  if (!ImGui::BeginTable("costs", 8, flags, ImVec2(0, height))) return;
-  for (const char* title : {"", "tile", "useful", "causal_masked", "padding", "bleed", "FLOPs fwd", "extra memory"})
-    ImGui::TableSetupColumn(title);
+  if (!ImGui::BeginTable("costs", 4 + int(kinds.size()), flags, ImVec2(0, height))) return;
+  for (const char* title : {"", "tile"}) ImGui::TableSetupColumn(title);
+  for (CellKind kind : kinds) ImGui::TableSetupColumn(cell_kind_name(kind));
+  for (const char* title : {"FLOPs fwd", "extra memory"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const ImplementationCost& c : model.costs.costs) {
     ImGui::TableNextRow();
     cell(implementation_name(c.implementation));
     cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
-    cell(format_count(double(c.scores.useful)));
-    cell(format_count(double(c.scores.causal_masked)));
-    cell(format_count(double(c.scores.padding)));
-    cell(format_count(double(c.scores.bleed)));
+    for (CellKind kind : kinds) cell(format_count(double(c.scores[kind])));
     cell(format_count(double(c.flops_fwd)));
     cell(format_bytes(double(c.extra_memory_bytes)));
   }

@@ -88,10 +88,13 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
     ImGui::Text("block of %lld x %lld cells (zoom in for single cells)", static_cast<long long>(n), static_cast<long long>(n));
     ImGui::Text("queries %lld..%lld, keys %lld..%lld of the picture", static_cast<long long>(q0), static_cast<long long>(q0 + n - 1),
                 static_cast<long long>(k0), static_cast<long long>(k0 + n - 1));
-    const std::int64_t values[] = {c.computed.useful, c.computed.causal_masked, c.computed.padding, c.computed.bleed,
-                                   c.not_visited, c.outside};
-    for (int i = 0; i < paint_class_count; ++i)
-      if (values[i] > 0) ImGui::Text("%-14s %s", paint_class_label(static_cast<PaintClass>(i)), format_count(values[i]).c_str());
+    for (CellKind kind : computed_cell_kinds)
+      if (c.computed[kind] > 0)
+        ImGui::Text("%-14s %s", cell_kind_name(kind), format_count(double(c.computed[kind])).c_str());
+    for (PaintClass other : {PaintClass::not_visited, PaintClass::outside}) {
+      const std::int64_t n = other == PaintClass::not_visited ? c.not_visited : c.outside;
+      if (n > 0) ImGui::Text("%-14s %s", paint_class_label(other), format_count(double(n)).c_str());
+    }
   }
   ImGui::EndTooltip();
 }
@@ -99,24 +102,25 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
 // The scores computed by kind (all heads), in the legend's colours.
 // Fits the panel: the kind's name, its count and its share, the share left out where the panel is narrow.
 void show_breakdown(const ImplementationCost& cost) {
-  const std::int64_t kinds[] = {cost.scores.useful, cost.scores.causal_masked, cost.scores.padding, cost.scores.bleed};
   const float swatch = ImGui::GetTextLineHeight() * 0.8f, gap = ImGui::GetStyle().ItemSpacing.x;
-  const float name_width = ImGui::CalcTextSize("causal_masked").x, count_width = ImGui::CalcTextSize("000.0M").x;
+  float name_width = 0;
+  for (CellKind kind : computed_cell_kinds) name_width = std::max(name_width, ImGui::CalcTextSize(cell_kind_name(kind)).x);
+  const float count_width = ImGui::CalcTextSize("000.0M").x;
   const float room = ImGui::GetContentRegionAvail().x;
   const bool shares = swatch + name_width + count_width + ImGui::CalcTextSize("100.0%").x + 4 * gap <= room;
-  for (int k = 0; k < 4; ++k) {
+  for (CellKind kind : computed_cell_kinds) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f), ImVec2(at.x + swatch, at.y + swatch * 1.15f),
-                                              cell_kind_color(static_cast<CellKind>(k)));
+                                              cell_kind_color(kind));
     ImGui::Dummy(ImVec2(swatch, swatch));
     ImGui::SameLine();
-    ImGui::TextUnformatted(cell_kind_name(static_cast<CellKind>(k)));
-    const std::string count = format_count(double(kinds[k]));
+    ImGui::TextUnformatted(cell_kind_name(kind));
+    const std::string count = format_count(double(cost.scores[kind]));
     ImGui::SameLine(swatch + name_width + count_width + 2 * gap - ImGui::CalcTextSize(count.c_str()).x);
     ImGui::TextUnformatted(count.c_str());
     if (shares) {
       ImGui::SameLine();
-      ImGui::Text("%5.1f%%", 100.0 * double(kinds[k]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+      ImGui::Text("%5.1f%%", 100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
     }
   }
   ImGui::TextWrapped("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
@@ -152,7 +156,7 @@ void show_mask_panel(AppState& state, Implementation impl) {
   ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + header));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float breakdown_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f;
+  const float breakdown_height = ImGui::GetTextLineHeightWithSpacing() * (computed_kind_count + 1.5f);
   const bool breakdown = std::min(room.x, room.y - breakdown_height) >= 0.8f * std::min(room.x, room.y);
   const float side = std::floor(std::max(16.0f, std::min(room.x, room.y - (breakdown ? breakdown_height : 0))));
   ImGui::PushID(index);

@@ -125,6 +125,7 @@ DeviceLayout::DeviceLayout(const Layout& layout)
 LayoutView DeviceLayout::view() const {
   return {host_->kind,
           host_->causal,
+          host_->window,
           host_->num_rows(),
           static_cast<const int*>(row_start_.data()),
           static_cast<const int*>(row_valid_.data()),

@@ -94,7 +94,7 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
       // The whole score row, masked cells at -inf, then softmax and P·V.
       double max = minus_infinity;
       for (int k = 0; k < ops.extent; ++k) {
-        scores[k] = takes_part(view, r, q, k) ? ops.score(q, k, scale) : minus_infinity;
+        scores[k] = attended(cell_kind(view, r, q, k)) ? ops.score(q, k, scale) : minus_infinity;
         max = std::max(max, scores[k]);
       }
       const std::int64_t pos = layout.row_start[r] + q;
@@ -127,7 +127,7 @@ ReferenceOutput reference_tiled(const Layout& layout, const AttentionInputs& in,
     const RowHeadOperands ops = load_row_head(layout, in, r, h);
     for (int qt = 0; qt < query_tiles(view, tile, r); ++qt) {
       QueryTileState state = start_query_tile(view, tile, r, qt, in.head_dim);
-      while (state.key_tiles_done < key_tiles_visited(view, tile, r, qt))
+      while (state.key_tiles_done < state.key_tiles.count())
         visit_next_key_tile(view, tile, ops, scale, state);
       for (int i = 0; i < state.queries; ++i) {
         const std::int64_t pos = layout.row_start[r] + state.first_query + i;

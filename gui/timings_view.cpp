@@ -165,20 +165,20 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   if (model) {
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted("model: scores computed");
-    ImGui::TableNextColumn();
-    ImGui::Text("%s scores", format_count(double(model->costs[Implementation::varlen].scores_computed())).c_str());
-    ratio_cell(model->costs[Implementation::padded].computed_vs_varlen);
-    ratio_cell(model->costs[Implementation::packed].computed_vs_varlen);
-    ImGui::TableNextRow();
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted("model: cells attended");
-    ImGui::TableNextColumn();
-    ImGui::Text("%s cells", format_count(double(model->costs[Implementation::varlen].scores_attended())).c_str());
-    ratio_cell(model->costs[Implementation::padded].attended_vs_varlen);
-    ratio_cell(model->costs[Implementation::packed].attended_vs_varlen);
+    const auto model_row = [&](const char* label, const std::string& varlen, double padded, double packed) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(label);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(varlen.c_str());
+      ratio_cell(padded);
+      ratio_cell(packed);
+    };
+    const auto& c = model->costs;
+    model_row("model: scores computed", format_count(double(c[Implementation::varlen].scores_computed())) + " scores",
+              c[Implementation::padded].computed_vs_varlen, c[Implementation::packed].computed_vs_varlen);
+    model_row("model: cells attended", format_count(double(c[Implementation::varlen].scores_attended())) + " cells",
+              c[Implementation::padded].attended_vs_varlen, c[Implementation::packed].attended_vs_varlen);
   }
   bool stand_in = false;
   std::vector<std::string> files;

@@ -60,6 +60,15 @@ std::optional<MeasuredRun> find_run(const ResultsState& results, const Configura
   return std::move(found.front());
 }
 
+std::vector<Configuration> measured_configurations(const std::vector<MeasuredRun>& runs, const Configuration& own) {
+  std::vector<Configuration> out;
+  for (const MeasuredRun& m : runs)
+    if (std::find(out.begin(), out.end(), configuration_of(*m.primary.row)) == out.end())
+      out.push_back(configuration_of(*m.primary.row));
+  std::stable_partition(out.begin(), out.end(), [&](const Configuration& c) { return c == own; });
+  return out;
+}
+
 std::string file_name(const Run& run) { return run.file->filename().string(); }
 
 std::string spread_text(const MeasuredRun& run) {

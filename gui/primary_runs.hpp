@@ -57,6 +57,10 @@ std::vector<MeasuredRun> primary_runs(const ResultsState& results, const std::fu
 std::optional<MeasuredRun> find_run(const ResultsState& results, const Configuration& c, std::string_view source,
                                     std::string_view implementation);
 
+// The configurations `runs` were measured in, `own` first where it is among them (the
+// scenario's own dtype and head dim: bf16, head dim 128 for uniform-64x512), then in file order.
+std::vector<Configuration> measured_configurations(const std::vector<MeasuredRun>& runs, const Configuration& own);
+
 // "attnlab-bench.csv"; and for several runs, "3 runs: 2,089 µs to 2,234 µs" (empty for one).
 std::string file_name(const Run& run);
 std::string spread_text(const MeasuredRun& run);

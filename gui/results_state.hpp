@@ -25,7 +25,8 @@ struct ResultsState {
   std::string load_path;              // the Timings view's "load a file or folder" field
   int pass_filter = 0;                // 0 = fwd, 1 = bwd
   bool all_scenarios = false;         // else only the rows of the current scenario (all when it has none)
-  int configuration = -1;             // the Timings view's choice of dtype and head dim; -1 = the scenario's own
+  // The Timings view's choice of shape, as "bf16 d64 h16"; empty, or a shape this scenario was not measured in: its own.
+  std::string shape;
 };
 
 // Reads every *.csv in `folder`. A missing folder adds nothing.

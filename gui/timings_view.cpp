@@ -379,23 +379,23 @@ void show_timings_view(AppState& state) {
   const Configuration own = own_configuration(scenario, pass);
   std::vector<MeasuredRun> of_scenario =
       primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });
-  // The configurations measured for this scenario: its own first, then in file order.
-  std::vector<Configuration> configurations;
-  for (const MeasuredRun& m : of_scenario)
-    if (std::find(configurations.begin(), configurations.end(), configuration_of(*m.primary.row)) == configurations.end())
-      configurations.push_back(configuration_of(*m.primary.row));
-  std::stable_partition(configurations.begin(), configurations.end(), [&](const Configuration& c) { return c == own; });
-  if (results.configuration < 0 || results.configuration >= int(configurations.size())) results.configuration = 0;
+  const std::vector<Configuration> configurations = measured_configurations(of_scenario, own);
+  const auto shape_of = [](const Configuration& c) {
+    return std::string(dtype_name(c.dtype)) + " d" + std::to_string(c.head_dim) + " h" + std::to_string(c.heads);
+  };
+  const auto chosen_at = std::find_if(configurations.begin(), configurations.end(),
+                                      [&](const Configuration& c) { return shape_of(c) == results.shape; });
+  const int chosen_index = chosen_at == configurations.end() ? 0 : int(chosen_at - configurations.begin());
   const bool every = results.all_scenarios || configurations.empty();
   ImGui::Checkbox("every scenario", &results.all_scenarios);
   ImGui::SameLine();
   if (!every) {
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 19);
-    const std::string current = configuration_label(configurations[results.configuration], own);
+    const std::string current = configuration_label(configurations[chosen_index], own);
     if (ImGui::BeginCombo("shape", current.c_str())) {
       for (int i = 0; i < int(configurations.size()); ++i)
-        if (ImGui::Selectable(configuration_label(configurations[i], own).c_str(), i == results.configuration))
-          results.configuration = i;
+        if (ImGui::Selectable(configuration_label(configurations[i], own).c_str(), i == chosen_index))
+          results.shape = shape_of(configurations[i]);
       ImGui::EndCombo();
     }
     if (state.scenario_edited) {
@@ -411,7 +411,7 @@ void show_timings_view(AppState& state) {
   if (every) {
     runs = primary_runs(results, [&](const ResultRow& r) { return r.pass == pass; });
   } else {
-    const Configuration& chosen = configurations[results.configuration];
+    const Configuration& chosen = configurations[chosen_index];
     for (MeasuredRun& m : of_scenario)
       if (configuration_of(*m.primary.row) == chosen) runs.push_back(std::move(m));
   }
@@ -442,7 +442,7 @@ void show_timings_view(AppState& state) {
   }
   const ScenarioModel& model = state.model();
   const std::vector<SourceRatios> ratios = source_ratios(
-      results, configurations[results.configuration],
+      results, configurations[chosen_index],
       model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling

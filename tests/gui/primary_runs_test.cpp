@@ -65,6 +65,11 @@ TEST(PrimaryRuns, TheFirstFileHoldingAConfigurationGivesThePrimaryRunTheOthersIt
   ASSERT_TRUE(other);
   EXPECT_EQ(other->runs(), 1u);
   EXPECT_EQ(spread_text(*other), "");
+  // Measured first or not, the scenario's own shape is offered first.
+  const std::vector<Configuration> shapes = measured_configurations({*other, *packed}, own);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0], own);
+  EXPECT_EQ(shapes[1], d64_config);
   // Each source's own ratio comes from its primary runs: 2234 / 376.
   const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
   ASSERT_EQ(ratios.size(), 1u);
@@ -189,6 +194,12 @@ TEST(ShippedResults, TheArticlesCaseShowsTheBenchRunAndTheSpreadOfTheOthers) {
   const ResultsState results = shipped_results();
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   EXPECT_EQ(own.head_dim, 128);
+  // The Timings view opens on the article's configuration, head dim 128, though the
+  // variants file (head dims 64 and 128) holds head dim 64 first.
+  const std::vector<Configuration> shapes = measured_configurations(
+      primary_runs(results, [](const ResultRow& r) { return r.scenario == "uniform-64x512" && r.pass == Pass::fwd; }), own);
+  ASSERT_EQ(shapes.size(), 4u);  // bf16 and fp16, head dims 64 and 128
+  EXPECT_EQ(shapes.front(), own);
   const auto packed = find_run(results, own, "attnlab", "packed");
   ASSERT_TRUE(packed);
   EXPECT_EQ(file_name(packed->primary), "attnlab-bench.csv");

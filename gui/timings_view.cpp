@@ -87,14 +87,16 @@ const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const Result
   return nullptr;
 }
 
-void show_table(const std::vector<MeasuredRun>& runs, bool show_scenario, float height) {
+// `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
+void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, bool show_scenario,
+                float height) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
-  if (!ImGui::BeginTable("results", show_scenario ? 9 : 8, flags, ImVec2(0, height))) return;
+  if (!ImGui::BeginTable("results", show_scenario ? 10 : 9, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
-  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s", "time / our varlen", "file",
-                            "other runs"})
+  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s", "time / our varlen",
+                            "time / its own varlen", "file", "other runs"})
     ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const MeasuredRun& m : runs) {
@@ -131,6 +133,13 @@ void show_table(const std::vector<MeasuredRun>& runs, bool show_scenario, float 
     ImGui::TableNextColumn();
     const MeasuredRun* varlen = our_varlen(runs, r);
     ImGui::TextUnformatted(varlen ? format_ratio(*r.median_us / *varlen->primary.row->median_us).c_str() : "-");
+    ImGui::TableNextColumn();
+    const SourceFamily* family = family_of(r.source);
+    const SourceRatios* own = family ? ratios_of(ratios, family->name) : nullptr;
+    const std::optional<double> own_ratio = own && impl && !(own->padded_stands_for_varlen && *impl == Implementation::padded)
+                                                ? own->vs_varlen(*impl)
+                                                : std::nullopt;
+    ImGui::TextUnformatted(own_ratio ? format_ratio(*own_ratio).c_str() : "-");
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(file_name(m.primary).c_str());
     ImGui::TableNextColumn();
@@ -433,17 +442,18 @@ void show_timings_view(AppState& state) {
     if ((a.source == "attnlab") != (b.source == "attnlab")) return a.source == "attnlab";
     return *a.median_us < *b.median_us;
   });
+  const ScenarioModel& model = state.model();
+  const std::vector<SourceRatios> ratios =
+      every ? std::vector<SourceRatios>{}
+            : source_ratios(results, configurations[chosen_index],
+                            model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
   const float avail = ImGui::GetContentRegionAvail().y;
   const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
-  show_table(runs, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
+  show_table(runs, ratios, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
   if (every) {
     show_roofline(runs, false, 18);
     return;
   }
-  const ScenarioModel& model = state.model();
-  const std::vector<SourceRatios> ratios = source_ratios(
-      results, configurations[chosen_index],
-      model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     show_source_ratios(ratios, shown_model);

@@ -7,5 +7,6 @@ namespace attnlab::cli {
 void add_list_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_step_command(CLI::App& app);
 
 }  // namespace attnlab::cli

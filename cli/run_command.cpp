@@ -21,6 +21,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/run_info.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/error_metrics.hpp"
@@ -293,6 +294,7 @@ void run_scenarios(const RunOptions& options) {
     ScenarioRun run(s, options, info);
     const std::vector<Outcome> outcomes = run.run(implementations);
     print_outcomes(run, outcomes);
+    for (const std::string& line : take_launch_records()) std::printf("launch       %s\n", line.c_str());
     counts_equal = report_counts(run, outcomes) && counts_equal;
     for (const Outcome& o : outcomes) {
       if (o.refused.empty()) rows.push_back(run.result_row(o));

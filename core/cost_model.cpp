@@ -33,7 +33,6 @@ ImplementationCost cost_of(Implementation impl, const Scenario& s, const Layout&
   c.scores = count.cells.times(heads);
   c.flops_fwd = 4 * d * c.scores_computed();
   c.flops_useful_fwd = 4 * d * c.scores_useful();
-  c.flops_bwd = 10 * d * c.scores_computed();  // 2.5 x forward, kept an exact integer
 
   const std::int64_t row_bytes = c.buffer_tokens * d * elem;  // one head's Q (or K, V, O) over the buffer
   c.hbm.q_read = row_bytes * heads;

@@ -46,7 +46,6 @@ struct ImplementationCost {
 
   std::int64_t flops_fwd = 0;         // 4 * head_dim per score computed
   std::int64_t flops_useful_fwd = 0;  // 4 * head_dim per useful score
-  std::int64_t flops_bwd = 0;         // 2.5 x flops_fwd
   HbmBytes hbm;
   std::int64_t extra_memory_bytes = 0;  // device memory beyond Q, K, V, O
 

@@ -9,6 +9,7 @@
 
 #include "core/layouts.hpp"
 #include "core/length_source.hpp"
+#include "core/model_shape.hpp"
 
 namespace attnlab {
 
@@ -39,6 +40,8 @@ struct Scenario {
 
   LengthSource length_source;  // what the file says; doc_lengths is what it yields
   std::vector<int> doc_lengths;
+
+  std::optional<ModelShape> model;  // the [model] table: the transformer this batch trains (attnlab step)
 
   // Recomputes doc_lengths from length_source and checks every value (the GUI
   // calls it after an edit). Throws InputError naming the file and the key.

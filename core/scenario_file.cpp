@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/model_table.hpp"
 
 namespace attnlab {
 
@@ -178,7 +179,7 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   s.source = file;
   const TableReader top(table, file.string(), "");
   top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "window", "row_len", "packing", "pad_to",
-                "documents"});
+                "documents", "model"});
   constexpr std::string_view why_expected = "one sentence on one line saying what this scenario teaches";
   s.why = top.string("why", why_expected);
   if (s.why.empty() || s.why.find('\n') != std::string::npos) top.fail_type("why", why_expected, *top.find("why"));
@@ -205,6 +206,7 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   const toml::node& docs = top.require("documents", docs_expected);
   if (!docs.is_table()) top.fail_type("documents", docs_expected, docs);
   s.length_source = read_length_source(TableReader(*docs.as_table(), file.string(), "documents."));
+  if (const toml::node* model = top.find("model")) s.model = read_model_table(*model, file.string());
   s.resolve();
   return s;
 }
@@ -263,6 +265,7 @@ std::string scenario_toml(const Scenario& s, const std::filesystem::path& to) {
         }
       },
       s.length_source);
+  if (s.model) out << "\n" << model_table_toml(*s.model);
   return out.str();
 }
 

@@ -15,6 +15,7 @@ void show_view(View v, AppState& state) {
     case View::costs: show_costs_view(state); break;
     case View::timings: show_timings_view(state); break;
     case View::walkthrough: show_walkthrough_view(state); break;
+    case View::step: show_step_view(state); break;
   }
 }
 

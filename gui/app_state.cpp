@@ -14,6 +14,7 @@ const char* view_name(View v) {
     case View::costs: return "costs";
     case View::timings: return "timings";
     case View::walkthrough: return "walkthrough";
+    case View::step: return "step";
   }
   return "?";
 }
@@ -25,6 +26,7 @@ const char* view_title(View v) {
     case View::costs: return "Costs";
     case View::timings: return "Timings";
     case View::walkthrough: return "Flash walkthrough";
+    case View::step: return "Training step";
   }
   return "?";
 }

@@ -18,9 +18,9 @@
 
 namespace attnlab::gui {
 
-enum class View { scenario, masks, costs, timings, walkthrough };
-inline constexpr std::array<View, 5> all_views = {View::scenario, View::masks, View::costs, View::timings,
-                                                  View::walkthrough};
+enum class View { scenario, masks, costs, timings, walkthrough, step };
+inline constexpr std::array<View, 6> all_views = {View::scenario, View::masks, View::costs, View::timings,
+                                                  View::walkthrough, View::step};
 const char* view_name(View v);  // the name --view takes
 const char* view_title(View v);  // the tab's label
 std::optional<View> parse_view(std::string_view name);

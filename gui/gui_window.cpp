@@ -33,7 +33,7 @@ const char* find_font() {
   return nullptr;
 }
 
-// F1..F5 pick a view; Ctrl + and Ctrl - change the text size.
+// F1..F6 pick a view; Ctrl + and Ctrl - change the text size.
 void handle_shortcuts(AppState& state) {
   const ImGuiIO& io = ImGui::GetIO();
   for (std::size_t i = 0; i < all_views.size(); ++i)

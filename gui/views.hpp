@@ -16,5 +16,6 @@ void show_mask_view(AppState& state);
 void show_costs_view(AppState& state);
 void show_timings_view(AppState& state);
 void show_walkthrough_view(AppState& state);
+void show_step_view(AppState& state);  // the training step: from scores to step time (step_view.cpp)
 
 }  // namespace attnlab::gui

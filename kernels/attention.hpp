@@ -115,6 +115,11 @@ struct AttentionTensors {
   DeviceBuffer q, k, v, o, lse;
 };
 
+// Host <-> device of one 16-bit tensor: floats that are values of the dtype,
+// converted bit-exactly; upload_values checks the count against the buffer.
+void upload_values(DeviceBuffer& buffer, const std::vector<float>& values, DType dtype);
+std::vector<float> download_values(const DeviceBuffer& buffer, DType dtype);
+
 // Host <-> device in the tensors' dtype. The floats must already be values of
 // the dtype (AttentionInputs' are): they are converted bit-exactly.
 void upload_qkv(AttentionTensors& tensors, DType dtype, const std::vector<float>& q, const std::vector<float>& k,
@@ -168,6 +173,8 @@ class NaiveAttention {
   NaiveAttention& operator=(const NaiveAttention&) = delete;
   void run(AttentionTensors& tensors);
   std::size_t workspace_bytes() const { return scores_.bytes() + probs_.bytes(); }
+  // P of the last run, [row][head][query][key] in the dtype: what the naive backward reads.
+  const DeviceBuffer& probabilities() const { return probs_; }
 
  private:
   const DeviceLayout& layout_;

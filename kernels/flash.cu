@@ -6,6 +6,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_launch.hpp"
+#include "kernels/kernel_counters.cuh"
 
 namespace attnlab {
 
@@ -19,7 +20,7 @@ void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, Atte
   if (t.positions != layout.host().buffer_tokens())
     throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) +
                                 " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
-  DeviceBuffer counters;
+  const flash::KernelCounters counters(counts);
   flash::Params p{};
   p.layout = layout.view();
   p.work = static_cast<const WorkItem*>(layout.work_list());
@@ -31,23 +32,14 @@ void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, Atte
   p.v = t.v.data();
   p.o = t.o.data();
   p.lse = static_cast<float*>(t.lse.data());
-  if (counts) {
-    counters = DeviceBuffer(sizeof(flash::DeviceCounts));
-    CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(flash::DeviceCounts)));
-    p.counts = static_cast<flash::DeviceCounts*>(counters.data());
-  }
+  p.counts = counters.device();
   const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
   if (problem.head_dim == 64)
     bf16 ? flash::launch_forward<__nv_bfloat16, 64>(p, items) : flash::launch_forward<__half, 64>(p, items);
   else
     bf16 ? flash::launch_forward<__nv_bfloat16, 128>(p, items) : flash::launch_forward<__half, 128>(p, items);
-  if (counts) {
-    flash::DeviceCounts c{};
-    counters.download(&c, sizeof c);
-    counts->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
-    for (int kind = 0; kind < computed_kind_count; ++kind) counts->cells.n[kind] = static_cast<std::int64_t>(c.cells[kind]);
-  }
+  counters.read();
 }
 
 }  // namespace attnlab

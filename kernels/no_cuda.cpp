@@ -1,5 +1,6 @@
 // The host API in a build without CUDA: everything that needs a GPU says so.
 #include "kernels/attention.hpp"
+#include "kernels/backward.hpp"
 
 namespace attnlab {
 
@@ -30,6 +31,19 @@ std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_c
 NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
 NaiveAttention::~NaiveAttention() = default;
 void NaiveAttention::run(AttentionTensors&) { no_cuda(); }
+
+GradientTensors::GradientTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
+std::size_t gradient_tensor_bytes(std::int64_t, const AttentionProblem&) { no_cuda(); }
+void upload_d_o(GradientTensors&, DType, const std::vector<float>&) { no_cuda(); }
+HostGradients download_gradients(const GradientTensors&, DType) { no_cuda(); }
+void run_flash_backward(const DeviceLayout&, const AttentionProblem&, const AttentionTensors&, GradientTensors&,
+                        KernelCounts*) {
+  no_cuda();
+}
+std::size_t naive_backward_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
+NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
+NaiveBackward::~NaiveBackward() = default;
+void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&) { no_cuda(); }
 
 GpuTiming time_on_gpu(const std::function<void()>&, int, int) { no_cuda(); }
 

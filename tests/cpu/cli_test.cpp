@@ -99,6 +99,27 @@ TEST(Cli, ModelCsvHasOneRowPerImplementationAndTheEightfoldRatio) {
   EXPECT_EQ(csv.cell("varlen", "scores_bleed"), "0");
 }
 
+TEST(Cli, ModelCsvHasTheBackwardPass) {
+  const CliRun r = attnlab("model uniform-64x512 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = parse_csv(r.out);
+  // flash: 5 matrix products per score (2.5x the forward), naive 4 from its kept P (2x).
+  for (const char* flash : {"padded", "packed", "varlen"}) {
+    EXPECT_EQ(std::stoll(csv.cell(flash, "flops_bwd")) * 2, std::stoll(csv.cell(flash, "flops_fwd")) * 5) << flash;
+    EXPECT_EQ(csv.cell(flash, "gemms_bwd"), "5");
+    EXPECT_EQ(csv.cell(flash, "scores_recomputed_bwd"), csv.cell(flash, "scores_computed"));
+    EXPECT_EQ(csv.cell(flash, "dq_accumulation"), "atomic_fp32");
+  }
+  EXPECT_EQ(std::stoll(csv.cell("naive", "flops_bwd")), 2 * std::stoll(csv.cell("naive", "flops_fwd")));
+  EXPECT_EQ(csv.cell("naive", "scores_recomputed_bwd"), "0");
+  EXPECT_EQ(csv.cell("naive", "dq_accumulation"), "");
+  // Useful backward FLOPs: 10 * D per useful score, whatever runs them.
+  EXPECT_EQ(csv.cell("naive", "flops_useful_bwd"), csv.cell("varlen", "flops_useful_bwd"));
+  EXPECT_EQ(std::stoll(csv.cell("varlen", "flops_useful_bwd")), 10LL * 128 * std::stoll(csv.cell("varlen", "scores_useful")));
+  EXPECT_GT(std::stoll(csv.cell("naive", "extra_memory_bytes_bwd")), std::stoll(csv.cell("naive", "extra_memory_bytes")));
+  EXPECT_GT(std::stoll(csv.cell("packed", "hbm_bytes_model_bwd")), std::stoll(csv.cell("varlen", "hbm_bytes_model_bwd")));
+}
+
 TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
   const fs::path file = scratch_dir() / "noncausal.toml";
   std::ofstream(file) << "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
@@ -133,6 +154,8 @@ TEST(Cli, ModelTableIsTheDefaultAndCallsOutTheRatio) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("measured"), std::string::npos);
+  EXPECT_NE(r.out.find("bwd: FLOPs / fwd FLOPs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backward: naive keeps "), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
@@ -188,6 +211,47 @@ TEST(Cli, BadTileExitsTwo) {
     EXPECT_NE(r.err.find("--tile: expected BrxBc"), std::string::npos) << tile << ": " << r.err;
   }
   EXPECT_EQ(attnlab("model --format yaml").exit_code, 2);
+}
+
+TEST(Cli, StepShowsTheChainFromScoresToTheArticlesSaving) {
+  const CliRun r = attnlab("step nanochat-d24");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  // nanochat's estimate for d24: 6 x 729,808,896 + 12 x 12 x 128 x (18 x 512 + 6 x 2048).
+  EXPECT_NE(r.out.find("estimate_flops = 6 x 729808896 + 396361728 = 4775215104 FLOP per token"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("attention 8.30% of it"), std::string::npos) << r.out;
+  for (const char* link : {"the article's count", "the same counting on both sides", "what the window leaves",
+                           "what tile quantization leaves", "measured, attnlab", "measured, FA2",
+                           "predicted step saving, from FLOPs", "the article's measured saving"})
+    EXPECT_NE(r.out.find(link), std::string::npos) << link;
+  EXPECT_NE(r.out.find("(a) from FLOPs: 3.56% (nanochat's full squares)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the article: 1.80%"), std::string::npos) << r.out;
+  // The backward pass has no shipped measurement: said, not invented.
+  EXPECT_NE(r.out.find("whole step (forward and backward) not measured"), std::string::npos) << r.out;
+}
+
+TEST(Cli, StepCsvHasOneRowPerImplementation) {
+  const CliRun r = attnlab("step nanochat-d24 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = parse_csv(r.out);
+  ASSERT_EQ(csv.rows.size(), 4u) << r.out;
+  EXPECT_EQ(csv.cell("packed", "matrix_params"), "729808896");
+  EXPECT_NEAR(std::stod(csv.cell("packed", "step_full")), 4775215104.0, 1.0);
+  EXPECT_NEAR(std::stod(csv.cell("varlen", "attention_full")), 12.0 * 12 * 128 * 24 * 512, 1.0);
+}
+
+TEST(Cli, StepWithoutAModelTableExitsTwo) {
+  const CliRun r = attnlab("step uniform-64x512");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("uniform-64x512.toml: model: missing"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, StepWithoutResultsSaysNotMeasured) {
+  const CliRun r = attnlab("step nanochat-d24", "ATTNLAB_RESULTS=/nonexistent");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(b) from time: not measured (no GEMM ceiling in the results folder)"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // Every implementation against the fp64 CPU reference on fresh random inputs
 // with awkward document lengths, both dtypes, both head dims, causal and not.
 #include <cstdio>
-#include <ostream>
 #include <string>
 
 #include "tests/gpu/gpu_test_support.hpp"
@@ -9,23 +8,7 @@
 namespace attnlab::test {
 namespace {
 
-struct Config {
-  DType dtype;
-  int head_dim;
-  bool causal;
-};
-
-// gtest prints parameters in test names; without this it dumps the struct's bytes, padding included.
-void PrintTo(const Config& c, std::ostream* os) {
-  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
-}
-
-std::string config_name(const ::testing::TestParamInfo<Config>& info) {
-  const Config& c = info.param;
-  return std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
-}
-
-class Accuracy : public ::testing::TestWithParam<Config> {
+class Accuracy : public ::testing::TestWithParam<KernelConfig> {
  protected:
   AttentionProblem problem() const {
     AttentionProblem p;
@@ -49,14 +32,6 @@ class Accuracy : public ::testing::TestWithParam<Config> {
     EXPECT_LT(*run.error.lse_max_abs, 1e-3) << implementation_name(impl);
   }
 };
-
-// 1 and 2 tokens, both sides of a 64-token tile and of 512, one long document,
-// and a run of one-token documents.
-std::vector<int> awkward_lengths() {
-  std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097};
-  lengths.insert(lengths.begin() + 3, 16, 1);
-  return lengths;
-}
 
 TEST_P(Accuracy, VarlenMatchesReference) {
   ATTNLAB_REQUIRE_GPU();
@@ -91,11 +66,7 @@ TEST_P(Accuracy, ManyOneTokenDocuments) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, Accuracy,
-                         ::testing::Values(Config{DType::bf16, 64, true}, Config{DType::bf16, 64, false},
-                                           Config{DType::bf16, 128, true}, Config{DType::bf16, 128, false},
-                                           Config{DType::fp16, 64, true}, Config{DType::fp16, 64, false},
-                                           Config{DType::fp16, 128, true}, Config{DType::fp16, 128, false}),
-                         config_name);
+                         ::testing::ValuesIn(all_kernel_configs()), config_name);
 
 // The same inputs twice give the same bits: no race between warps or CTAs.
 TEST(Determinism, FlashGivesTheSameBitsTwice) {

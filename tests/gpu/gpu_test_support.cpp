@@ -16,14 +16,41 @@ bool has_gpu() {
   }
 }
 
+std::vector<KernelConfig> all_kernel_configs() {
+  std::vector<KernelConfig> configs;
+  for (DType dtype : {DType::bf16, DType::fp16})
+    for (int head_dim : {64, 128})
+      for (bool causal : {true, false}) configs.push_back({dtype, head_dim, causal});
+  return configs;
+}
+
+void PrintTo(const KernelConfig& c, std::ostream* os) {
+  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
+}
+
+std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info) {
+  const KernelConfig& c = info.param;
+  return std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
+}
+
+std::vector<int> awkward_lengths() {
+  std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097};
+  lengths.insert(lengths.begin() + 3, 16, 1);
+  return lengths;
+}
+
 double rel_l2_bound(DType dtype) { return dtype == DType::bf16 ? 1e-2 : 2e-3; }
+
+std::int64_t canonical_tokens(const Layout& layout) {
+  std::int64_t tokens = 0;
+  for (std::int64_t s : layout.token_source) tokens = std::max(tokens, s + 1);
+  return tokens;
+}
 
 CheckedRun run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                          std::uint64_t seed) {
-  std::int64_t canonical_tokens = 0;
-  for (std::int64_t s : layout.token_source) canonical_tokens = std::max(canonical_tokens, s + 1);
   const AttentionInputs canonical =
-      make_random_inputs(canonical_tokens, problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
+      make_random_inputs(canonical_tokens(layout), problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
   const AttentionInputs gathered = gather_inputs(layout, canonical);
 
   DeviceLayout device_layout(layout);

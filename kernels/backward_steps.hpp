@@ -1,0 +1,16 @@
+#pragma once
+// Steps both backwards share (kernels in backward.cu), for their .cu files only.
+#include <cstdint>
+
+#include "kernels/attention.hpp"
+
+namespace attnlab {
+
+// Δ[position][head] = Σ_d dO·O in fp32, from the dtype's dO and O.
+void compute_delta(const AttentionProblem& problem, std::int64_t positions, const void* d_o, const void* o,
+                   float* delta);
+
+// to[i] = factor·from[i], rounded to the dtype.
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype);
+
+}  // namespace attnlab

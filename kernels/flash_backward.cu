@@ -1,0 +1,52 @@
+// run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator, the tiled
+// kernel for the dtype and head dim, then dQ = scale·accumulator in the dtype.
+#include <cmath>
+
+#include "kernels/backward.hpp"
+#include "kernels/backward_steps.hpp"
+#include "kernels/cuda_check.hpp"
+#include "kernels/flash_backward_kernel.cuh"
+#include "kernels/kernel_counters.cuh"
+
+namespace attnlab {
+
+void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& problem, const AttentionTensors& t,
+                        GradientTensors& g, KernelCounts* counts) {
+  problem.validate();
+  const std::int64_t positions = layout.host().buffer_tokens();
+  if (t.positions != positions || g.positions != positions)
+    throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
+                                " positions and gradients " + std::to_string(g.positions) + ", the layout " +
+                                std::to_string(positions));
+  compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()));
+  CUDA_CHECK(cudaMemsetAsync(g.dq_accum.data(), 0, g.dq_accum.bytes()));
+
+  const flash::KernelCounters counters(counts);
+  flash::BackwardParams p{};
+  p.layout = layout.view();
+  p.work = static_cast<const WorkItem*>(layout.work_list());
+  p.heads = problem.heads;
+  p.kv_heads = problem.kv_heads;
+  p.scale = problem.softmax_scale();
+  p.scale_log2 = p.scale * static_cast<float>(M_LOG2E);
+  p.q = t.q.data();
+  p.k = t.k.data();
+  p.v = t.v.data();
+  p.d_o = g.d_o.data();
+  p.lse = static_cast<const float*>(t.lse.data());
+  p.delta = static_cast<const float*>(g.delta.data());
+  p.dq_accum = static_cast<float*>(g.dq_accum.data());
+  p.dk = g.dk.data();
+  p.dv = g.dv.data();
+  p.counts = counters.device();
+  const int items = layout.work_items();
+  const bool bf16 = problem.dtype == DType::bf16;
+  if (problem.head_dim == 64)
+    bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);
+  else
+    bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
+  convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
+  counters.read();
+}
+
+}  // namespace attnlab

@@ -1,0 +1,306 @@
+// The backward pass (flash and naive) against the fp64 CPU reference: dQ, dK and
+// dV each by relative L2, on fresh random inputs and dO with awkward document
+// lengths, both dtypes, both head dims, causal and not, GQA; the flash
+// backward's counted tiles against the forward's and the model's.
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/scenario_file.hpp"
+#include "kernels/backward.hpp"
+#include "reference/attention_inputs.hpp"
+#include "reference/reference_backward.hpp"
+#include "tests/gpu/gpu_test_support.hpp"
+
+namespace attnlab::test {
+namespace {
+
+// What a backward wrote into dQ, dK, dV poisoned beforehand (0xFF: NaN): values
+// at valid positions that are not finite, and values at padding positions that are not 0.
+struct WrittenGradients {
+  std::int64_t not_finite = 0;
+  std::int64_t padding_not_zero = 0;
+};
+
+void check_written(const Layout& layout, const std::vector<float>& values, std::size_t width, WrittenGradients& w) {
+  ASSERT_EQ(values.size(), std::size_t(layout.buffer_tokens()) * width);
+  for (std::int64_t pos = 0; pos < layout.buffer_tokens(); ++pos)
+    for (std::size_t i = 0; i < width; ++i) {
+      const float x = values[pos * width + i];
+      if (layout.token_source[pos] >= 0)
+        w.not_finite += !std::isfinite(x);
+      else
+        w.padding_not_zero += x != 0.f;
+    }
+}
+
+struct BackwardRun {
+  GradientErrorStats error;
+  WrittenGradients written;
+};
+
+// Seeded random Q, K, V and dO (rounded to the dtype) gathered into `layout`;
+// the forward, then the backward of the same implementation into poisoned
+// gradients (workspace poisoned too); everything compared with the fp64
+// reference backward of the same layout.
+BackwardRun run_backward_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
+                                   std::uint64_t seed) {
+  const AttentionInputs canonical =
+      make_random_inputs(canonical_tokens(layout), problem.heads, problem.kv_heads, problem.head_dim, problem.dtype, seed);
+  const std::vector<float> d_o = make_random_grad_output(canonical, seed + 1000);
+  const AttentionInputs gathered = gather_inputs(layout, canonical);
+  const std::size_t q_width = std::size_t(problem.heads) * problem.head_dim;
+  const std::size_t kv_width = std::size_t(problem.kv_heads) * problem.head_dim;
+
+  DeviceLayout device_layout(layout);
+  AttentionTensors tensors(layout.buffer_tokens(), problem);
+  upload_qkv(tensors, problem.dtype, gathered.q, gathered.k, gathered.v);
+  GradientTensors gradients(layout.buffer_tokens(), problem);
+  upload_d_o(gradients, problem.dtype, gather_tokens(layout, d_o, q_width));
+  for (DeviceBuffer* b : {&gradients.dq, &gradients.dk, &gradients.dv, &gradients.delta, &gradients.dq_accum}) b->poison();
+  if (implementation == Implementation::naive) {
+    NaiveAttention naive(device_layout, problem);
+    naive.run(tensors);
+    NaiveBackward backward(device_layout, problem);
+    backward.run(naive, tensors, gradients);
+  } else {
+    run_flash(device_layout, problem, tensors);
+    run_flash_backward(device_layout, problem, tensors, gradients);
+  }
+  const HostGradients g = download_gradients(gradients, problem.dtype);
+
+  BackwardRun run;
+  check_written(layout, g.dq, q_width, run.written);
+  check_written(layout, g.dk, kv_width, run.written);
+  check_written(layout, g.dv, kv_width, run.written);
+  const ReferenceGradients reference =
+      reference_backward_materialized(layout, canonical, d_o, problem.softmax_scale());
+  run.error = compare_gradients_to_reference(layout, reference, g.dq, g.dk, g.dv);
+  return run;
+}
+
+// The forward's bounds doubled: the backward rounds P and dS to 16 bits for its
+// products and sums over more of them (the measured errors are printed).
+double gradient_bound(DType dtype) { return 2 * rel_l2_bound(dtype); }
+
+void print_run(const char* what, const Layout& layout, const BackwardRun& run) {
+  std::printf("  %-6s %-6s rows %4d  rel_l2 dQ %.3e  dK %.3e  dV %.3e  (worst %s, max abs %.3e)\n", what,
+              layout_kind_name(layout.kind), layout.num_rows(), run.error.dq.rel_l2, run.error.dk.rel_l2,
+              run.error.dv.rel_l2, run.error.worst_name(), run.error.worst().max_abs);
+}
+
+void expect_written(const BackwardRun& run) {
+  EXPECT_EQ(run.written.not_finite, 0) << "gradients of valid positions left unwritten (still poison) or not finite";
+  EXPECT_EQ(run.written.padding_not_zero, 0) << "gradients of padding positions should be 0";
+}
+
+class Backward : public ::testing::TestWithParam<KernelConfig> {
+ protected:
+  AttentionProblem problem(int heads = 4, int kv_heads = 2) const {  // grouped-query: two query heads per KV head
+    AttentionProblem p;
+    p.dtype = GetParam().dtype;
+    p.heads = heads;
+    p.kv_heads = kv_heads;
+    p.head_dim = GetParam().head_dim;
+    return p;
+  }
+
+  void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed) {
+    const AttentionProblem p = problem();
+    const BackwardRun run = run_backward_and_check(impl, layout, p, seed);
+    print_run(implementation_name(impl), layout, run);
+    expect_written(run);
+    for (const ErrorStats* e : {&run.error.dq, &run.error.dk, &run.error.dv}) EXPECT_GT(e->values, 0);
+    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+        << implementation_name(impl) << ": worst is " << run.error.worst_name();
+  }
+};
+
+TEST_P(Backward, VarlenMatchesReference) {
+  ATTNLAB_REQUIRE_GPU();
+  expect_close(Implementation::varlen, make_varlen_layout(awkward_lengths(), GetParam().causal), 21);
+}
+
+TEST_P(Backward, PaddedMatchesReference) {
+  ATTNLAB_REQUIRE_GPU();
+  expect_close(Implementation::padded, make_padded_layout(awkward_lengths(), 4097, GetParam().causal), 22);
+}
+
+TEST_P(Backward, PackedMatchesReferenceWithItsBleed) {
+  ATTNLAB_REQUIRE_GPU();
+  // Rows of 1000: not a multiple of the tile, documents cut across rows.
+  expect_close(Implementation::packed,
+               make_packed_layout(awkward_lengths(), 1000, PackingPolicy::concatenate, GetParam().causal), 23);
+  expect_close(Implementation::packed,
+               make_packed_layout(awkward_lengths(), 1000, PackingPolicy::best_fit, GetParam().causal), 24);
+}
+
+TEST_P(Backward, NaiveMatchesReference) {
+  ATTNLAB_REQUIRE_GPU();
+  expect_close(Implementation::naive, make_padded_layout(awkward_lengths(), 4097, GetParam().causal), 25);
+  expect_close(Implementation::naive,
+               make_packed_layout(awkward_lengths(), 1000, PackingPolicy::concatenate, GetParam().causal), 26);
+}
+
+// One-token documents attend only themselves: P = 1, so dV = dO exactly and the
+// reference dQ, dK are 0 (dP − Δ vanishes); the GPU's are rounding noise of dP − Δ in fp32.
+TEST_P(Backward, ManyOneTokenDocuments) {
+  ATTNLAB_REQUIRE_GPU();
+  const std::vector<int> ones(300, 1);
+  const Layout varlen = make_varlen_layout(ones, GetParam().causal);
+  const BackwardRun run = run_backward_and_check(Implementation::varlen, varlen, problem(), 27);
+  print_run("varlen", varlen, run);
+  expect_written(run);
+  EXPECT_LT(run.error.dv.rel_l2, 1e-6);
+  EXPECT_LT(run.error.dq.max_abs, 1e-4);
+  EXPECT_LT(run.error.dk.max_abs, 1e-4);
+  expect_close(Implementation::packed, make_packed_layout(ones, 128, PackingPolicy::concatenate, GetParam().causal), 28);
+}
+
+// Three query heads per KV head (and one KV head for all): dK, dV summed over the group.
+TEST_P(Backward, GroupsOfThreeQueryHeads) {
+  ATTNLAB_REQUIRE_GPU();
+  for (int kv_heads : {2, 1}) {
+    const AttentionProblem p = problem(3 * kv_heads, kv_heads);
+    const Layout layout = make_varlen_layout({700, 65, 1, 130}, GetParam().causal);
+    const BackwardRun run = run_backward_and_check(Implementation::varlen, layout, p, 29);
+    std::printf("  heads %d kv_heads %d:", p.heads, p.kv_heads);
+    print_run("varlen", layout, run);
+    expect_written(run);
+    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype)) << run.error.worst_name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, Backward,
+                         ::testing::ValuesIn(all_kernel_configs()), config_name);
+
+// Small enough for compute-sanitizer (memcheck, racecheck, synccheck, initcheck):
+// every backward over the layouts of tests/gpu/sanitizer-small.toml (tile-edge
+// lengths, a one-token document, GQA, rows not a multiple of the tile).
+TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
+  ATTNLAB_REQUIRE_GPU();
+  const Scenario s = load_scenario(ATTNLAB_SOURCE_DIR "/tests/gpu/sanitizer-small.toml");
+  const AttentionProblem p = attention_problem(s);
+  for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
+    const Layout layout = implementation_layout(s, impl);
+    const BackwardRun run = run_backward_and_check(impl, layout, p, 31);
+    print_run(implementation_name(impl), layout, run);
+    expect_written(run);
+    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype)) << implementation_name(impl) << ": " << run.error.worst_name();
+  }
+}
+
+// Sliding windows (FlashAttention's window_size): causal windows below a tile,
+// of one tile and of several; non-causal windows on both sides. The backward's
+// key range of each query and query tiles of each key tile come from the layout.
+TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
+  ATTNLAB_REQUIRE_GPU();
+  const std::vector<int> lengths{1, 2, 1, 1, 1, 63, 64, 65, 511, 513, 1500};
+  struct Case {
+    DType dtype;
+    int head_dim;
+    bool causal;
+    Window window;
+  };
+  for (const Case& c : {Case{DType::bf16, 128, true, {5, 0}}, Case{DType::bf16, 64, true, {64, 0}},
+                        Case{DType::fp16, 64, true, {200, 0}}, Case{DType::fp16, 128, false, {30, 70}},
+                        Case{DType::bf16, 64, false, {0, 128}}}) {
+    AttentionProblem p;
+    p.dtype = c.dtype;
+    p.heads = 4;
+    p.kv_heads = 2;
+    p.head_dim = c.head_dim;
+    const Layout padded = make_padded_layout(lengths, 1500, c.causal, c.window);
+    for (const auto& [impl, layout] :
+         {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
+          std::pair{Implementation::padded, padded},
+          std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
+          std::pair{Implementation::naive, padded}}) {
+      const BackwardRun run = run_backward_and_check(impl, layout, p, 30);
+      std::printf("  %s d%d %s window (%d, %d):", dtype_name(c.dtype), c.head_dim, c.causal ? "causal" : "full",
+                  c.window.left, c.window.right);
+      print_run(implementation_name(impl), layout, run);
+      expect_written(run);
+      EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+          << implementation_name(impl) << " window (" << c.window.left << ", " << c.window.right << "): worst is "
+          << run.error.worst_name();
+    }
+  }
+}
+
+// The flash backward visits exactly the forward's tiles (each head's), walking
+// them from the key side, and its count of cells by kind equals the model's;
+// causal and not, with and without windows.
+TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  p.heads = 3;
+  p.kv_heads = 1;
+  p.head_dim = 64;
+  const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
+  for (bool causal : {true, false})
+    for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
+      for (const Layout& layout :
+           {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, 4200, causal, w),
+            make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal, w),
+            make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, w)}) {
+        DeviceLayout device_layout(layout);
+        AttentionTensors t(layout.buffer_tokens(), p);
+        GradientTensors g(layout.buffer_tokens(), p);
+        for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
+        KernelCounts forward, backward;
+        run_flash(device_layout, p, t, &forward);
+        run_flash_backward(device_layout, p, t, g, &backward);
+        const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full") +
+                                 " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+        EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
+        EXPECT_EQ(backward.cells, forward.cells) << what;
+        EXPECT_EQ(backward.cells, count_layout(layout, flash_tile).times(p.heads)) << what;
+      }
+}
+
+// dK and dV are summed in registers in a fixed order: the same inputs give the
+// same bits twice (dQ's atomics may sum in another order, so it is not compared).
+TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  p.heads = 4;
+  p.kv_heads = 2;
+  const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
+  const AttentionInputs inputs = make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
+  DeviceLayout device_layout(layout);
+  AttentionTensors t(layout.buffer_tokens(), p);
+  upload_qkv(t, p.dtype, inputs.q, inputs.k, inputs.v);
+  GradientTensors g(layout.buffer_tokens(), p);
+  upload_d_o(g, p.dtype, make_random_grad_output(inputs, 6));
+  run_flash(device_layout, p, t);
+  run_flash_backward(device_layout, p, t, g);
+  const HostGradients first = download_gradients(g, p.dtype);
+  g.dk.poison();
+  g.dv.poison();
+  run_flash_backward(device_layout, p, t, g);
+  const HostGradients second = download_gradients(g, p.dtype);
+  EXPECT_EQ(first.dk, second.dk);
+  EXPECT_EQ(first.dv, second.dv);
+}
+
+// naive backward computes its workspace first and refuses, naming bytes needed and free.
+TEST(NaiveBackwardMemory, RefusesAWorkspaceLargerThanFreeMemory) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;  // 16 heads, head dim 128: dP and dS of one 300k-token row are about 8.6 TB
+  const Layout layout = make_padded_layout({300000}, 300000, true);
+  DeviceLayout device_layout(layout);
+  const std::size_t needed = naive_backward_workspace_bytes(layout, p);
+  EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6 + std::size_t(2) * 300000 * 16 * 128 * 4);
+  try {
+    NaiveBackward naive(device_layout, p);
+    FAIL() << "expected a refusal";
+  } catch (const GpuMemoryError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(std::to_string(needed)), std::string::npos) << message;
+    EXPECT_NE(message.find("free"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::test

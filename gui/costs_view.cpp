@@ -267,9 +267,12 @@ void show_costs_view(AppState& state) {
   }
   const Implementation worst = show_callout(model, runs);
   ImGui::Spacing();
+  // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
   std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);
-  // Hook: the training step's stages (the step's time, then the article's 1.8%) go here, appended to `chain`.
   draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(), chain);
+  if (s.model)
+    ImGui::TextDisabled("The Training step tab carries the chain on, through this scenario's [model], to the step's "
+                        "time and the article's 1.8%%.");
   ImGui::Separator();
   // Two bands of two columns where the window is wide: scores | bytes, then the table |
   // the IO call-out. The first band takes the height the second leaves, its bars growing

@@ -39,8 +39,16 @@ def fail(message: str):
     sys.exit(2)
 
 
+def file_order(path: Path):
+    """Where files repeat a case, the row of the first file in this order stands: by name
+    without ".csv" (attnlab-bench before attnlab-bench-variants, peers before peers-variants),
+    then by the whole path. The GUI and `attnlab model` order files the same way
+    (core/results_order.hpp), and tests/gui checks that the GUI shows the same runs."""
+    return (path.stem, str(path))
+
+
 def read_files(paths: list[Path] | None) -> list[dict]:
-    return [row for path in paths or [] for row in read_rows(path)]
+    return [row for path in sorted(paths or [], key=file_order) for row in read_rows(path)]
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -124,7 +132,7 @@ class Run:
 
 def group(bench, peers, run, attnlab: str) -> list[Run]:
     keyed = defaultdict(lambda: ({}, {}, {}))
-    for r in bench:  # where files repeat a case, the first file's row stands
+    for r in bench:  # where files repeat a case, the first file's row stands (file_order)
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][0].setdefault(r["implementation"], r)
     for r in peers:
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][1].setdefault(r["source"], r)
@@ -265,7 +273,7 @@ def provenance(bench, peers) -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (the first wins on repeats)")
+    ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (on repeats, the first in file_order wins)")
     ap.add_argument("--peers", type=Path, nargs="+", help="bench/peers/torch_peers.py results CSVs")
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
     ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")

@@ -170,7 +170,7 @@ void print_measured_rows(const Scenario& s) {
   std::erase_if(rows, [&](const auto& row) { return row.second.scenario != s.name; });
   if (rows.empty()) return;
   const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
-  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median us", "min us", "max us",
+  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median µs", "min µs", "max µs",
                    "useful TFLOP/s", "scores computed", "rel L2 error"},
                   6);
   for (const auto& [file, r] : rows)

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/input_error.hpp"
+#include "core/results_order.hpp"
 
 namespace attnlab::cli {
 
@@ -20,7 +21,7 @@ std::vector<std::pair<std::string, ResultRow>> read_results_folder(const std::fi
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
     if (entry.path().extension() == ".csv") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), results_file_order);  // a configuration's primary run first
   for (const auto& file : files) {
     try {
       for (ResultRow& r : read_results_csv(file)) rows.emplace_back(file.stem().string(), std::move(r));

@@ -18,10 +18,16 @@ std::string printf_string(const char* format, ...) {
   return out;
 }
 
+std::size_t display_width(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // UTF-8 continuation bytes add no column
+  return n;
+}
+
 std::string TextTable::render() const {
   std::vector<std::size_t> width(header_.size(), 0);
   auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   };
   widen(header_);
   for (const auto& row : rows_) widen(row);
@@ -29,7 +35,7 @@ std::string TextTable::render() const {
     std::string out;
     for (std::size_t i = 0; i < width.size(); ++i) {
       const std::string cell = i < row.size() ? row[i] : "";
-      const std::string pad(width[i] - cell.size(), ' ');
+      const std::string pad(width[i] - display_width(cell), ' ');
       if (i > 0) out += "  ";
       out += i < left_aligned_ ? cell + pad : pad + cell;
     }

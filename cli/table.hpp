@@ -1,5 +1,6 @@
 #pragma once
-// Plain-text tables and the number formats the CLI prints in them.
+// Plain-text tables and the number formats the CLI prints in them. Units as the GUI
+// shows them: bytes in powers of 1024 (KiB, MiB, GiB), times in µs.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// Columns a UTF-8 string takes in a terminal ("µs" is two), for characters one column wide.
+std::size_t display_width(const std::string& text);
 std::string si_count(double value);         // 3 significant digits and a k/M/G/T/P suffix: "34.4 M"
 std::string binary_bytes(double bytes);     // "1.50 GiB"
 std::string times(double ratio);            // "7.99x"

@@ -74,6 +74,9 @@ struct AppState {
   // moved; in the background mode, possibly the previous one while it is rebuilt.
   const ScenarioModel& model();
   bool model_is_current() const { return model_ && model_->version == scenario_version; }
+  // Something moves without input (the walkthrough plays, a model or a live run is being
+  // made): the window keeps drawing frames instead of waiting for input.
+  bool animating() const { return walkthrough.playing || !model_is_current() || live_run.running(); }
 
  private:
   std::shared_ptr<const ScenarioModel> model_;

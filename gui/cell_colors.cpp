@@ -27,14 +27,18 @@ const char* paint_class_label(PaintClass c) {
 void draw_cell_kind_legend() {
   const float side = ImGui::GetTextLineHeight();
   for (int c = 0; c < cell_kind_count; ++c) {
+    const char* label = paint_class_label(static_cast<PaintClass>(c));
+    if (c > 0) {  // on this line where the swatch and its name fit, else on the next
+      ImGui::SameLine(0, side * 1.5f);
+      if (ImGui::GetContentRegionAvail().x < side + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(label).x)
+        ImGui::NewLine();
+    }
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + side, at.y + side), paint_color(static_cast<PaintClass>(c)));
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine();
-    ImGui::TextUnformatted(paint_class_label(static_cast<PaintClass>(c)));
-    ImGui::SameLine(0, side * 1.5f);
+    ImGui::TextUnformatted(label);
   }
-  ImGui::NewLine();
 }
 
 }  // namespace attnlab::gui

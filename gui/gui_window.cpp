@@ -9,6 +9,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <filesystem>
 #include <stdexcept>
@@ -21,6 +22,8 @@ namespace attnlab::gui {
 namespace {
 
 constexpr float base_font_pixels = 18.0f;  // larger than Dear ImGui's 13 px: readable on a projector
+constexpr int frames_after_input = 3;      // Dear ImGui settles hover, click and layout over a couple of frames
+constexpr double idle_wait_seconds = 0.5;  // asleep, still look at the state twice a second (text caret, worker threads)
 
 // A TrueType font if the machine has one; Dear ImGui's built-in font otherwise.
 const char* find_font() {
@@ -60,6 +63,8 @@ GuiWindow::GuiWindow(int width, int height, bool visible) {
   }
   glfwMakeContextCurrent(window_);
   glfwSwapInterval(1);
+  glfwSetWindowUserPointer(window_, this);
+  install_input_callbacks(window_);  // before Dear ImGui's, which call ours after theirs
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
@@ -91,6 +96,13 @@ void GuiWindow::apply_text_scale(float scale) {
   }
   ImGuiStyle style;
   ImGui::StyleColorsDark(&style);
+  // Bars and histograms in a neutral grey-blue: the default amber reads as the padding cell kind.
+  style.Colors[ImGuiCol_PlotHistogram] = ImVec4(0.55f, 0.6f, 0.75f, 1);
+  style.Colors[ImGuiCol_PlotHistogramHovered] = ImVec4(0.7f, 0.75f, 0.9f, 1);
+  // A slider's grab drawn thin and translucent, so the value printed on the slider stays readable.
+  style.GrabMinSize = 4;
+  style.Colors[ImGuiCol_SliderGrab].w = 0.55f;
+  style.Colors[ImGuiCol_SliderGrabActive].w = 0.75f;
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
   if (applied_text_scale_ != 0) {  // the backend made the first texture itself; later ones we replace
@@ -100,7 +112,40 @@ void GuiWindow::apply_text_scale(float scale) {
   applied_text_scale_ = scale;
 }
 
+GuiWindow& GuiWindow::of(GLFWwindow* window) { return *static_cast<GuiWindow*>(glfwGetWindowUserPointer(window)); }
+
+// Every input marks the window for drawing; mouse buttons also go through the queue.
+void GuiWindow::install_input_callbacks(GLFWwindow* window) {
+  glfwSetMouseButtonCallback(window, [](GLFWwindow* w, int button, int action, int) {
+    double x = 0, y = 0;
+    glfwGetCursorPos(w, &x, &y);
+    of(w).mouse_.push(button, action == GLFW_PRESS, {static_cast<float>(x), static_cast<float>(y)});
+    of(w).input_seen_ = true;
+  });
+  glfwSetCursorPosCallback(window, [](GLFWwindow* w, double, double) { of(w).input_seen_ = true; });
+  glfwSetScrollCallback(window, [](GLFWwindow* w, double, double) { of(w).input_seen_ = true; });
+  glfwSetKeyCallback(window, [](GLFWwindow* w, int, int, int, int) { of(w).input_seen_ = true; });
+  glfwSetCharCallback(window, [](GLFWwindow* w, unsigned int) { of(w).input_seen_ = true; });
+  glfwSetWindowFocusCallback(window, [](GLFWwindow* w, int) { of(w).input_seen_ = true; });
+  glfwSetCursorEnterCallback(window, [](GLFWwindow* w, int) { of(w).input_seen_ = true; });
+  glfwSetFramebufferSizeCallback(window, [](GLFWwindow* w, int, int) { of(w).input_seen_ = true; });
+  glfwSetWindowRefreshCallback(window, [](GLFWwindow* w) { of(w).input_seen_ = true; });
+}
+
+void GuiWindow::press_mouse(int button, bool down, ScreenPoint at) {
+  mouse_.push(button, down, {static_cast<float>(at.x), static_cast<float>(at.y)});
+}
+
+// After the platform's new frame: the buttons as the queue hands them out, one change per frame.
+void GuiWindow::apply_mouse_buttons() {
+  ImGuiIO& io = ImGui::GetIO();
+  const MouseButtonQueue::Frame frame = mouse_.next_frame();
+  for (int i = 0; i < MouseButtonQueue::buttons; ++i) io.MouseDown[i] = frame.down[i];
+  if (frame.at) io.MousePos = ImVec2(frame.at->first, frame.at->second);
+}
+
 void GuiWindow::draw_frame(AppState& state) {
+  apply_mouse_buttons();
   ImGui::NewFrame();
   handle_shortcuts(state);
   draw_app(state);
@@ -113,8 +158,17 @@ void GuiWindow::draw_frame(AppState& state) {
 }
 
 void GuiWindow::run(AppState& state) {
+  int frames_left = frames_after_input;
   while (!glfwWindowShouldClose(window_)) {
-    glfwPollEvents();
+    if (frames_left > 0 || state.animating() || mouse_.pending())
+      glfwPollEvents();
+    else
+      glfwWaitEventsTimeout(idle_wait_seconds);
+    if (input_seen_) frames_left = frames_after_input;
+    else if (ImGui::GetIO().WantTextInput) frames_left = std::max(frames_left, 1);  // the text caret blinks
+    input_seen_ = false;
+    if (frames_left == 0 && !state.animating() && !mouse_.pending()) continue;
+    frames_left = std::max(0, frames_left - 1);
     apply_text_scale(state.text_scale);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -143,7 +197,6 @@ Image GuiWindow::render_offscreen(AppState& state, int width, int height, int fr
     io.DisplayFramebufferScale = ImVec2(1, 1);
     io.DeltaTime = 1.0f / 60.0f;
     io.MousePos = mouse ? ImVec2(float(mouse->x), float(mouse->y)) : ImVec2(-FLT_MAX, -FLT_MAX);
-    for (bool& down : io.MouseDown) down = false;
     draw_frame(state);
   }
   Image image{width, height, std::vector<std::uint8_t>(static_cast<std::size_t>(width) * height * 4)};

@@ -3,6 +3,7 @@
 // interactive loop, and offscreen rendering for headless screenshots and tests.
 #include "gui/app_state.hpp"
 #include "gui/image.hpp"
+#include "gui/mouse_queue.hpp"
 #include "gui/window_size.hpp"
 
 #include <optional>
@@ -20,20 +21,31 @@ class GuiWindow {
   GuiWindow(const GuiWindow&) = delete;
   GuiWindow& operator=(const GuiWindow&) = delete;
 
-  // Draws frames until the window is closed.
+  // Draws frames until the window is closed: on input (and a few frames after it, for
+  // Dear ImGui to settle hover and click states) and while something moves (a playing
+  // walkthrough, a model or live run in flight); otherwise it sleeps until input comes.
   void run(AppState& state);
   // Draws `frames` frames of width x height into an offscreen framebuffer and reads
-  // the last one back. The mouse rests at `mouse` (no button down), or nowhere; a
-  // tooltip shows from the third frame on (one to select the view, one to size it).
+  // the last one back. The mouse rests at `mouse`, or nowhere; its buttons follow
+  // press_mouse (none by default). A tooltip shows from the third frame on (one to
+  // select the view, one to size it).
   Image render_offscreen(AppState& state, int width, int height, int frames = 3,
                          std::optional<ScreenPoint> mouse = std::nullopt);
+  // A mouse button change, as the window's input callback queues it (tests use it to
+  // click offscreen: a press and a release queued together are one click).
+  void press_mouse(int button, bool down, ScreenPoint at);
 
  private:
   void apply_text_scale(float scale);
   void draw_frame(AppState& state);
+  void apply_mouse_buttons();
+  static void install_input_callbacks(GLFWwindow* window);
+  static GuiWindow& of(GLFWwindow* window);
 
   GLFWwindow* window_ = nullptr;
   float applied_text_scale_ = 0;
+  MouseButtonQueue mouse_;
+  bool input_seen_ = true;  // since the last frame: draw again
 };
 
 }  // namespace attnlab::gui

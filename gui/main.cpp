@@ -1,4 +1,4 @@
-// attnlab-gui: the views of DESIGN.md §7, interactive or rendered headless to a PNG.
+// attnlab-gui: the scenario, masks, costs, timings, flash walkthrough and training step views, interactive or rendered headless to a PNG.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   double mask_cells = 0;
   std::string mouse_arg;
   app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
-  app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings or walkthrough");
+  app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings, walkthrough or step");
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
   app.add_option("--size", size_arg, "window or picture size, WIDTHxHEIGHT");
   app.add_option("--results", results_folder, "folder of results CSVs to show (default: the shipped H100 results)");
@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   }
   return attnlab::run_program("attnlab-gui", [&] {
     const auto view = parse_view(view_arg);
-    if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings or walkthrough, got \"" + view_arg + "\"");
+    if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings, walkthrough or step, got \"" + view_arg + "\"");
     const WindowSize size = parse_window_size(size_arg);
     const std::optional<ScreenPoint> mouse = mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
     AppState state = make_app_state(scenario_arg, results_folder);

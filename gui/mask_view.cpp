@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gui/cell_colors.hpp"
+#include "gui/mask_painting.hpp"
 #include "gui/mask_picture.hpp"
 #include "gui/number_format.hpp"
 #include "gui/views.hpp"
@@ -18,8 +19,6 @@ namespace attnlab::gui {
 
 namespace {
 
-constexpr float block_pixels = 3;    // aggregate to blocks of about this many pixels when cells are smaller
-constexpr float tile_grid_pixels = 8;  // draw the tile grid once tiles are at least this large on screen
 constexpr double max_pixels_per_cell = 48;
 
 const char* layout_caption(Implementation i) {
@@ -31,19 +30,6 @@ const char* layout_caption(Implementation i) {
   }
   return "";
 }
-
-// The zoom and pan actually drawn: "fit" resolved to the panel.
-MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& picture, ImVec2 at, float side) {
-  const double extent = static_cast<double>(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
-  MaskPlacement p{at.x, at.y, side, vp.pixels_per_cell, vp.origin_q, vp.origin_k, 1};
-  if (p.pixels_per_cell <= 0) p = {at.x, at.y, side, side / (vp.fit_cells > 0 ? vp.fit_cells : extent), 0, 0, 1};
-  if (p.pixels_per_cell < block_pixels)
-    p.cells_per_bin = static_cast<std::int64_t>(std::ceil(block_pixels / p.pixels_per_cell));
-  return p;
-}
-
-float screen_x(const MaskPlacement& p, std::int64_t k) { return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell)); }
-float screen_y(const MaskPlacement& p, std::int64_t q) { return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell)); }
 
 // Wheel zooms about the mouse, dragging pans, a double click fits the picture again.
 void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& picture) {
@@ -66,58 +52,6 @@ void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& p
     next.origin_k -= io.MouseDelta.x / next.pixels_per_cell;
   }
   if (next.origin_q != p.origin_q || next.origin_k != p.origin_k || next.pixels_per_cell != p.pixels_per_cell) vp = next;
-}
-
-void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
-  const std::int64_t n = p.cells_per_bin;
-  const double visible = p.side / p.pixels_per_cell;
-  const auto bins_from = [&](double origin, std::int64_t extent, std::int64_t& first) {
-    first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(origin / double(n))));
-    const std::int64_t last = std::min<std::int64_t>((extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
-    return static_cast<int>(std::max<std::int64_t>(0, last - first));
-  };
-  std::int64_t bq0 = 0, bk0 = 0;
-  const int bins_q = bins_from(p.origin_q, picture.query_extent(), bq0);
-  const int bins_k = bins_from(p.origin_k, picture.key_extent(), bk0);
-  const MaskRaster raster = rasterize(picture, n, bq0, bk0, bins_q, bins_k);
-  for (int i = 0; i < bins_q; ++i) {
-    const float y0 = screen_y(p, (bq0 + i) * n), y1 = screen_y(p, std::min((bq0 + i + 1) * n, picture.query_extent()));
-    // Runs of one class along the row become one rectangle.
-    for (int j = 0; j < bins_k;) {
-      const PaintClass c = majority_class(raster.at(i, j));
-      int end = j + 1;
-      while (end < bins_k && majority_class(raster.at(i, end)) == c) ++end;
-      if (c != PaintClass::outside) {
-        const float x0 = screen_x(p, (bk0 + j) * n), x1 = screen_x(p, std::min((bk0 + end) * n, picture.key_extent()));
-        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), paint_color(c));
-      }
-      j = end;
-    }
-  }
-}
-
-// Every tile of the rows in view: visited ones outlined bright, skipped ones faint.
-void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
-  const TileShape t = picture.tile();
-  const LayoutView v = picture.layout().view();
-  const double visible = p.side / p.pixels_per_cell;
-  const auto [first_row, last_row] = picture.rows_meeting(static_cast<std::int64_t>(p.origin_q),
-                                                          static_cast<std::int64_t>(p.origin_q + visible) + 1);
-  for (int r = first_row; r < last_row; ++r) {
-    const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
-    const int key_tiles = picture.row_key_span(r) / t.cols;
-    const int qt_first = std::max(0, int((p.origin_q - q_at) / t.rows));
-    const int qt_last = std::min(query_tiles(v, t, r), int((p.origin_q + visible - q_at) / t.rows) + 1);
-    const int kt_first = std::max(0, int((p.origin_k - k_at) / t.cols));
-    const int kt_last = std::min(key_tiles, int((p.origin_k + visible - k_at) / t.cols) + 1);
-    for (int qt = qt_first; qt < qt_last; ++qt)
-      for (int kt = kt_first; kt < kt_last; ++kt) {
-        const bool visited = tile_visited(v, t, r, qt, kt);
-        const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(qt) * t.rows));
-        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
-        draw->AddRect(a, b, visited ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 28));
-      }
-  }
 }
 
 // "token 700 of document 1 (position 188)" for position pos of row r.
@@ -166,18 +100,45 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
 }
 
 // The scores computed by kind (all heads), in the legend's colours.
+// Fits the panel: the kind's name, its count and its share, the share left out where the panel is narrow.
 void show_breakdown(const ImplementationCost& cost) {
-  const float swatch = ImGui::GetTextLineHeight() * 0.8f;
+  const float swatch = ImGui::GetTextLineHeight() * 0.8f, gap = ImGui::GetStyle().ItemSpacing.x;
+  float name_width = 0;
+  for (CellKind kind : computed_cell_kinds) name_width = std::max(name_width, ImGui::CalcTextSize(cell_kind_name(kind)).x);
+  const float count_width = ImGui::CalcTextSize("000.0M").x;
+  const float room = ImGui::GetContentRegionAvail().x;
+  const bool shares = swatch + name_width + count_width + ImGui::CalcTextSize("100.0%").x + 4 * gap <= room;
   for (CellKind kind : computed_cell_kinds) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f), ImVec2(at.x + swatch, at.y + swatch * 1.15f),
                                               cell_kind_color(kind));
     ImGui::Dummy(ImVec2(swatch, swatch));
     ImGui::SameLine();
-    ImGui::Text("%-13s %8s  %5.1f%%", cell_kind_name(kind), format_count(double(cost.scores[kind])).c_str(),
-                100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+    ImGui::TextUnformatted(cell_kind_name(kind));
+    const std::string count = format_count(double(cost.scores[kind]));
+    ImGui::SameLine(swatch + name_width + count_width + 2 * gap - ImGui::CalcTextSize(count.c_str()).x);
+    ImGui::TextUnformatted(count.c_str());
+    if (shares) {
+      ImGui::SameLine();
+      ImGui::Text("%5.1f%%", 100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+    }
   }
-  ImGui::Text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
+  ImGui::TextWrapped("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
+}
+
+std::string scores_caption(const ImplementationCost& c) {
+  return format_count(double(c.scores_computed())) + " scores computed, " + format_ratio(c.computed_vs_varlen) + " varlen's";
+}
+
+// The height of the tallest panel header, so the four pictures line up however their captions wrap.
+float header_height(const ScenarioModel& model, float width) {
+  float tallest = 0;
+  for (Implementation i : all_implementations) {
+    const std::string caption = std::string(implementation_name(i)) + ": " + layout_caption(i);
+    tallest = std::max(tallest, ImGui::CalcTextSize(caption.c_str(), nullptr, false, width).y +
+                                    ImGui::CalcTextSize(scores_caption(model.costs[i]).c_str(), nullptr, false, width).y);
+  }
+  return tallest + ImGui::GetStyle().ItemSpacing.y * 2;
 }
 
 }  // namespace
@@ -188,15 +149,14 @@ void show_mask_panel(AppState& state, Implementation impl) {
   const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
   const ImplementationCost& cost = model.costs[impl];
   ImGui::BeginGroup();
-  // A header of fixed height, so the pictures of a row line up however their captions wrap.
   const float top = ImGui::GetCursorPosY();
+  const float header = header_height(model, ImGui::GetContentRegionAvail().x);
   ImGui::TextWrapped("%s: %s", implementation_name(impl), layout_caption(impl));
-  ImGui::TextWrapped("%s scores computed, %s varlen's", format_count(double(cost.scores_computed())).c_str(),
-                     format_ratio(cost.computed_vs_varlen).c_str());
-  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + ImGui::GetTextLineHeightWithSpacing() * 4));
+  ImGui::TextWrapped("%s", scores_caption(cost).c_str());
+  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + header));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 room = ImGui::GetContentRegionAvail();
-  const float breakdown_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f;
+  const float breakdown_height = ImGui::GetTextLineHeightWithSpacing() * (computed_kind_count + 1.5f);
   const bool breakdown = std::min(room.x, room.y - breakdown_height) >= 0.8f * std::min(room.x, room.y);
   const float side = std::floor(std::max(16.0f, std::min(room.x, room.y - (breakdown ? breakdown_height : 0))));
   ImGui::PushID(index);
@@ -225,9 +185,11 @@ void show_mask_panel(AppState& state, Implementation impl) {
 void show_mask_view(AppState& state) {
   if (show_model_error(state)) return;
   draw_cell_kind_legend();
-  ImGui::TextDisabled("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
-                      "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
-                      tile_grid_pixels);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
+                     "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
+                     tile_grid_pixels);
+  ImGui::PopStyleColor();
   ImGui::Checkbox("zoom and pan together", &state.masks_linked);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

@@ -11,7 +11,11 @@ void load_file(ResultsState& results, const std::filesystem::path& path) {
   std::erase_if(results.files, [&](const ResultsFile& f) { return f.path == path; });
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
   try {
-    results.files.push_back({path, read_results_csv(path)});
+    ResultsFile file{path, read_results_csv(path)};
+    const auto at = std::upper_bound(results.files.begin(), results.files.end(), file, [](const auto& a, const auto& b) {
+      return results_file_order(a.path, b.path);
+    });
+    results.files.insert(at, std::move(file));
   } catch (const std::exception& e) {
     const std::string message = e.what();
     // read_results_csv names the file; keep that, and name it where it does not (any
@@ -28,7 +32,6 @@ void load_results_folder(ResultsState& results, const std::filesystem::path& fol
   std::vector<std::filesystem::path> csvs;
   for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
     if (entry.is_regular_file() && entry.path().extension() == ".csv") csvs.push_back(entry.path());
-  std::sort(csvs.begin(), csvs.end());
   for (const auto& csv : csvs) load_file(results, csv);
 }
 
@@ -46,20 +49,6 @@ std::size_t total_rows(const ResultsState& results) {
   std::size_t n = 0;
   for (const auto& f : results.files) n += f.rows.size();
   return n;
-}
-
-MeasuredForward our_measured_forward(const ResultsState& results, const Scenario& s, Implementation impl) {
-  MeasuredForward found;
-  for (const ResultsFile& file : results.files)
-    for (const ResultRow& row : file.rows) {
-      if (row.source != "attnlab" || row.scenario != s.name || row.implementation != implementation_name(impl) ||
-          row.pass != Pass::fwd || row.dtype != s.dtype || row.causal != s.causal || row.head_dim != s.head_dim ||
-          row.heads != s.heads)
-        continue;
-      if (!found.timed && row.median_us) found.timed = &row;
-      if (!found.hbm_bytes) found.hbm_bytes = row.hbm_bytes_measured;
-    }
-  return found;
 }
 
 }  // namespace attnlab::gui

@@ -46,41 +46,41 @@ bool always(const Scenario&) { return true; }
 int as_int(double v) { return static_cast<int>(std::lround(v)); }
 
 const std::array<ScenarioField, 12> fields = {{
-    {"documents", 1, 1024, true, true, uses<UniformLengths>,
+    {"documents", 1, 1024, "%.0f", true, uses<UniformLengths>,
      [](const Scenario& s) -> double { return source<UniformLengths>(s).count; },
      [](Scenario& s, double v) { source<UniformLengths>(s).count = as_int(v); }},
-    {"document length", 1, 65536, true, true, uses<UniformLengths>,
+    {"document length", 1, 65536, "%.0f", true, uses<UniformLengths>,
      [](const Scenario& s) -> double { return source<UniformLengths>(s).length; },
      [](Scenario& s, double v) { source<UniformLengths>(s).length = as_int(v); }},
-    {"median length", 1, 65536, false, true, uses<LogNormalLengths>,
+    {"median length", 1, 65536, "%.0f", true, uses<LogNormalLengths>,
      [](const Scenario& s) { return source<LogNormalLengths>(s).median; },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).median = v; }},
-    {"sigma", 0.05, 3, false, false, uses<LogNormalLengths>,
+    {"sigma", 0.05, 3, "%.2f", false, uses<LogNormalLengths>,
      [](const Scenario& s) { return source<LogNormalLengths>(s).sigma; },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).sigma = v; }},
-    {"shortest", 1, 65536, true, true, uses<LogNormalLengths>,
+    {"shortest", 1, 65536, "%.0f", true, uses<LogNormalLengths>,
      [](const Scenario& s) -> double { return source<LogNormalLengths>(s).min; },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).min = as_int(v); }},
-    {"longest", 1, 65536, true, true, uses<LogNormalLengths>,
+    {"longest", 1, 65536, "%.0f", true, uses<LogNormalLengths>,
      [](const Scenario& s) -> double { return source<LogNormalLengths>(s).max; },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).max = as_int(v); }},
-    {"token budget", 64, 1 << 20, true, true, uses<LogNormalLengths>,
+    {"token budget", 64, 1 << 20, "%.0f", true, uses<LogNormalLengths>,
      [](const Scenario& s) -> double { return double(source<LogNormalLengths>(s).token_budget); },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).token_budget = std::llround(v); }},
-    {"seed", 1, 1000, true, false, uses<LogNormalLengths>,
+    {"seed", 1, 1000, "%.0f", false, uses<LogNormalLengths>,
      [](const Scenario& s) -> double { return double(source<LogNormalLengths>(s).seed); },
      [](Scenario& s, double v) { source<LogNormalLengths>(s).seed = std::llround(v); }},
-    {"row length", 16, 65536, true, true, always, [](const Scenario& s) -> double { return s.row_len; },
+    {"row length", 16, 65536, "%.0f", true, always, [](const Scenario& s) -> double { return s.row_len; },
      [](Scenario& s, double v) { s.row_len = as_int(v); }},
-    {"heads", 1, 128, true, false, always, [](const Scenario& s) -> double { return s.heads; },
+    {"heads", 1, 128, "%.0f", false, always, [](const Scenario& s) -> double { return s.heads; },
      [](Scenario& s, double v) {
        // Keep grouped-query attention valid: kv heads follow when they no longer divide heads.
        s.heads = as_int(v);
        if (s.kv_heads > s.heads || s.heads % s.kv_heads != 0) s.kv_heads = s.heads;
      }},
-    {"kv heads", 1, 128, true, false, always, [](const Scenario& s) -> double { return s.kv_heads; },
+    {"kv heads", 1, 128, "%.0f", false, always, [](const Scenario& s) -> double { return s.kv_heads; },
      [](Scenario& s, double v) { s.kv_heads = as_int(v); }},
-    {"head dim", 16, 256, true, false, always, [](const Scenario& s) -> double { return s.head_dim; },
+    {"head dim", 16, 256, "%.0f", false, always, [](const Scenario& s) -> double { return s.head_dim; },
      [](Scenario& s, double v) { s.head_dim = as_int(v); }},
 }};
 

@@ -20,7 +20,7 @@ bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change);
 struct ScenarioField {
   const char* label;
   double min, max;
-  bool integer;
+  const char* format;  // the slider's printf format: "%.0f" for whole numbers, even a real one (a length in tokens)
   bool logarithmic;
   bool (*applies)(const Scenario&);
   double (*get)(const Scenario&);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gui/number_format.hpp"
+#include "gui/plots.hpp"
 #include "gui/scenario_edits.hpp"
 #include "gui/views.hpp"
 
@@ -45,14 +46,20 @@ void show_length_source(AppState& state) {
   }
 }
 
+// Sliders as wide as 16 characters, narrower where their labels would not fit beside them.
+float slider_width() {
+  return std::max(ImGui::GetFontSize() * 4, std::min(ImGui::GetFontSize() * 16, ImGui::GetContentRegionAvail().x -
+                                                                                      ImGui::CalcTextSize("document length").x -
+                                                                                      ImGui::GetStyle().ItemInnerSpacing.x * 2));
+}
+
 void show_fields(AppState& state) {
   for (const ScenarioField& field : scenario_fields()) {
     if (!field.applies(state.scenario)) continue;
     double value = field.get(state.scenario);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    ImGui::SetNextItemWidth(slider_width());
     const ImGuiSliderFlags flags = field.logarithmic ? ImGuiSliderFlags_Logarithmic : 0;
-    if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max,
-                            field.integer ? "%.0f" : "%.2f", flags))
+    if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max, field.format, flags))
       set_field(state, field, value);
   }
 }
@@ -64,11 +71,11 @@ void show_layout_options(AppState& state) {
     set_pad_to(state, fixed ? std::optional<int>(std::max(s.padded_length(), s.row_len)) : std::nullopt);
   if (s.pad_to) {
     int pad = *s.pad_to;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+    ImGui::SetNextItemWidth(slider_width());
     if (ImGui::SliderInt("pad to", &pad, 1, 65536, "%d", ImGuiSliderFlags_Logarithmic)) set_pad_to(state, pad);
   }
   int packing = s.packing == PackingPolicy::concatenate ? 0 : 1;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+  ImGui::SetNextItemWidth(slider_width());
   if (ImGui::Combo("packing", &packing, "concatenate and cut\0best fit (rows start at a document)\0"))
     set_packing(state, packing == 0 ? PackingPolicy::concatenate : PackingPolicy::best_fit);
   bool causal = s.causal;
@@ -84,7 +91,7 @@ void show_layout_options(AppState& state) {
 }
 
 void show_save(AppState& state) {
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 16);
+  ImGui::SetNextItemWidth(slider_width());
   ImGui::InputText("##save path", &state.save_path);
   ImGui::SameLine();
   if (ImGui::Button("save as TOML")) save_scenario_as(state, state.save_path, state.save_message);
@@ -94,21 +101,29 @@ void show_save(AppState& state) {
 void show_summary(AppState& state) {
   const ScenarioModel& model = state.model();
   const Scenario& s = model.scenario;
-  ImGui::TextWrapped("%s", s.why.c_str());
+  if (state.scenario_edited) {
+    // The file's sentence of why it exists describes the file, not the edit (it may say "8x" of lengths now gone).
+    ImGui::TextDisabled("Edited from the shipped %s: its description no longer applies.", s.name.c_str());
+  } else {
+    ImGui::TextWrapped("%s", s.why.c_str());
+  }
   ImGui::Spacing();
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
-  ImGui::Text("%zu documents, %s tokens, %d to %d tokens each", s.doc_lengths.size(),
-              format_count(double(s.total_tokens())).c_str(), *shortest, *longest);
-  std::vector<float> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
-  ImGui::PlotHistogram("##lengths", lengths.data(), static_cast<int>(lengths.size()), 0, "document lengths, in order",
-                       0.0f, float(*longest), ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 7));
+  ImGui::TextWrapped("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
+                     format_count(double(s.total_tokens())).c_str(),
+                     *shortest == *longest ? std::to_string(*shortest).c_str()
+                                           : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
+  const std::vector<double> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
+  draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
+            ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
   if (!model.ok()) {
     ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
     return;
   }
-  ImGui::Text("padded: %d rows of %d    packed: %d rows of %d    varlen: %lld tokens in one buffer",
-              model.padded.num_rows(), s.padded_length(), model.packed.num_rows(), s.row_len,
-              static_cast<long long>(model.varlen.buffer_tokens()));
+  ImGui::TextWrapped("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
+                     count_of(model.padded.num_rows(), "row").c_str(), s.padded_length(),
+                     count_of(model.packed.num_rows(), "row").c_str(), s.row_len,
+                     count_of(model.varlen.buffer_tokens(), "token").c_str());
   ImGui::Spacing();
   if (ImGui::BeginTable("scores", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("implementation");

@@ -1,42 +1,38 @@
 // The Timings view: measured results (ours and peers' from the same runs) side by
-// side, with a roofline against the H100's measured ceilings. Files that cannot
-// be read are listed and skipped.
+// side, one primary run per configuration (primary_runs.hpp) with its file and the
+// spread of the other runs; each source's own ratios beside the model's; and a
+// roofline under the H100's measured ceilings (roofline.hpp says where each point
+// goes). Files that cannot be read are listed and skipped.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gui/implementation_colors.hpp"
 #include "gui/number_format.hpp"
+#include "gui/roofline.hpp"
+#include "gui/source_ratios.hpp"
 #include "gui/views.hpp"
 
 namespace attnlab::gui {
 
 namespace {
 
-// Measured on an H100 80GB HBM3 (the GPU machine's notes): an 8192^3 bf16 GEMM and a device-to-device copy.
-constexpr double gemm_ceiling_tflops = 800.0;
-constexpr double copy_ceiling_tbps = 3.0;
-
-const ResultRow* our_varlen(const std::vector<const ResultRow*>& rows, const ResultRow& like) {
-  for (const ResultRow* r : rows)
-    if (r->source == "attnlab" && r->implementation == "varlen" && r->scenario == like.scenario && r->pass == like.pass &&
-        r->dtype == like.dtype && r->head_dim == like.head_dim && r->heads == like.heads && r->causal == like.causal &&
-        r->median_us)
-      return r;
-  return nullptr;
+std::optional<Implementation> implementation_of(const ResultRow& r) {
+  for (Implementation i : all_implementations)
+    if (r.implementation == implementation_name(i)) return i;
+  return std::nullopt;
 }
 
-std::string number(const std::optional<double>& v, const char* format) {
-  if (!v) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, format, *v);
-  return text;
+std::string configuration_label(const Configuration& c, const Configuration& own) {
+  return std::string(dtype_name(c.dtype)) + ", head dim " + std::to_string(c.head_dim) +
+         (c.heads != own.heads ? ", " + std::to_string(c.heads) + " heads" : "") +
+         (c == own ? " (the scenario's own)" : "");
 }
 
 // A button that runs this scenario on the local GPU through the CLI, where there is one.
@@ -44,8 +40,10 @@ void show_live_run(AppState& state) {
   collect_live_run(state.live_run, state.results);
   const std::filesystem::path cli = attnlab_cli();
   if (!live_runs_possible(cli)) {
-    ImGui::TextDisabled("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
-                        "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
+                       "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
+    ImGui::PopStyleColor();
     return;
   }
   if (state.live_run.running()) {
@@ -65,7 +63,8 @@ void show_live_run(AppState& state) {
 
 void show_sources(AppState& state) {
   ResultsState& results = state.results;
-  ImGui::Text("%zu rows from %zu files", total_rows(results), results.files.size());
+  ImGui::Text("%s from %s", count_of(static_cast<long long>(total_rows(results)), "row").c_str(),
+              count_of(static_cast<long long>(results.files.size()), "file").c_str());
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 18);
   ImGui::InputTextWithHint("##load", "a results CSV or a folder of them", &results.load_path);
@@ -80,148 +79,302 @@ void show_sources(AppState& state) {
   show_live_run(state);
 }
 
-void show_table(const std::vector<const ResultRow*>& rows) {
+const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like) {
+  for (const MeasuredRun& m : runs)
+    if (m.primary.row->source == "attnlab" && m.primary.row->implementation == "varlen" &&
+        configuration_of(*m.primary.row) == configuration_of(like))
+      return &m;
+  return nullptr;
+}
+
+// `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
+void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, bool show_scenario,
+                float height) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                    ImGuiTableFlags_ScrollY;
-  const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
-  const float height = std::min(ImGui::GetContentRegionAvail().y * 0.45f, row_height * float(rows.size() + 1) + 2);
-  if (!ImGui::BeginTable("results", 9, flags, ImVec2(0, height))) return;
+                                    ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+  if (!ImGui::BeginTable("results", show_scenario ? 10 : 9, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const char* title : {"scenario", "implementation", "source", "dtype", "head dim", "median us", "min..max us",
-                            "useful TFLOP/s", "vs our varlen"})
+  if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
+  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s", "time / our varlen",
+                            "time / its own varlen", "file", "other runs"})
     ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
-  for (const ResultRow* r : rows) {
+  for (const MeasuredRun& m : runs) {
+    const ResultRow& r = *m.primary.row;
     ImGui::TableNextRow();
+    if (show_scenario) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%s %s d%d", r.scenario.c_str(), dtype_name(r.dtype), r.head_dim);
+    }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r->scenario.c_str());
+    const auto impl = implementation_of(r);
+    if (impl) {
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(implementation_color(*impl)), "%s", r.implementation.c_str());
+    } else {
+      ImGui::TextUnformatted(r.implementation.c_str());
+    }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r->implementation.c_str());
+    ImGui::TextUnformatted(r.source.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r->source.c_str());
+    ImGui::TextUnformatted(format_us(*r.median_us).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(dtype_name(r->dtype));
-    ImGui::TableNextColumn();
-    ImGui::Text("%d", r->head_dim);
-    ImGui::TableNextColumn();
-    ImGui::TextUnformatted(number(r->median_us, "%.1f").c_str());
-    ImGui::TableNextColumn();
-    ImGui::Text("%s..%s", number(r->min_us, "%.1f").c_str(), number(r->max_us, "%.1f").c_str());
-    ImGui::TableNextColumn();
-    if (r->useful_tflops)  // a bar against the GEMM ceiling: how much of the machine did useful work
-      ImGui::ProgressBar(float(*r->useful_tflops / gemm_ceiling_tflops), ImVec2(ImGui::GetFontSize() * 8, 0),
-                         number(r->useful_tflops, "%.1f").c_str());
+    if (r.min_us && r.max_us)
+      ImGui::Text("%s..%s", format_us(*r.min_us).c_str(), format_us(*r.max_us).c_str());
     else
       ImGui::TextUnformatted("-");
     ImGui::TableNextColumn();
-    const ResultRow* varlen = our_varlen(rows, *r);
-    ImGui::TextUnformatted(varlen && r->median_us ? format_ratio(*r->median_us / *varlen->median_us).c_str() : "-");
+    if (r.useful_tflops) {  // a bar against the GEMM ceiling: how much of the machine did useful work
+      char text[32];
+      std::snprintf(text, sizeof text, "%.1f", *r.useful_tflops);
+      ImGui::ProgressBar(float(*r.useful_tflops / h100_ceilings.tflops), ImVec2(ImGui::GetFontSize() * 7, 0), text);
+    } else {
+      ImGui::TextUnformatted("-");
+    }
+    ImGui::TableNextColumn();
+    const MeasuredRun* varlen = our_varlen(runs, r);
+    ImGui::TextUnformatted(varlen ? format_ratio(*r.median_us / *varlen->primary.row->median_us).c_str() : "-");
+    ImGui::TableNextColumn();
+    const SourceFamily* family = family_of(r.source);
+    const SourceRatios* own = family ? ratios_of(ratios, family->name) : nullptr;
+    const std::optional<double> own_ratio = own && impl && !(own->padded_stands_for_varlen && *impl == Implementation::padded)
+                                                ? own->vs_varlen(*impl)
+                                                : std::nullopt;
+    ImGui::TextUnformatted(own_ratio ? format_ratio(*own_ratio).c_str() : "-");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(file_name(m.primary).c_str());
+    ImGui::TableNextColumn();
+    if (m.others.empty()) {
+      ImGui::TextDisabled("none");
+    } else {
+      ImGui::TextUnformatted(spread_text(m).c_str());
+      if (ImGui::IsItemHovered()) {
+        std::string files;
+        for (const Run& o : m.others) files += "\n" + file_name(o) + ": " + format_us(*o.row->median_us);
+        ImGui::SetTooltip("primary: %s: %s (the first file in name order, as the README's table)%s",
+                          file_name(m.primary).c_str(), format_us(*r.median_us).c_str(), files.c_str());
+      }
+    }
   }
   ImGui::EndTable();
 }
 
-// A row placed on the roofline: arithmetic intensity (computed FLOPs per HBM byte) and achieved TFLOP/s.
-struct RooflinePoint {
-  const ResultRow* row;
-  double intensity, tflops;
-  bool measured_bytes;
-};
-
-std::optional<RooflinePoint> place(const ResultRow& r) {
-  const std::optional<std::int64_t> bytes = r.hbm_bytes_measured ? r.hbm_bytes_measured : r.hbm_bytes_model;
-  if (!r.median_us || !r.computed_tflops || !bytes || *bytes <= 0) return std::nullopt;
-  const double flops = *r.computed_tflops * 1e12 * (*r.median_us * 1e-6);
-  return RooflinePoint{&r, flops / double(*bytes), *r.computed_tflops, r.hbm_bytes_measured.has_value()};
+void ratio_cell(const std::optional<double>& r, const char* note = "") {
+  ImGui::TableNextColumn();
+  if (r)
+    ImGui::Text("%s%s", format_ratio(*r).c_str(), note);
+  else
+    ImGui::TextDisabled("-");
 }
 
-ImU32 implementation_color(const std::string& name) {
-  if (name == "naive") return IM_COL32(200, 120, 255, 255);
-  if (name == "padded") return IM_COL32(226, 170, 40, 255);
-  if (name == "packed") return IM_COL32(214, 52, 52, 255);
-  if (name == "varlen") return IM_COL32(58, 170, 92, 255);
-  return IM_COL32(170, 200, 230, 255);
-}
-
-void show_roofline(const std::vector<const ResultRow*>& rows) {
-  std::vector<RooflinePoint> points;
-  int unplaced = 0;
-  for (const ResultRow* r : rows) {
-    if (auto p = place(*r)) points.push_back(*p);
-    else ++unplaced;
+// Each family's own ratios, beside the model's (scores computed, and cells attended).
+void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  ImGui::TextWrapped("Each source's own ratios: its padded and packed time over its own varlen time");
+  if (!ImGui::BeginTable("source ratios", 4, flags)) return;
+  for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  if (model) {
+    const auto model_row = [&](const char* label, const std::string& varlen, double padded, double packed) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(label);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(varlen.c_str());
+      ratio_cell(padded);
+      ratio_cell(packed);
+    };
+    const auto& c = model->costs;
+    model_row("model: scores computed", format_count(double(c[Implementation::varlen].scores_computed())) + " scores",
+              c[Implementation::padded].computed_vs_varlen, c[Implementation::packed].computed_vs_varlen);
+    model_row("model: cells attended", format_count(double(c[Implementation::varlen].scores_attended())) + " cells",
+              c[Implementation::padded].attended_vs_varlen, c[Implementation::packed].attended_vs_varlen);
   }
-  ImGui::TextWrapped("Roofline: computed FLOP/s against FLOPs per HBM byte (measured bytes where ncu ran, else the model's). "
-              "Ceilings measured on an H100: %.0f TFLOP/s bf16 dense GEMM, %.1f TB/s device copy.",
-              gemm_ceiling_tflops, copy_ceiling_tbps);
-  ImGui::TextDisabled("Filled: computed TFLOP/s (circles attnlab, squares peers); hollow below: useful TFLOP/s.");
+  bool stand_in = false;
+  std::vector<std::string> files;
+  for (const SourceRatios& s : ratios) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(std::string(s.family->name).c_str());
+    ImGui::TableNextColumn();
+    if (const MeasuredRun* v = s.varlen())
+      ImGui::Text("%s%s", format_us(*v->primary.row->median_us).c_str(), s.padded_stands_for_varlen ? " *" : "");
+    else
+      ImGui::TextDisabled("no varlen run");
+    stand_in |= s.padded_stands_for_varlen;
+    ratio_cell(s.padded_stands_for_varlen ? std::nullopt : s.vs_varlen(Implementation::padded));
+    ratio_cell(s.vs_varlen(Implementation::packed));
+    for (const auto& run : s.runs)
+      if (run && std::find(files.begin(), files.end(), file_name(run->primary)) == files.end())
+        files.push_back(file_name(run->primary));
+  }
+  ImGui::EndTable();
+  std::string text;
+  for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Primary runs from %s%s", text.c_str(),
+                     stand_in ? ". * No varlen run: its padded run stands in (documents of one length: padded = varlen)." : ".");
+  ImGui::PopStyleColor();
+}
+
+// The legend of the roofline: implementation colours, family shapes, what filled, hollow and the arrow mean.
+void show_roofline_legend(const std::vector<const SourceFamily*>& families) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float r = ImGui::GetFontSize() * 0.32f, side = ImGui::GetFontSize();
+  bool first = true;
+  // One swatch and its name, on this line where it fits, else on the next.
+  const auto item = [&](MarkerShape shape, ImU32 color, bool filled, const std::string& name) {
+    if (!first) {
+      ImGui::SameLine(0, side);
+      if (ImGui::GetContentRegionAvail().x < side + 2 + ImGui::CalcTextSize(name.c_str()).x) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    draw_marker(draw, ImVec2(at.x + side / 2, at.y + ImGui::GetTextLineHeight() / 2), r, shape, color, filled);
+    ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
+    ImGui::SameLine(0, 2);
+    ImGui::TextUnformatted(name.c_str());
+  };
+  for (Implementation i : all_implementations) item(MarkerShape::circle, implementation_color(i), true, implementation_name(i));
+  for (const SourceFamily* f : families) item(family_marker(f), IM_COL32(220, 220, 220, 255), false, std::string(f->short_name));
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
+                     "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
+                     "point is at or left of it.");
+  ImGui::PopStyleColor();
+}
+
+// `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
+void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float min_height) {
+  struct Placed {
+    RooflinePoint point;
+    ImVec2 at;
+  };
+  std::vector<RooflinePoint> points;
+  std::vector<const SourceFamily*> families;
+  int unplaced = 0;
+  for (const MeasuredRun& m : runs) {
+    const std::vector<RooflinePoint> p = roofline_points(m);
+    if (p.empty()) ++unplaced;
+    points.insert(points.end(), p.begin(), p.end());
+    const SourceFamily* f = family_of(m.primary.row->source);
+    if (!p.empty() && f && std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+  }
+  ImGui::TextWrapped("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on an H100.",
+              h100_ceilings.tflops, h100_ceilings.tbps);
   if (unplaced > 0) {
     ImGui::SameLine();
-    ImGui::TextDisabled("%d rows lack computed TFLOP/s or bytes and are not plotted.", unplaced);
+    ImGui::TextDisabled("(%s without FLOP/s or byte counts: not plotted)", count_of(unplaced, "run").c_str());
   }
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  show_roofline_legend(families);
   const ImVec2 at = ImGui::GetCursorScreenPos();
-  const ImVec2 size(avail.x, std::max(avail.y, ImGui::GetFontSize() * 10));
-  ImGui::InvisibleButton("roofline", size);
+  const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * min_height));
+  ImGui::InvisibleButton("roofline", box);
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float margin_left = ImGui::CalcTextSize("1000 TFLOP/s ").x, margin_bottom = ImGui::GetFontSize() * 1.6f;
-  const ImVec2 p0(at.x + margin_left, at.y + 4), p1(at.x + size.x - 8, at.y + size.y - margin_bottom);
-  constexpr double x_lo = 0, x_hi = 4, y_lo = -1, y_hi = 3.3;  // log10 ranges: 1..10^4 FLOP/B, 0.1..2000 TFLOP/s
-  const auto sx = [&](double intensity) { return p0.x + float((std::log10(intensity) - x_lo) / (x_hi - x_lo)) * (p1.x - p0.x); };
-  const auto sy = [&](double tflops) { return p1.y - float((std::log10(tflops) - y_lo) / (y_hi - y_lo)) * (p1.y - p0.y); };
+  const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
+  const float margin_left = ImGui::CalcTextSize("1000 TFLOP/s ").x, margin_bottom = ImGui::GetFontSize() * 2.4f;
+  const ImVec2 p0(at.x + margin_left, at.y + 4), p1(at.x + box.x - 8, at.y + box.y - margin_bottom);
+  const Ceilings& c = h100_ceilings;
+  // log10 ranges: at least 1..10^4 FLOPs per byte and 1..2000 TFLOP/s, wider where a point needs it.
+  double x_lo = 0, x_hi = 4, y_lo = 0;
+  for (const RooflinePoint& p : points) {
+    x_lo = std::min(x_lo, std::floor(std::log10(p.flops_per_byte)));
+    x_hi = std::max(x_hi, std::ceil(std::log10(p.flops_per_byte)));
+    y_lo = std::min(y_lo, std::floor(std::log10(p.tflops)));
+  }
+  const double y_hi = std::log10(2 * c.tflops);
+  const auto sx = [&](double v) { return p0.x + float((std::log10(v) - x_lo) / (x_hi - x_lo)) * (p1.x - p0.x); };
+  const auto sy = [&](double v) { return p1.y - float((std::log10(v) - y_lo) / (y_hi - y_lo)) * (p1.y - p0.y); };
   draw->AddRectFilled(p0, p1, IM_COL32(28, 28, 34, 255));
   for (int e = int(x_lo); e <= int(x_hi); ++e) {
     const float x = sx(std::pow(10.0, e));
     draw->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), IM_COL32(255, 255, 255, 30));
-    const std::string label = "1e" + std::to_string(e);
-    draw->AddText(ImVec2(std::min(x - 8, p1.x - ImGui::CalcTextSize(label.c_str()).x), p1.y + 2), IM_COL32(200, 200, 200, 255),
-                  label.c_str());
+    char label[16];
+    std::snprintf(label, sizeof label, "%g", std::pow(10.0, e));
+    const float w = ImGui::CalcTextSize(label).x;
+    draw->AddText(ImVec2(std::clamp(x - w / 2, p0.x, p1.x - w), p1.y + 2), axis_text, label);
   }
-  for (int e = int(y_lo); e <= 3; ++e) {
+  for (int e = int(y_lo); e <= int(y_hi); ++e) {
     const float y = sy(std::pow(10.0, e));
     draw->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), IM_COL32(255, 255, 255, 30));
     char label[32];
-    std::snprintf(label, sizeof label, "%g TF/s", std::pow(10.0, e));
-    draw->AddText(ImVec2(at.x, y - ImGui::GetFontSize() / 2), IM_COL32(200, 200, 200, 255), label);
+    std::snprintf(label, sizeof label, "%g", std::pow(10.0, e));
+    draw->AddText(ImVec2(p0.x - ImGui::CalcTextSize(label).x - 6, y - ImGui::GetFontSize() / 2), axis_text, label);
   }
-  const char* x_title = "FLOPs per HBM byte";
-  draw->AddText(ImVec2(p1.x - ImGui::CalcTextSize(x_title).x - 4, p1.y - ImGui::GetFontSize() - 4), IM_COL32(200, 200, 200, 255), x_title);
+  const char* x_title = "FLOPs per HBM byte (log)";
+  draw->AddText(ImVec2((p0.x + p1.x - ImGui::CalcTextSize(x_title).x) / 2, p1.y + ImGui::GetFontSize() * 1.15f), axis_text, x_title);
+  draw->AddText(ImVec2(at.x, p0.y), axis_text, "TFLOP/s");
   // The roof: bandwidth-bound up to the ridge, compute-bound after it.
-  const double ridge = gemm_ceiling_tflops / copy_ceiling_tbps;
   const ImU32 roof = IM_COL32(255, 220, 120, 220);
   draw->PushClipRect(p0, p1, true);
-  draw->AddLine(ImVec2(sx(1), sy(copy_ceiling_tbps)), ImVec2(sx(ridge), sy(gemm_ceiling_tflops)), roof, 2);
-  draw->AddLine(ImVec2(sx(ridge), sy(gemm_ceiling_tflops)), ImVec2(sx(1e4), sy(gemm_ceiling_tflops)), roof, 2);
+  const double x_first = std::pow(10.0, x_lo);
+  draw->AddLine(ImVec2(sx(x_first), sy(c.roof_tflops(x_first))), ImVec2(sx(c.ridge()), sy(c.tflops)), roof, 2);
+  draw->AddLine(ImVec2(sx(c.ridge()), sy(c.tflops)), ImVec2(sx(std::pow(10.0, x_hi)), sy(c.tflops)), roof, 2);
+  std::vector<Box> texts_drawn;  // the roof's labels: point labels keep off them
+  const auto roof_text = [&](ImVec2 where, const std::string& text) {
+    draw->AddText(where, roof, text.c_str());
+    const ImVec2 size = ImGui::CalcTextSize(text.c_str());
+    texts_drawn.push_back({where.x, where.y, where.x + size.x, where.y + size.y});
+  };
   char roof_label[64];
-  std::snprintf(roof_label, sizeof roof_label, "%.0f TFLOP/s bf16 GEMM (measured)", gemm_ceiling_tflops);
-  draw->AddText(ImVec2(sx(ridge) + 6, sy(gemm_ceiling_tflops) + 2), roof, roof_label);
-  std::snprintf(roof_label, sizeof roof_label, "%.1f TB/s copy (measured)", copy_ceiling_tbps);
-  draw->AddText(ImVec2(sx(3), sy(3 * copy_ceiling_tbps) - ImGui::GetFontSize() * 1.6f), roof, roof_label);
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const RooflinePoint* hovered = nullptr;
-  const bool labelled = points.size() <= 12;  // more labels than that only hide each other; hover instead
-  for (const RooflinePoint& p : points) {
-    const ImVec2 c(sx(p.intensity), sy(p.tflops));
-    const float radius = ImGui::GetFontSize() * 0.35f;
-    // Hollow at the useful TFLOP/s below: the drop is the work thrown away.
-    if (p.row->useful_tflops && *p.row->useful_tflops > 0) {
-      const ImVec2 u(c.x, sy(*p.row->useful_tflops));
-      draw->AddLine(c, u, implementation_color(p.row->implementation), 1);
-      draw->AddCircle(u, radius, implementation_color(p.row->implementation), 0, 1.5f);
+  std::snprintf(roof_label, sizeof roof_label, "%.0f TFLOP/s", c.tflops);
+  roof_text(ImVec2(sx(c.ridge()) + 6, sy(c.tflops) + 2), roof_label);
+  std::snprintf(roof_label, sizeof roof_label, "%.1f TB/s", c.tbps);
+  roof_text(ImVec2(sx(2), sy(c.roof_tflops(2)) - ImGui::GetFontSize() * 1.4f), roof_label);
+
+  const float radius = ImGui::GetFontSize() * 0.32f;
+  std::vector<Placed> placed;
+  for (const RooflinePoint& p : points) placed.push_back({p, ImVec2(sx(p.flops_per_byte), sy(p.tflops))});
+  // Useful joined to computed, for each run that has both.
+  for (std::size_t i = 0; i + 1 < placed.size(); ++i)
+    if (placed[i].point.run == placed[i + 1].point.run) {
+      const auto impl = implementation_of(*placed[i].point.run->primary.row);
+      draw->AddLine(placed[i].at, placed[i + 1].at, impl ? implementation_color(*impl) : IM_COL32(200, 200, 200, 255), 1);
     }
-    if (p.row->source == "attnlab")
-      draw->AddCircleFilled(c, radius, implementation_color(p.row->implementation));
-    else
-      draw->AddRectFilled(ImVec2(c.x - radius, c.y - radius), ImVec2(c.x + radius, c.y + radius),
-                          implementation_color(p.row->implementation));
-    if (labelled)
-      draw->AddText(ImVec2(c.x + radius + 2, c.y - radius), IM_COL32(230, 230, 230, 255), p.row->implementation.c_str());
-    if (std::abs(mouse.x - c.x) < radius * 2 && std::abs(mouse.y - c.y) < radius * 2) hovered = &p;
+  std::vector<Box> markers;
+  for (const Placed& p : placed) {
+    const ResultRow& r = *p.point.run->primary.row;
+    const auto impl = implementation_of(r);
+    const ImU32 color = impl ? implementation_color(*impl) : IM_COL32(200, 200, 200, 255);
+    draw_marker(draw, p.at, radius, family_marker(family_of(r.source)), color, p.point.flops == FlopsBasis::computed);
+    float left = p.at.x - radius * 1.3f;
+    if (p.point.bytes == BytesBasis::lower_bound) {
+      const float y = p.at.y, x = p.at.x - radius * 1.6f;
+      draw->AddTriangleFilled(ImVec2(x - radius, y), ImVec2(x, y - radius * 0.6f), ImVec2(x, y + radius * 0.6f), color);
+      left = x - radius;
+    }
+    markers.push_back({left, p.at.y - radius * 1.3f, p.at.x + radius * 1.3f, p.at.y + radius * 1.3f});
+  }
+  // Labels beside the computed marker of each run (the useful one where there is none), never over another.
+  if (labelled) {
+    std::vector<std::string> texts;
+    std::vector<std::pair<float, float>> sizes;
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+      const bool first_of_run = i == 0 || placed[i - 1].point.run != placed[i].point.run;
+      const ResultRow& r = *placed[i].point.run->primary.row;
+      const SourceFamily* f = family_of(r.source);
+      texts.push_back(first_of_run ? (f ? std::string(f->short_name) : r.source) + " " + r.implementation : "");
+      const ImVec2 s = ImGui::CalcTextSize(texts.back().c_str());
+      sizes.push_back(texts.back().empty() ? std::pair{0.0f, 0.0f} : std::pair{s.x, s.y});
+    }
+    const std::vector<std::optional<Box>> labels = place_labels(markers, sizes, texts_drawn, {p0.x, p0.y, p1.x, p1.y}, 2);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), IM_COL32(235, 235, 235, 255), texts[i].c_str());
   }
   draw->PopClipRect();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const Placed* hovered = nullptr;
+  for (const Placed& p : placed)
+    if (std::abs(mouse.x - p.at.x) < radius * 2 && std::abs(mouse.y - p.at.y) < radius * 2) hovered = &p;
   if (hovered && ImGui::IsItemHovered()) {
-    const ResultRow& r = *hovered->row;
-    ImGui::SetTooltip("%s / %s (%s)\n%.1f us median, %.1f TFLOP/s computed\n%.1f FLOPs per byte (%s bytes)",
-                      r.scenario.c_str(), r.implementation.c_str(), r.source.c_str(), *r.median_us, hovered->tflops,
-                      hovered->intensity, hovered->measured_bytes ? "measured" : "model");
+    const RooflinePoint& p = hovered->point;
+    const ResultRow& r = *p.run->primary.row;
+    ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s\nroof there: %.0f TFLOP/s",
+                      r.scenario.c_str(), r.implementation.c_str(), r.source.c_str(), dtype_name(r.dtype), r.head_dim,
+                      file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
+                      p.flops == FlopsBasis::computed ? "computed" : "useful", p.flops_per_byte,
+                      p.bytes_from ? ("ncu's bytes from " + file_name(*p.bytes_from)).c_str()
+                                   : "no measured bytes: the least any kernel must move",
+                      c.roof_tflops(p.flops_per_byte));
   }
 }
 
@@ -230,41 +383,91 @@ void show_roofline(const std::vector<const ResultRow*>& rows) {
 void show_timings_view(AppState& state) {
   show_sources(state);
   ResultsState& results = state.results;
-  const std::string& current = state.model().scenario.name;
+  const Scenario& scenario = state.model().scenario;
   const Pass pass = results.pass_filter == 0 ? Pass::fwd : Pass::bwd;
-  const auto select = [&](bool all) {
-    std::vector<const ResultRow*> chosen;
-    for (const ResultsFile& f : results.files)
-      for (const ResultRow& r : f.rows)
-        if (r.pass == pass && (all || r.scenario == current)) chosen.push_back(&r);
-    return chosen;
+  const Configuration own = own_configuration(scenario, pass);
+  std::vector<MeasuredRun> of_scenario =
+      primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });
+  const std::vector<Configuration> configurations = measured_configurations(of_scenario, own);
+  const auto shape_of = [](const Configuration& c) {
+    return std::string(dtype_name(c.dtype)) + " d" + std::to_string(c.head_dim) + " h" + std::to_string(c.heads);
   };
-  std::vector<const ResultRow*> rows = select(results.all_scenarios);
-  const bool current_has_rows = results.all_scenarios || !rows.empty();
-  if (!current_has_rows) rows = select(true);
+  const auto chosen_at = std::find_if(configurations.begin(), configurations.end(),
+                                      [&](const Configuration& c) { return shape_of(c) == results.shape; });
+  const int chosen_index = chosen_at == configurations.end() ? 0 : int(chosen_at - configurations.begin());
+  const bool every = results.all_scenarios || configurations.empty();
   ImGui::Checkbox("every scenario", &results.all_scenarios);
   ImGui::SameLine();
-  if (!current_has_rows)
-    ImGui::TextDisabled("(no %s rows for %s: showing every scenario)", pass_name(pass), current.c_str());
-  else if (!results.all_scenarios && state.scenario_edited)
-    ImGui::TextDisabled("(rows of the shipped %s, not of your edit)", current.c_str());
-  else
+  if (!every) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 19);
+    const std::string current = configuration_label(configurations[chosen_index], own);
+    if (ImGui::BeginCombo("shape", current.c_str())) {
+      for (int i = 0; i < int(configurations.size()); ++i)
+        if (ImGui::Selectable(configuration_label(configurations[i], own).c_str(), i == chosen_index))
+          results.shape = shape_of(configurations[i]);
+      ImGui::EndCombo();
+    }
+    if (state.scenario_edited) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(rows of the shipped %s, not of your edit)", scenario.name.c_str());
+    }
+  } else if (configurations.empty() && !results.all_scenarios) {
+    ImGui::TextDisabled("(no %s rows for %s: showing every scenario)", pass_name(pass), scenario.name.c_str());
+  } else {
     ImGui::NewLine();
-  if (rows.empty()) {
+  }
+  std::vector<MeasuredRun> runs;
+  if (every) {
+    runs = primary_runs(results, [&](const ResultRow& r) { return r.pass == pass; });
+  } else {
+    const Configuration& chosen = configurations[chosen_index];
+    for (MeasuredRun& m : of_scenario)
+      if (configuration_of(*m.primary.row) == chosen) runs.push_back(std::move(m));
+  }
+  if (runs.empty()) {
     ImGui::TextWrapped("No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
                        "folder above, or make one with `attnlab run` on a GPU machine.", pass_name(pass));
     return;
   }
-  // Scenario by scenario and shape by shape, ours first, fastest first within each.
-  std::stable_sort(rows.begin(), rows.end(), [](const ResultRow* a, const ResultRow* b) {
-    if (a->scenario != b->scenario) return a->scenario < b->scenario;
-    if (a->dtype != b->dtype) return a->dtype < b->dtype;
-    if (a->head_dim != b->head_dim) return a->head_dim < b->head_dim;
-    if ((a->source == "attnlab") != (b->source == "attnlab")) return a->source == "attnlab";
-    return a->median_us.value_or(1e300) < b->median_us.value_or(1e300);
+  // Scenario by scenario and shape by shape (in file order), ours first, fastest first within each.
+  std::vector<Configuration> order;
+  for (const MeasuredRun& m : runs)
+    if (std::find(order.begin(), order.end(), configuration_of(*m.primary.row)) == order.end())
+      order.push_back(configuration_of(*m.primary.row));
+  const auto rank = [&](const ResultRow& r) { return std::find(order.begin(), order.end(), configuration_of(r)) - order.begin(); };
+  std::stable_sort(runs.begin(), runs.end(), [&](const MeasuredRun& x, const MeasuredRun& y) {
+    const ResultRow &a = *x.primary.row, &b = *y.primary.row;
+    if (a.scenario != b.scenario) return a.scenario < b.scenario;
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if ((a.source == "attnlab") != (b.source == "attnlab")) return a.source == "attnlab";
+    return *a.median_us < *b.median_us;
   });
-  show_table(rows);
-  show_roofline(rows);
+  const ScenarioModel& model = state.model();
+  const std::vector<SourceRatios> ratios =
+      every ? std::vector<SourceRatios>{}
+            : source_ratios(results, configurations[chosen_index],
+                            model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+  const float avail = ImGui::GetContentRegionAvail().y;
+  const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
+  show_table(runs, ratios, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
+  if (every) {
+    show_roofline(runs, false, 18);
+    return;
+  }
+  const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
+  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+    show_source_ratios(ratios, shown_model);
+    show_roofline(runs, true, 18);
+    return;
+  }
+  const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
+  ImGui::BeginChild("ratios", ImVec2(left, 0));
+  show_source_ratios(ratios, shown_model);
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("roofline");
+  show_roofline(runs, true, 8);
+  ImGui::EndChild();
 }
 
 }  // namespace attnlab::gui

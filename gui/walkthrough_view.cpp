@@ -1,6 +1,8 @@
 // The flash walkthrough: one query tile of one row stepped through the CPU
 // reference's online softmax (reference/flash_walkthrough.hpp), one K/V tile at
-// a time, with the running max and sum per query and the bytes moved so far.
+// a time, with the running max and sum per query and the bytes moved so far. The
+// row is painted cell by cell (never a tile in one colour: a diagonal tile is half
+// masked), with a close-up of the tiles around the step.
 #include <imgui.h>
 
 #include <algorithm>
@@ -11,7 +13,9 @@
 #include <vector>
 
 #include "gui/cell_colors.hpp"
+#include "gui/mask_painting.hpp"
 #include "gui/mask_picture.hpp"
+#include "gui/plots.hpp"
 #include "gui/number_format.hpp"
 #include "gui/single_row_layout.hpp"
 #include "gui/views.hpp"
@@ -107,50 +111,90 @@ void show_controls(AppState& state, const ScenarioModel& model) {
   }
 }
 
-// The row's tiles, each in the majority kind of its cells; the query tile's row
-// of tiles framed, the key tiles loaded so far outlined, the last one in yellow.
-void show_tile_map(const FlashWalkthrough& f, float side) {
-  const MaskPicture picture(f.layout(), f.tile());
-  const int r = f.row();
+const ImU32 loaded_now = IM_COL32(255, 230, 60, 255);   // the K/V tile of this step
+const ImU32 loaded_before = IM_COL32(255, 255, 255, 200);
+
+// Outlines the key tiles loaded so far for the query tile: the last one yellow.
+void outline_loaded(ImDrawList* draw, const FlashWalkthrough& f, const MaskPlacement& p, std::int64_t q_at, std::int64_t k_at) {
   const TileShape t = f.tile();
-  const int q_tiles = picture.row_query_span(r) / t.rows, k_tiles = picture.row_key_span(r) / t.cols;
-  const float cell = side / float(std::max(q_tiles, k_tiles));
-  const ImVec2 at = ImGui::GetCursorScreenPos();
-  ImGui::Dummy(ImVec2(side, side));
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  draw->AddRectFilled(at, ImVec2(at.x + side, at.y + side), paint_color(PaintClass::outside));
-  const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
-  const auto tile_rect = [&](int qt, int kt) {
-    return std::pair{ImVec2(std::floor(at.x + kt * cell), std::floor(at.y + qt * cell)),
-                     ImVec2(std::floor(at.x + (kt + 1) * cell), std::floor(at.y + (qt + 1) * cell))};
-  };
-  for (int qt = 0; qt < q_tiles; ++qt)
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const RegionCounts c = picture.count_region(q_at + std::int64_t(qt) * t.rows, q_at + std::int64_t(qt + 1) * t.rows,
-                                                  k_at + std::int64_t(kt) * t.cols, k_at + std::int64_t(kt + 1) * t.cols);
-      const auto [a, b] = tile_rect(qt, kt);
-      draw->AddRectFilled(a, b, paint_color(majority_class(c), qt == f.query_tile() ? 255 : 110));
-    }
   for (int kt = 0; kt < f.steps_done(); ++kt) {
-    const auto [a, b] = tile_rect(f.query_tile(), kt);
-    draw->AddRect(a, b, kt == f.loaded_key_tile() ? IM_COL32(255, 230, 60, 255) : IM_COL32(255, 255, 255, 200), 0, 0,
-                  kt == f.loaded_key_tile() ? 3.0f : 1.0f);
+    const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(f.query_tile()) * t.rows));
+    const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(f.query_tile() + 1) * t.rows));
+    const bool now = kt == f.loaded_key_tile();
+    draw->AddRect(a, b, now ? loaded_now : loaded_before, 0, 0, now ? 3.0f : 1.0f);
   }
-  const auto [a, b] = tile_rect(f.query_tile(), 0);
-  draw->AddRect(a, ImVec2(at.x + side, b.y), IM_COL32(255, 255, 255, 120));
 }
 
-void plot(const char* label, const std::vector<double>& values, float width) {
-  std::vector<float> shown;
-  for (double v : values) shown.push_back(std::isfinite(v) ? float(v) : NAN);
-  ImGui::PlotLines(label, shown.data(), int(shown.size()), 0, nullptr, FLT_MAX, FLT_MAX,
-                   ImVec2(width, ImGui::GetTextLineHeight() * 3.5f));
+// The whole row's score matrix painted by cell kind as the Masks view paints it, the
+// query tile's row of tiles framed and the key tiles loaded so far outlined.
+void show_row_picture(const FlashWalkthrough& f, float side) {
+  const MaskPicture picture(f.layout(), f.tile());
+  const int r = f.row();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(side, side));
+  const MaskPlacement p = resolve_placement({}, picture, at, side);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->PushClipRect(at, ImVec2(at.x + side, at.y + side), true);
+  draw->AddRectFilled(at, ImVec2(at.x + side, at.y + side), paint_color(PaintClass::outside));
+  paint_cells(draw, picture, p);
+  const TileShape t = f.tile();
+  if (std::min(t.rows, t.cols) * p.pixels_per_cell >= tile_grid_pixels) draw_tile_grid(draw, picture, p);
+  const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
+  const float y0 = screen_y(p, q_at + std::int64_t(f.query_tile()) * t.rows);
+  const float y1 = screen_y(p, q_at + std::int64_t(f.query_tile() + 1) * t.rows);
+  draw->AddRect(ImVec2(at.x, y0 - 1), ImVec2(at.x + side, std::max(y1, y0 + 2) + 1), IM_COL32(255, 255, 255, 120));
+  outline_loaded(draw, f, p, q_at, k_at);
+  draw->PopClipRect();
+}
+
+// The query tile against the key tiles around this step's, cell by cell: where a tile
+// is half masked (the diagonal, a document's end) every cell shows its own kind.
+void show_close_up(const FlashWalkthrough& f, float width) {
+  const MaskPicture picture(f.layout(), f.tile());
+  const TileShape t = f.tile();
+  const int r = f.row();
+  const int key_tiles = picture.row_key_span(r) / t.cols;
+  const int shown = std::min(3, key_tiles);
+  const int centre = std::max(0, f.loaded_key_tile());
+  const int first = std::clamp(centre - 1, 0, std::max(0, key_tiles - shown));
+  const double ppc = std::max(1.0, std::floor(width / double(shown * t.cols)));
+  const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
+  const std::int64_t q0 = q_at + std::int64_t(f.query_tile()) * t.rows, k0 = k_at + std::int64_t(first) * t.cols;
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
+  ImGui::TextWrapped("Close-up, cell by cell: query tile %d against key tiles %d..%d", f.query_tile(), first, first + shown - 1);
+  ImGui::PopTextWrapPos();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const ImVec2 size(float(ppc * shown * t.cols), float(ppc * t.rows));
+  ImGui::Dummy(size);
+  const MaskPlacement p{at.x, at.y, std::max(size.x, size.y), ppc, double(q0), double(k0), 1};
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->PushClipRect(at, ImVec2(at.x + size.x, at.y + size.y), true);
+  draw->AddRectFilled(at, ImVec2(at.x + size.x, at.y + size.y), paint_color(PaintClass::outside));
+  paint_cells(draw, picture, p);
+  draw_tile_grid(draw, picture, p);
+  outline_loaded(draw, f, p, q_at, k_at);
+  draw->PopClipRect();
+}
+
+void show_legend() {
+  draw_cell_kind_legend();
+  const float side = ImGui::GetTextLineHeight();
+  for (const auto& [color, text] : {std::pair{loaded_now, "K/V tile loaded at this step"},
+                                    std::pair{loaded_before, "loaded before"}}) {
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRect(at, ImVec2(at.x + side, at.y + side), color, 0, 0, 2);
+    ImGui::Dummy(ImVec2(side, side));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0, side * 1.5f);
+  }
+  ImGui::NewLine();
 }
 
 void show_state(const FlashWalkthrough& f, int layout_row) {
   const QueryTileState& s = f.state();
   const LayoutView v = f.layout().view();
-  ImGui::Text("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
+  ImGui::TextWrapped("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
               s.first_query + s.queries - 1, f.key_tiles_total());
   if (f.loaded_key_tile() < 0) {
     ImGui::TextWrapped("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
@@ -167,14 +211,16 @@ void show_state(const FlashWalkthrough& f, int layout_row) {
   // Bytes moved so far against the naive algorithm's total for the same queries.
   const double flash = double(f.flash_bytes()), naive = double(f.naive_bytes());
   const float width = ImGui::GetContentRegionAvail().x * 0.6f;
-  ImGui::Text("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(), format_bytes(naive).c_str());
+  ImGui::TextWrapped("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(), format_bytes(naive).c_str());
   ImGui::ProgressBar(float(flash / std::max(flash, naive)), ImVec2(width, 0), ("flash " + format_bytes(flash)).c_str());
   ImGui::ProgressBar(float(naive / std::max(flash, naive)), ImVec2(width, 0), ("naive " + format_bytes(naive)).c_str());
   ImGui::Spacing();
-  const float plot_width = ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("running sum l").x - 16;
-  plot("running max m", s.running_max, plot_width);
-  plot("running sum l", s.running_sum, plot_width);
-  plot("last rescale", s.last_rescale, plot_width);
+  const ImVec2 plot_size(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 4.5f);
+  const std::string x = "query (of this tile)";
+  draw_plot({"running max m, per query (the largest score seen so far)", x, double(s.first_query)}, s.running_max, plot_size);
+  draw_plot({"running sum l, per query (of exp(score - m) so far)", x, double(s.first_query)}, s.running_sum, plot_size);
+  draw_plot({"last rescale exp(m_old - m_new), per query (1: m did not move)", x, double(s.first_query)}, s.last_rescale,
+            plot_size);
   if (ImGui::BeginTable("queries", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* title : {"query", "document", "m", "l", "rescale", "LSE"}) ImGui::TableSetupColumn(title);
@@ -211,9 +257,15 @@ void show_walkthrough_view(AppState& state) {
     return;
   }
   if (run.stepper->finished()) state.walkthrough.playing = false;
-  const float side = std::min(ImGui::GetContentRegionAvail().x * 0.4f, ImGui::GetContentRegionAvail().y);
+  show_legend();
+  const float left = ImGui::GetContentRegionAvail().x * 0.4f;
+  const float close_up = ImGui::GetTextLineHeightWithSpacing() + std::floor(left / float(3 * run.stepper->tile().cols)) *
+                                                                        float(run.stepper->tile().rows);
+  const float side = std::max(ImGui::GetFontSize() * 8,
+                              std::min(left, ImGui::GetContentRegionAvail().y - close_up - ImGui::GetStyle().ItemSpacing.y * 2));
   ImGui::BeginGroup();
-  show_tile_map(*run.stepper, side);
+  show_row_picture(*run.stepper, side);
+  show_close_up(*run.stepper, left);
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginChild("state");

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/scenario_file.hpp"
 #include "gui/results_state.hpp"
 #include "temp_path.hpp"
 #include "test_rows.hpp"
@@ -50,30 +49,6 @@ TEST(ResultsState, MissingOrEmptyFolderAddsNothing) {
   load_results(results, "/nonexistent/attnlab/file.csv");
   ASSERT_EQ(results.problems.size(), 1u);
   EXPECT_NE(results.problems[0].find("/nonexistent/attnlab/file.csv"), std::string::npos);
-}
-
-// As results/h100 ships them: the variants file sorts first and has no ncu bytes,
-// the bench file after it has them; the Costs view must find both.
-TEST(ResultsState, MeasuredForwardTakesEachValueFromTheFirstRowThatHasIt) {
-  const auto folder = fresh_folder("measured");
-  ResultRow other_head_dim = our_row("varlen", 100);
-  other_head_dim.head_dim = 64;
-  other_head_dim.hbm_bytes_measured = 1;
-  ResultRow with_bytes = our_row("varlen", 380);
-  with_bytes.hbm_bytes_measured = 883187712;
-  write_results_csv(folder / "a-variants.csv", {other_head_dim, our_row("varlen", 376)});
-  write_results_csv(folder / "b-bench.csv", {with_bytes});
-  ResultsState results;
-  load_results_folder(results, folder);
-  const Scenario s = load_scenario("uniform-64x512");
-  const MeasuredForward varlen = our_measured_forward(results, s, Implementation::varlen);
-  ASSERT_NE(varlen.timed, nullptr);
-  EXPECT_EQ(varlen.timed->median_us, 376);
-  EXPECT_EQ(varlen.hbm_bytes, 883187712);
-  const MeasuredForward packed = our_measured_forward(results, s, Implementation::packed);
-  EXPECT_EQ(packed.timed, nullptr);
-  EXPECT_FALSE(packed.hbm_bytes.has_value());
-  std::filesystem::remove_all(folder);
 }
 
 }  // namespace

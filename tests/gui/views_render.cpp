@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 
+#include <imgui_internal.h>  // the tab bar's layout, to click a tab
+
 #include "core/scenario_file.hpp"
 #include "gui/cell_colors.hpp"
 #include "gui/gui_window.hpp"
@@ -167,6 +169,55 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
   EXPECT_EQ(state.view, View::timings);
   EXPECT_EQ(image.width, 1280);
   std::filesystem::remove_all(folder);
+}
+
+// The window's one tab bar, as the last frame laid it out.
+ImGuiTabBar* views_tab_bar() {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (int n = 0; n < g.TabBars.GetMapSize(); ++n)
+    if (ImGuiTabBar* bar = g.TabBars.TryGetMapData(n)) return bar;
+  return nullptr;
+}
+
+// A quick click (press and release queued between the same two frames, as the window's
+// input callback queues them when a frame is slow or the window slept) selects the tab.
+TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
+  AppState state = state_on("uniform-64x512", View::scenario);
+  window->render_offscreen(state, 1280, 800);
+  ASSERT_EQ(state.view, View::scenario);
+  ImGuiTabBar* bar = views_tab_bar();
+  ASSERT_NE(bar, nullptr);
+  ASSERT_EQ(bar->Tabs.Size, int(all_views.size()));
+  const ImGuiTabItem& masks = bar->Tabs[int(View::masks)];
+  const ScreenPoint at{int(bar->BarRect.Min.x + masks.Offset + masks.Width / 2), int((bar->BarRect.Min.y + bar->BarRect.Max.y) / 2)};
+  window->press_mouse(0, true, at);
+  window->press_mouse(0, false, at);
+  window->render_offscreen(state, 1280, 800, 3, at);
+  EXPECT_EQ(state.view, View::masks);
+}
+
+// The Costs view fills a large window: its bottom third holds the table and the IO call-out.
+TEST(CostsView, TheBottomThirdOfALargeWindowIsNotEmpty) {
+  AppState state = state_on("uniform-64x512", View::costs);
+  load_results_folder(state.results, std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  const Image image = window->render_offscreen(state, 1600, 1000);
+  const Rgb background = rgb_at(image, image.width - 3, image.height - 3);
+  long long drawn = 0, all = 0;
+  for (int y = image.height * 2 / 3; y < image.height - 4; ++y)
+    for (int x = 0; x < image.width; ++x, ++all) drawn += rgb_at(image, x, y) != background;
+  EXPECT_GT(double(drawn) / double(all), 0.08) << drawn << " of " << all << " pixels drawn";
+}
+
+// The walkthrough's close-up draws each cell in its own kind: the diagonal tile the
+// default step loads (packed row 0, query tile 9, its tenth key tile) is half useful and
+// half causal_masked, which a tile painted in one colour would hide.
+TEST(WalkthroughView, TheDiagonalTileShowsItsMaskedHalf) {
+  AppState state = state_on("uniform-64x512", View::walkthrough);
+  const Image image = window->render_offscreen(state, 1280, 800);
+  long long masked = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) masked += rgb_at(image, x, y) == cell_kind_rgb(CellKind::causal_masked);
+  EXPECT_GT(masked, 2016 * 4 * 9 / 10);  // 2016 masked cells of 2 x 2 pixels, less the outline over them
 }
 
 TEST(Headless, ScreenshotCommandWritesAPng) {

@@ -1,0 +1,22 @@
+#pragma once
+// Colours and marker shapes of the Timings view's plots: one colour per
+// implementation, one shape per source family. The colours stay clear of every cell
+// kind's (cell_colors.hpp), so a red point never reads as bleed; the tests check the distance.
+#include <imgui.h>
+
+#include "core/implementation.hpp"
+#include "gui/cell_colors.hpp"
+#include "gui/source_ratios.hpp"
+
+namespace attnlab::gui {
+
+Rgb implementation_rgb(Implementation i);
+ImU32 implementation_color(Implementation i);
+
+enum class MarkerShape { circle, diamond, square, triangle, triangle_down, cross };
+MarkerShape family_marker(const SourceFamily* family);  // null (a source no family lists): cross
+
+// A marker of `radius` centred at `c`; filled, or its outline only.
+void draw_marker(ImDrawList* draw, ImVec2 c, float radius, MarkerShape shape, ImU32 color, bool filled);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,221 @@
+// Which run of a configuration the GUI shows, and each source's own ratios: on
+// made-up files, and on the shipped results against the tables bench/results_table.py
+// wrote (results/h100/TABLE.md, the README's summary), so the GUI and the documents
+// show the same runs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "core/scenario_file.hpp"
+#include "gui/primary_runs.hpp"
+#include "gui/scenario_model.hpp"
+#include "gui/source_ratios.hpp"
+#include "shipped_results.hpp"
+#include "temp_path.hpp"
+#include "test_rows.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+TEST(PrimaryRuns, FilesAreOrderedByTheirNameWithoutTheExtension) {
+  // "-" sorts before ".", so plain name order would put the variants file first.
+  EXPECT_TRUE(results_file_order("r/attnlab-bench.csv", "r/attnlab-bench-variants.csv"));
+  EXPECT_TRUE(results_file_order("r/attnlab-bench-variants.csv", "r/attnlab-run.csv"));
+  EXPECT_TRUE(results_file_order("r/peers.csv", "r/peers-variants.csv"));
+  EXPECT_FALSE(results_file_order("r/peers.csv", "r/peers.csv"));
+  EXPECT_TRUE(results_file_order("a/x.csv", "b/x.csv"));  // same name: the path decides
+}
+
+TEST(PrimaryRuns, TheFirstFileHoldingAConfigurationGivesThePrimaryRunTheOthersItsSpread) {
+  const auto folder = unique_temp_path("primary");
+  std::filesystem::remove_all(folder);
+  ResultRow d64 = our_row("packed", 1324);
+  d64.head_dim = 64;
+  write_results_csv(folder / "attnlab-run.csv", {our_row("packed", 2089)});
+  write_results_csv(folder / "attnlab-bench-variants.csv", {d64, our_row("packed", 2119), our_row("varlen", 379)});
+  write_results_csv(folder / "attnlab-bench.csv", {our_row("varlen", 376), our_row("packed", 2234)});
+  ResultsState results;
+  load_results_folder(results, folder);
+  ASSERT_EQ(results.files.size(), 3u);
+  EXPECT_EQ(results.files[0].path.filename(), "attnlab-bench.csv");
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+  const auto packed = find_run(results, own, "attnlab", "packed");
+  ASSERT_TRUE(packed);
+  EXPECT_EQ(packed->primary.row->median_us, 2234);
+  EXPECT_EQ(file_name(packed->primary), "attnlab-bench.csv");
+  ASSERT_EQ(packed->runs(), 3u);
+  EXPECT_EQ(file_name(packed->others[0]), "attnlab-bench-variants.csv");
+  EXPECT_EQ(file_name(packed->others[1]), "attnlab-run.csv");
+  EXPECT_EQ(packed->fastest_us(), 2089);
+  EXPECT_EQ(packed->slowest_us(), 2234);
+  EXPECT_EQ(spread_text(*packed), "3 runs: 2,089 \xC2\xB5s to 2,234 \xC2\xB5s");
+  const auto varlen = find_run(results, own, "attnlab", "varlen");
+  ASSERT_TRUE(varlen);
+  EXPECT_EQ(varlen->primary.row->median_us, 376);
+  EXPECT_EQ(spread_text(*varlen), "2 runs: 376 \xC2\xB5s to 379 \xC2\xB5s");
+  // The head-dim-64 row is another configuration, alone in its file.
+  Configuration d64_config = own;
+  d64_config.head_dim = 64;
+  const auto other = find_run(results, d64_config, "attnlab", "packed");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->runs(), 1u);
+  EXPECT_EQ(spread_text(*other), "");
+  // Measured first or not, the scenario's own shape is offered first.
+  const std::vector<Configuration> shapes = measured_configurations({*other, *packed}, own);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0], own);
+  EXPECT_EQ(shapes[1], d64_config);
+  // Each source's own ratio comes from its primary runs: 2234 / 376.
+  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
+  ASSERT_EQ(ratios.size(), 1u);
+  EXPECT_EQ(ratios[0].family->name, ours_family);
+  EXPECT_DOUBLE_EQ(*ratios[0].vs_varlen(Implementation::packed), 2234.0 / 376.0);
+  EXPECT_FALSE(ratios[0].vs_varlen(Implementation::padded));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(SourceRatios, APeerWithoutVarlenUsesItsPaddedRunOnlyWherePaddedEqualsVarlen) {
+  const auto folder = unique_temp_path("peer-ratios");
+  std::filesystem::remove_all(folder);
+  ResultRow padded = our_row("padded", 190), packed = our_row("packed", 915);
+  padded.source = "torch-sdpa-cudnn-padded";
+  packed.source = "torch-sdpa-cudnn-packed";
+  write_results_csv(folder / "peers.csv", {padded, packed});
+  ResultsState results;
+  load_results_folder(results, folder);
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+  const std::vector<SourceRatios> equal = source_ratios(results, own, true);
+  ASSERT_EQ(equal.size(), 1u);
+  EXPECT_EQ(equal[0].family->name, "cuDNN");
+  EXPECT_TRUE(equal[0].padded_stands_for_varlen);
+  EXPECT_DOUBLE_EQ(*equal[0].vs_varlen(Implementation::packed), 915.0 / 190.0);
+  const std::vector<SourceRatios> unequal = source_ratios(results, own, false);
+  ASSERT_EQ(unequal.size(), 1u);
+  EXPECT_FALSE(unequal[0].padded_stands_for_varlen);
+  EXPECT_FALSE(unequal[0].vs_varlen(Implementation::packed));
+  std::filesystem::remove_all(folder);
+}
+
+std::string times(double r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f\xC3\x97", r);  // TABLE.md's "7.22×"
+  return text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The configuration a TABLE.md label names: "`uniform-64x512`" is the scenario's own,
+// "`uniform-64x512` (fp16, d64)" another dtype and head dim.
+Configuration configuration_named(const std::string& name, const std::string& dtype, const std::string& head_dim) {
+  Configuration c = own_configuration(load_scenario(name));
+  if (!dtype.empty()) c.dtype = *parse_dtype(dtype);
+  if (!head_dim.empty()) c.head_dim = std::stoi(head_dim);
+  return c;
+}
+
+// TABLE.md's "Measured ratios against the model": every row's attnlab and PyTorch
+// (FlashAttention-2 for padded and packed) ratios, and the model's, are the GUI's.
+TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
+  const ResultsState results = shipped_results();
+  const std::string table = read_text(shipped_results_folder + "/TABLE.md");
+  const std::regex row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varlen \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|)");
+  std::map<std::string, ScenarioModel> models;
+  int checked = 0;
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    SCOPED_TRACE(m.str(0));
+    const std::string name = m[1], impl_name = m[4];
+    if (!models.count(name)) models.emplace(name, build_model(load_scenario(name), {64, 64}));
+    const ScenarioModel& model = models.at(name);
+    const Implementation impl = *parse_implementation(impl_name);
+    const Configuration c = configuration_named(name, m[2], m[3]);
+    const std::vector<SourceRatios> ratios =
+        source_ratios(results, c, model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+    EXPECT_EQ(times(model.costs[impl].computed_vs_varlen), std::string(m[5]));
+    EXPECT_EQ(times(model.costs[impl].attended_vs_varlen), std::string(m[6]));
+    const SourceRatios* ours = ratios_of(ratios, ours_family);
+    const std::string ours_text = ours && ours->vs_varlen(impl) ? times(*ours->vs_varlen(impl)) : "";
+    EXPECT_EQ(ours_text, std::string(m[7]));
+    if (impl != Implementation::naive) {  // the table's naive column is PyTorch eager over FlashAttention-2's varlen
+      const SourceRatios* fa2 = ratios_of(ratios, fa2_family);
+      const std::string fa2_text = fa2 && fa2->vs_varlen(impl) ? times(*fa2->vs_varlen(impl)) : "";
+      EXPECT_EQ(fa2_text, std::string(m[8]));
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 24);  // 10 scenario shapes x 3 ratios
+}
+
+// The README's summary: our varlen time and FlashAttention-2's, per scenario shape, are
+// the primary runs the GUI shows (uniform-64x512's 376 µs, not another run's 379 µs).
+TEST(ShippedResults, PrimaryRunsAreTheOnesTheReadmeTableShows) {
+  const ResultsState results = shipped_results();
+  const std::string readme = read_text(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
+  const std::regex row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| ([0-9,.]+) \(\d+\) \| ([0-9,.]+) \(\d+\)( ¹)? \|)");
+  const auto us = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f", v);
+    std::string digits = text, out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return out;
+  };
+  int checked = 0;
+  for (auto it = std::sregex_iterator(readme.begin(), readme.end(), row); it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    SCOPED_TRACE(m.str(0));
+    const Configuration c = configuration_named(m[1], m[2], m[3]);
+    const std::vector<SourceRatios> ratios = source_ratios(results, c, false);
+    const SourceRatios* ours = ratios_of(ratios, ours_family);
+    const SourceRatios* fa2 = ratios_of(ratios, fa2_family);
+    ASSERT_TRUE(ours && ours->varlen() && fa2 && fa2->varlen());
+    EXPECT_EQ(us(*ours->varlen()->primary.row->median_us), std::string(m[4]));
+    EXPECT_EQ(us(*fa2->varlen()->primary.row->median_us), std::string(m[5]));
+    ++checked;
+  }
+  EXPECT_GE(checked, 8);
+}
+
+// The issue that started this: three runs of our packed uniform-64x512; the primary one
+// is attnlab-bench.csv's, whose ratio REPRODUCE.md and the README quote.
+TEST(ShippedResults, TheArticlesCaseShowsTheBenchRunAndTheSpreadOfTheOthers) {
+  const ResultsState results = shipped_results();
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+  EXPECT_EQ(own.head_dim, 128);
+  // The Timings view opens on the article's configuration, head dim 128, though the
+  // variants file (head dims 64 and 128) holds head dim 64 first.
+  const std::vector<Configuration> shapes = measured_configurations(
+      primary_runs(results, [](const ResultRow& r) { return r.scenario == "uniform-64x512" && r.pass == Pass::fwd; }), own);
+  ASSERT_EQ(shapes.size(), 4u);  // bf16 and fp16, head dims 64 and 128
+  EXPECT_EQ(shapes.front(), own);
+  const auto packed = find_run(results, own, "attnlab", "packed");
+  ASSERT_TRUE(packed);
+  EXPECT_EQ(file_name(packed->primary), "attnlab-bench.csv");
+  EXPECT_EQ(packed->runs(), 3u);
+  EXPECT_LT(packed->fastest_us(), packed->slowest_us());
+  // cuDNN's own packed over padded (= varlen here), straight from peers.csv's rows.
+  std::optional<double> cudnn_packed, cudnn_padded;
+  for (const ResultRow& r : read_results_csv(shipped_results_folder + "/peers.csv"))
+    if (own.holds(r) && r.source == "torch-sdpa-cudnn-packed" && !cudnn_packed) cudnn_packed = r.median_us;
+    else if (own.holds(r) && r.source == "torch-sdpa-cudnn-padded" && !cudnn_padded) cudnn_padded = r.median_us;
+  ASSERT_TRUE(cudnn_packed && cudnn_padded);
+  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
+  const SourceRatios* cudnn = ratios_of(ratios, "cuDNN");
+  ASSERT_NE(cudnn, nullptr);
+  EXPECT_DOUBLE_EQ(*cudnn->vs_varlen(Implementation::packed), *cudnn_packed / *cudnn_padded);
+}
+
+}  // namespace
+}  // namespace attnlab::gui

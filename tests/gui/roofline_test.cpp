@@ -1,0 +1,108 @@
+// The roofline puts no point above its roof: every run of the shipped results, and a
+// run whose model bytes would have put it there. Labels never overlap. Implementation
+// colours never pass for a cell kind's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "gui/implementation_colors.hpp"
+#include "gui/roofline.hpp"
+#include "shipped_results.hpp"
+#include "test_rows.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
+  const ResultsState results = shipped_results();
+  const std::vector<MeasuredRun> runs = primary_runs(results, [](const ResultRow&) { return true; });
+  int points = 0, peers = 0, on_measured_bytes = 0;
+  for (const MeasuredRun& run : runs)
+    for (const RooflinePoint& p : roofline_points(run)) {
+      SCOPED_TRACE(run.primary.row->scenario + " " + run.primary.row->source + " " + run.primary.row->implementation);
+      EXPECT_LE(p.tflops, h100_ceilings.roof_tflops(p.flops_per_byte) * (1 + 1e-9));
+      ++points;
+      peers += run.primary.row->source != "attnlab";
+      on_measured_bytes += p.bytes == BytesBasis::measured;
+    }
+  EXPECT_GT(points, 100);
+  EXPECT_GT(peers, 50);             // the peers are plotted too
+  EXPECT_GT(on_measured_bytes, 40); // our bench rows carry ncu's bytes
+}
+
+// uniform-64x512's packed run as a row without ncu's bytes: at the model's 8.99 GB it
+// would sit at 62 FLOPs per byte, under a roof of 186 TFLOP/s, while it ran at 250.
+TEST(Roofline, ARunWithoutMeasuredBytesSitsAtTheLeastBytesNeverTheModels) {
+  ResultRow r = our_row("packed", 2234);
+  r.tokens = 32768;
+  r.kv_heads = 16;
+  r.computed_tflops = 250;
+  r.useful_tflops = 30.8;
+  r.hbm_bytes_model = 8994684928;
+  const double flops = 250e12 * 2234e-6;
+  ASSERT_GT(250, h100_ceilings.roof_tflops(flops / double(*r.hbm_bytes_model)));
+  ResultsFile file{"x.csv", {r}};
+  const MeasuredRun run{{&file.rows[0], &file.path}, {}};
+  EXPECT_EQ(least_bytes(r), 536870912);  // Q, K, V, O: 32768 tokens x 16 heads x 128 x 2 bytes each
+  const std::vector<RooflinePoint> points = roofline_points(run);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].flops, FlopsBasis::computed);
+  EXPECT_EQ(points[1].flops, FlopsBasis::useful);
+  for (const RooflinePoint& p : points) {
+    EXPECT_EQ(p.bytes, BytesBasis::lower_bound);
+    EXPECT_EQ(p.bytes_from, nullptr);
+    EXPECT_LE(p.tflops, h100_ceilings.roof_tflops(p.flops_per_byte));
+  }
+  EXPECT_NEAR(points[0].flops_per_byte, flops / 536870912.0, 1e-6);
+  // With ncu's bytes in a later run of the same configuration, those are used.
+  ResultRow measured = r;
+  measured.hbm_bytes_measured = 3046816256;
+  ResultsFile later{"y.csv", {measured}};
+  const MeasuredRun both{{&file.rows[0], &file.path}, {{&later.rows[0], &later.path}}};
+  const std::vector<RooflinePoint> placed = roofline_points(both);
+  ASSERT_EQ(placed.size(), 2u);
+  EXPECT_EQ(placed[0].bytes, BytesBasis::measured);
+  EXPECT_EQ(placed[0].bytes_from, &both.others[0]);
+  EXPECT_NEAR(placed[0].flops_per_byte, flops / 3046816256.0, 1e-6);
+}
+
+TEST(Roofline, LabelsOverlapNoOtherLabelMarkerOrText) {
+  std::mt19937 random(7);
+  std::uniform_real_distribution<float> x(0, 600), y(0, 400);
+  std::vector<Box> markers;
+  std::vector<std::pair<float, float>> sizes;
+  for (int i = 0; i < 60; ++i) {
+    const float cx = x(random), cy = y(random);
+    markers.push_back({cx - 5, cy - 5, cx + 5, cy + 5});
+    sizes.push_back(i % 7 == 0 ? std::pair{0.0f, 0.0f} : std::pair{90.0f, 16.0f});
+  }
+  const std::vector<Box> text = {{300, 0, 420, 18}};
+  const Box area{0, 0, 600, 400};
+  const std::vector<std::optional<Box>> labels = place_labels(markers, sizes, text, area, 2);
+  ASSERT_EQ(labels.size(), markers.size());
+  int placed = 0;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (!labels[i]) continue;
+    ++placed;
+    EXPECT_NE(sizes[i].first, 0.0f) << "a label that was not asked for";
+    EXPECT_TRUE(labels[i]->inside(area));
+    EXPECT_FALSE(labels[i]->overlaps(text[0]));
+    for (const Box& m : markers) EXPECT_FALSE(labels[i]->overlaps(m));
+    for (std::size_t j = i + 1; j < labels.size(); ++j)
+      if (labels[j]) EXPECT_FALSE(labels[i]->overlaps(*labels[j])) << i << " and " << j;
+  }
+  EXPECT_GT(placed, 20);
+}
+
+TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
+  for (Implementation i : all_implementations)
+    for (int c = 0; c < paint_class_count; ++c) {
+      const Rgb a = implementation_rgb(i), b = paint_rgb(static_cast<PaintClass>(c));
+      const double distance = std::hypot(double(a[0] - b[0]), double(a[1] - b[1]), double(a[2] - b[2]));
+      EXPECT_GT(distance, 100) << implementation_name(i) << " against " << paint_class_label(static_cast<PaintClass>(c));
+    }
+}
+
+}  // namespace
+}  // namespace attnlab::gui

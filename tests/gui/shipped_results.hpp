@@ -1,0 +1,17 @@
+#pragma once
+// The H100 results shipped in results/h100/, loaded as the GUI loads them.
+#include <string>
+
+#include "gui/results_state.hpp"
+
+namespace attnlab::gui {
+
+inline const std::string shipped_results_folder = std::string(ATTNLAB_SOURCE_DIR) + "/results/h100";
+
+inline ResultsState shipped_results() {
+  ResultsState results;
+  load_results_folder(results, shipped_results_folder);
+  return results;
+}
+
+}  // namespace attnlab::gui

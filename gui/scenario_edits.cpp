@@ -156,7 +156,13 @@ bool set_packing(AppState& state, PackingPolicy policy) {
   return apply_edit(state, [&](Scenario& s) { s.packing = policy; });
 }
 bool set_causal(AppState& state, bool causal) {
-  return apply_edit(state, [&](Scenario& s) { s.causal = causal; });
+  return apply_edit(state, [&](Scenario& s) {
+    s.causal = causal;
+    if (s.window.any()) s.window = {std::max(s.window.left, 1), 0};
+  });
+}
+bool set_window(AppState& state, Window window) {
+  return apply_edit(state, [&](Scenario& s) { s.window = window; });
 }
 bool set_dtype(AppState& state, DType dtype) {
   return apply_edit(state, [&](Scenario& s) { s.dtype = dtype; });

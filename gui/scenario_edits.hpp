@@ -37,7 +37,10 @@ bool set_length_list(AppState& state, std::string_view text);
 std::string length_list_text(const Scenario& scenario);
 bool set_pad_to(AppState& state, std::optional<int> pad_to);
 bool set_packing(AppState& state, PackingPolicy policy);
+// Switching causal keeps a window: (left, 0) either way, since a causal mask bounds the right side.
 bool set_causal(AppState& state, bool causal);
+// A sliding window as FlashAttention's window_size; Window{} removes it.
+bool set_window(AppState& state, Window window);
 bool set_dtype(AppState& state, DType dtype);
 // The flash kernels' tile: square, rows = cols = size.
 bool set_tile_size(AppState& state, int size);

@@ -64,6 +64,26 @@ void show_fields(AppState& state) {
   }
 }
 
+// The sliding window (FlashAttention's window_size): keys to the left, and to the
+// right too when the scenario is not causal. The masks and costs follow at once.
+void show_window_controls(AppState& state) {
+  const Scenario& s = state.scenario;
+  bool windowed = s.window.any();
+  ImGui::SameLine();
+  if (ImGui::Checkbox("sliding window", &windowed))
+    set_window(state, windowed ? Window{std::min(512, std::max(1, s.padded_length() / 4)), 0} : Window{});
+  if (!s.window.any()) return;
+  int left = s.window.left, right = s.window.right;
+  ImGui::SetNextItemWidth(slider_width());
+  if (ImGui::SliderInt("window: keys to the left", &left, s.causal ? 1 : 0, 65536, "%d", ImGuiSliderFlags_Logarithmic))
+    set_window(state, {left, s.window.right});
+  if (!s.causal) {
+    ImGui::SetNextItemWidth(slider_width());
+    if (ImGui::SliderInt("window: keys to the right", &right, 0, 65536, "%d", ImGuiSliderFlags_Logarithmic))
+      set_window(state, {s.window.left, right});
+  }
+}
+
 void show_layout_options(AppState& state) {
   Scenario& s = state.scenario;
   bool fixed = s.pad_to.has_value();
@@ -80,6 +100,7 @@ void show_layout_options(AppState& state) {
     set_packing(state, packing == 0 ? PackingPolicy::concatenate : PackingPolicy::best_fit);
   bool causal = s.causal;
   if (ImGui::Checkbox("causal", &causal)) set_causal(state, causal);
+  show_window_controls(state);
   int dtype = s.dtype == DType::bf16 ? 0 : 1;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("dtype", &dtype, "bf16\0fp16\0")) set_dtype(state, dtype == 0 ? DType::bf16 : DType::fp16);

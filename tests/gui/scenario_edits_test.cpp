@@ -30,6 +30,27 @@ TEST(ScenarioEdits, DocumentCountSliderChangesTheLayouts) {
   EXPECT_EQ(state.model().varlen.buffer_tokens(), 32 * 512);
 }
 
+TEST(ScenarioEdits, WindowShrinksEveryLayoutsWorkAndFollowsTheCausalSwitch) {
+  AppState state = article_state();
+  const auto& before = state.model().costs;
+  const std::int64_t packed_before = before[Implementation::packed].scores_computed();
+  const std::int64_t varlen_before = before[Implementation::varlen].scores_computed();
+  ASSERT_TRUE(set_window(state, {128, 0}));
+  const auto& after = state.model().costs;
+  EXPECT_LT(after[Implementation::packed].scores_computed(), packed_before);
+  EXPECT_LT(after[Implementation::varlen].scores_computed(), varlen_before);
+  EXPECT_GT(after[Implementation::varlen].scores[CellKind::window_masked], 0);
+  EXPECT_EQ(state.model().varlen.window, (Window{128, 0}));
+  // Not causal: the window keeps its left side; a window of nothing is refused and changes nothing.
+  ASSERT_TRUE(set_causal(state, false));
+  EXPECT_EQ(state.scenario.window, (Window{128, 0}));
+  EXPECT_FALSE(set_window(state, {0, 0}));
+  EXPECT_NE(state.scenario_error.find("window"), std::string::npos) << state.scenario_error;
+  EXPECT_EQ(state.scenario.window, (Window{128, 0}));
+  ASSERT_TRUE(set_window(state, {}));
+  EXPECT_FALSE(state.scenario.window.any());
+}
+
 TEST(ScenarioEdits, RowLengthMovesThePackedWaste) {
   AppState state = article_state();
   const double before = state.model().costs[Implementation::packed].computed_vs_varlen;

@@ -26,7 +26,8 @@ if stage build; then
   ninja=$(command -v ninja || ls /opt/torch/.venv/bin/ninja 2>/dev/null)
   gen=(); [ -n "$ninja" ] && gen=(-G Ninja -DCMAKE_MAKE_PROGRAM="$ninja")
   deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
-  { cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF "${deps[@]}" &&
+  { cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" \
+      -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF "${deps[@]}" &&
     cmake --build "$build" -j"$(nproc)" --target attnlab-bench attnlab; } >"$out/logs/build.log" 2>&1 ||
     { tail -30 "$out/logs/build.log"; echo "device_run: build failed"; exit 1; }
 fi

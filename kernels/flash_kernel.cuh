@@ -18,8 +18,8 @@
 
 namespace attnlab::flash {
 
-inline constexpr int kRows = 64;    // query rows per CTA (flash_tile.rows)
-inline constexpr int kCols = 64;    // keys per tile (flash_tile.cols)
+inline constexpr int kRows = 64;    // query rows per CTA (kernel_tile(FlashKernel::mma_sm80).rows)
+inline constexpr int kCols = 64;    // keys per tile (kernel_tile(FlashKernel::mma_sm80).cols)
 inline constexpr int kWarps = kRows / 16;
 inline constexpr int kThreads = kWarps * 32;
 

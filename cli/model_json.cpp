@@ -47,6 +47,8 @@ void print_model_json(const Scenario& s, const Layout& packed, const CostModel& 
   std::printf("{\"name\":%s,\"why\":%s,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"dtype\":%s,\"causal\":%s,",
               json_string(s.name).c_str(), json_string(s.why).c_str(), s.heads, s.kv_heads, s.head_dim,
               json_string(dtype_name(s.dtype)).c_str(), s.causal ? "true" : "false");
+  // FlashAttention's window_size; -1 = unbounded on that side.
+  std::printf("\"window_left\":%d,\"window_right\":%d,", s.window.left, s.window.right);
   std::printf("\"row_len\":%d,\"packing\":%s,\"padded_length\":%d,", s.row_len,
               json_string(packing_policy_name(s.packing)).c_str(), s.padded_length());
   std::printf("\"doc_lengths\":%s,", json_array(s.doc_lengths, number).c_str());

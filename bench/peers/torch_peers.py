@@ -10,6 +10,19 @@ Peers (`implementation` names the attnlab run each one stands beside):
   torch-sdpa-{flash,cudnn,efficient}-padded  padded  SDPA with one backend on the padded batch
   torch-sdpa-{flash,cudnn,efficient}-packed  packed  SDPA with one backend on the packed rows (with their bleed)
   torch-eager-padded                         naive   matmul, mask, softmax, matmul on the padded batch
+  torch-varlen_attn-packed                   packed  varlen_attn over the packed rows, causal over each row with
+                                                     the window (sliding-window scenarios only)
+  torch-flex-packed                          packed  FlexAttention on the packed rows, sliding-window causal mask
+                                                     (sliding-window scenarios only)
+
+Sliding windows follow FlashAttention's window_size = (left, right), -1 = unbounded,
+positions counted inside the row (the document for varlen and padded). SDPA's flash and
+cuDNN backends take no window: they are reported unavailable; the memory-efficient
+backend runs with an explicit boolean mask (causal and window folded in).
+
+--pass bwd (or both) times the backward alone: the forward runs once per input set with
+its graph retained, then torch.autograd.grad(out, (q, k, v), grad_out, retain_graph=True)
+is timed like the forward. Backward rows leave rel_l2_error empty.
 
 Rows leave the `kernel` column empty: `source` names the peer and with it the backend.
 
@@ -55,7 +68,9 @@ MIN_REPS = 5
 ALL_PEERS = ["torch-varlen_attn", "torch-varlen_attn-kv-expanded", "torch-flex-document-mask",
              "torch-sdpa-flash-padded", "torch-sdpa-cudnn-padded", "torch-sdpa-efficient-padded",
              "torch-sdpa-flash-packed", "torch-sdpa-cudnn-packed", "torch-sdpa-efficient-packed",
-             "torch-eager-padded"]
+             "torch-eager-padded", "torch-varlen_attn-packed", "torch-flex-packed"]
+WINDOW_ONLY_PEERS = {"torch-varlen_attn-packed", "torch-flex-packed"}  # default peers only when windowed
+BWD_FLOPS_PER_FWD = 2.5  # FlashAttention's convention: backward useful FLOPs = 2.5 x the forward's
 
 
 def fail(message: str, code: int = 2):
@@ -79,6 +94,30 @@ class Scenario:
     packed_rows: list[list[list[int]]]  # per packed row: runs of [canonical start, count]
     scores_useful: dict[str, int]       # per attnlab implementation, all heads (the cost model's)
     columns: list[str]
+    window_left: int = -1   # FlashAttention's window_size; -1 = unbounded
+    window_right: int = -1
+
+    @property
+    def windowed(self) -> bool:
+        return self.window_left >= 0 or (self.window_right >= 0 and not self.causal)
+
+    @property
+    def window_size(self) -> tuple[int, int]:
+        """(left, right) as varlen_attn takes it; causal is right = 0."""
+        return (self.window_left, 0 if self.causal else self.window_right)
+
+    def keep_mask(self, torch, extent: int):
+        """(extent, extent) bool: query q may attend key k (causal and window; positions inside the row)."""
+        i = torch.arange(extent, device="cuda")
+        back = i[:, None] - i[None, :]  # q - k
+        keep = torch.ones(extent, extent, dtype=torch.bool, device="cuda")
+        if self.causal:
+            keep &= back >= 0
+        if self.window_left >= 0:
+            keep &= back <= self.window_left
+        if self.window_right >= 0:
+            keep &= -back <= self.window_right
+        return keep
 
     @property
     def tokens(self) -> int:
@@ -103,7 +142,8 @@ def resolve_scenario(attnlab: str, scenario: str) -> Scenario:
         fail(done.stderr.strip() or f"{attnlab} model {scenario} --format json exited with {done.returncode}")
     j = json.loads(done.stdout)
     return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
-                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"])
+                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"],
+                    j.get("window_left", -1), j.get("window_right", -1))
 
 
 @dataclass
@@ -187,7 +227,7 @@ class Inputs:
                 g = [self.gathered("packed", x) for x in (q, k, v)]
                 rows = ((g[0][r, :, :n], g[1][r, :, :n], g[2][r, :, :n])
                         for r, n in enumerate(self.row_lengths["packed"]))
-            self._references[key] = fp32_attention(self.torch, rows, self.s.causal)
+            self._references[key] = fp32_attention(self.torch, rows, self.s)
         return self._references[key]
 
     def error(self, layout: str, out_rows) -> float:
@@ -198,16 +238,18 @@ class Inputs:
         return math.sqrt(num / den)
 
 
-def fp32_attention(torch, rows, causal):
+def fp32_attention(torch, rows, s: Scenario):
     """Each (q, k, v) of shape (heads, length, dim) in fp32. The memory-efficient backend
-    takes fp32 and never holds a length² matrix, as math would for a long document."""
+    takes fp32 and never holds a length² matrix, as math would for a long document
+    (a window needs an explicit length² boolean mask, which SDPA cannot join with is_causal)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     outs = []
     with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
         for q, k, v in rows:
             q, k, v = (x.float().unsqueeze(0) for x in (q, k, v))
+            masked = {"attn_mask": s.keep_mask(torch, q.shape[2])} if s.windowed else {"is_causal": s.causal}
             outs.append(torch.nn.functional.scaled_dot_product_attention(
-                q, k, v, is_causal=causal, enable_gqa=k.shape[1] != q.shape[1])[0])
+                q, k, v, enable_gqa=k.shape[1] != q.shape[1], **masked)[0])
     return outs
 
 
@@ -225,6 +267,7 @@ class Peer:
     args: Callable[[int], tuple]        # input set index -> arguments of call
     call: Callable[[tuple], object]     # the timed region
     rows: Callable[[object], list]      # output -> one (heads, length, dim) tensor per layout row
+    score_bytes: int = 0                # bytes of S and P one call holds in memory (eager only)
 
 
 def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> Peer:
@@ -233,23 +276,7 @@ def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> 
     group = s.heads // s.kv_heads
     if expand_kv and group == 1:
         raise Unavailable("not a grouped-query scenario (kv_heads == heads): the same as torch-varlen_attn")
-    try:
-        from torch.nn.attention.varlen import varlen_attn
-    except ImportError as e:
-        raise Unavailable(f"torch.nn.attention.varlen.varlen_attn is not importable: {e}")
-    params = inspect.signature(varlen_attn).parameters
-    kwargs = {}
-    if s.causal:  # PyTorch 2.9 took is_causal; later versions a (left, right) window
-        if "is_causal" in params:
-            kwargs["is_causal"] = True
-        elif "window_size" in params:
-            kwargs["window_size"] = (-1, 0)
-        else:
-            raise Unavailable("varlen_attn takes neither is_causal nor window_size")
-    if group > 1 and not expand_kv:
-        if "enable_gqa" not in params:
-            raise Unavailable("varlen_attn has no enable_gqa for kv_heads != heads")
-        kwargs["enable_gqa"] = True
+    varlen_attn, kwargs = varlen_attn_with_mask(s, enable_gqa=group > 1 and not expand_kv)
     longest = max(s.doc_lengths)
 
     def args(i):
@@ -259,6 +286,50 @@ def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> 
     return Peer("torch-varlen_attn-kv-expanded" if expand_kv else "torch-varlen_attn", "varlen", "varlen", args,
                 lambda a: varlen_attn(a[0], a[1], a[2], x.cu_seqlens, x.cu_seqlens, longest, longest, **kwargs),
                 x.document_rows)
+
+
+def varlen_attn_with_mask(s: Scenario, enable_gqa: bool):
+    """varlen_attn and the keyword arguments that give it the scenario's causal rule and window."""
+    try:
+        from torch.nn.attention.varlen import varlen_attn
+    except ImportError as e:
+        raise Unavailable(f"torch.nn.attention.varlen.varlen_attn is not importable: {e}")
+    params = inspect.signature(varlen_attn).parameters
+    kwargs = {}
+    if s.windowed:
+        if "window_size" not in params:
+            raise Unavailable("varlen_attn takes no window_size")
+        kwargs["window_size"] = s.window_size
+    elif s.causal:  # PyTorch 2.9 took is_causal; later versions a (left, right) window
+        if "is_causal" in params:
+            kwargs["is_causal"] = True
+        elif "window_size" in params:
+            kwargs["window_size"] = (-1, 0)
+        else:
+            raise Unavailable("varlen_attn takes neither is_causal nor window_size")
+    if enable_gqa:
+        if "enable_gqa" not in params:
+            raise Unavailable("varlen_attn has no enable_gqa for kv_heads != heads")
+        kwargs["enable_gqa"] = True
+    return varlen_attn, kwargs
+
+
+def varlen_attn_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    """The packed rows as varlen_attn's sequences: causal over each row with the window,
+    bleed included (what packed computes), against a window that keeps it short."""
+    varlen_attn, kwargs = varlen_attn_with_mask(s, enable_gqa=s.kv_heads != s.heads)
+    src = x.source["packed"]
+    tokens = src[src >= 0]  # row-major: each row's tokens fill its first positions
+    lengths = x.row_lengths["packed"]
+    starts = [0]
+    for n in lengths:
+        starts.append(starts[-1] + n)
+    cu_rows = torch.tensor(starts, dtype=torch.int32, device="cuda")
+    longest = max(lengths)
+    return Peer("torch-varlen_attn-packed", "packed", "packed",
+                lambda i: tuple(t.index_select(0, tokens) for t in x.sets[i]),
+                lambda a: varlen_attn(a[0], a[1], a[2], cu_rows, cu_rows, longest, longest, **kwargs),
+                lambda out: [out[a:a + n].transpose(0, 1) for a, n in zip(starts, lengths)])
 
 
 def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
@@ -272,6 +343,8 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
 
     def document_mask(batch, head, q, kv):
         same = doc[q] == doc[kv]
+        if s.windowed:  # inside one document, q - kv is also the distance of positions in it
+            return same & window_mod(s, q, kv)
         return same & (q >= kv) if s.causal else same
 
     mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda")
@@ -283,6 +356,39 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
                 lambda out: [out[0, :, a:a + n] for a, n in zip(x.starts, s.doc_lengths)])
 
 
+def window_mod(s: Scenario, q, kv):
+    """FlexAttention mask_mod term: causal and window on positions q, kv of one row."""
+    keep = q >= kv if s.causal else q == q
+    if s.window_left >= 0:
+        keep = keep & (q - kv <= s.window_left)
+    if s.window_right >= 0:
+        keep = keep & (kv - q <= s.window_right)
+    return keep
+
+
+def flex_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    """The packed rows as a batch, with a sliding-window causal mask over each row (bleed
+    included) and its padding keys masked."""
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError as e:
+        raise Unavailable(f"FlexAttention is not importable: {e}")
+    lengths = x.row_lengths["packed"]
+    extent = x.source["packed"].shape[1]
+    row_length = torch.tensor(lengths, dtype=torch.int64, device="cuda")
+
+    def packed_mask(batch, head, q, kv):
+        return (kv < row_length[batch]) & window_mod(s, q, kv)
+
+    mask = create_block_mask(packed_mask, len(lengths), None, extent, extent, device="cuda")
+    compiled = torch.compile(flex_attention, dynamic=False)
+    gqa = s.kv_heads != s.heads
+    return Peer("torch-flex-packed", "packed", "packed",
+                lambda i: tuple(x.gathered("packed", t) for t in x.sets[i]),
+                lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+
+
 def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
     from torch.nn.attention import SDPBackend, sdpa_kernel
     chosen = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
@@ -292,12 +398,24 @@ def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
     # rule, ragged rows need a key-padding mask (which the flash backend refuses).
     ragged = any(n != src.shape[1] for n in lengths)
     mask = (src >= 0)[:, None, None, :] if ragged and not s.causal else None
+    is_causal = s.causal
+    if s.windowed:  # only an explicit mask carries a window; SDPA takes it with is_causal off
+        if backend != "efficient":
+            raise Unavailable(f"SDPA's {backend} backend takes no window and no explicit mask")
+        extent = src.shape[1]
+        free, _ = torch.cuda.mem_get_info()
+        if 3 * len(lengths) * extent * extent > 0.5 * free:  # the mask, and the 2-byte bias made from it
+            raise Unavailable(f"a ({len(lengths)}, {extent}, {extent}) window mask does not fit in "
+                              f"{free / 2**30:.1f} GiB free")
+        window = s.keep_mask(torch, extent)[None, None]
+        mask = window & mask if mask is not None else window.expand(len(lengths), 1, extent, extent)
+        is_causal = False
     gqa = s.kv_heads != s.heads
 
     def call(a):
         with sdpa_kernel([chosen]):
             return torch.nn.functional.scaled_dot_product_attention(a[0], a[1], a[2], attn_mask=mask,
-                                                                    is_causal=s.causal, enable_gqa=gqa)
+                                                                    is_causal=is_causal, enable_gqa=gqa)
 
     return Peer(f"torch-sdpa-{backend}-{layout}", layout, layout,
                 lambda i: tuple(x.gathered(layout, t) for t in x.sets[i]), call,
@@ -313,7 +431,9 @@ def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
     if need > 0.8 * free:
         raise Unavailable(f"S and P need {need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free")
     keep = (src >= 0)[:, None, None, :]
-    if s.causal:
+    if s.windowed:
+        keep = keep & s.keep_mask(torch, extent)
+    elif s.causal:
         keep = keep & torch.ones(extent, extent, dtype=torch.bool, device="cuda").tril()
     masked = ~keep
     scale = 1.0 / math.sqrt(s.head_dim)
@@ -330,14 +450,16 @@ def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
     lengths = x.row_lengths["padded"]
     return Peer("torch-eager-padded", "naive", "padded",
                 lambda i: tuple(x.gathered("padded", t) for t in x.sets[i]), call,
-                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)], score_bytes=need)
 
 
 def peer_makers(torch, s: Scenario, x: Inputs) -> dict[str, Callable[[], Peer]]:
     makers = {"torch-varlen_attn": lambda: varlen_attn_peer(torch, s, x),
               "torch-varlen_attn-kv-expanded": lambda: varlen_attn_peer(torch, s, x, expand_kv=True),
               "torch-flex-document-mask": lambda: flex_peer(torch, s, x),
-              "torch-eager-padded": lambda: eager_peer(torch, s, x)}
+              "torch-eager-padded": lambda: eager_peer(torch, s, x),
+              "torch-varlen_attn-packed": lambda: varlen_attn_packed_peer(torch, s, x),
+              "torch-flex-packed": lambda: flex_packed_peer(torch, s, x)}
     for backend in ("flash", "cudnn", "efficient"):
         for layout in ("padded", "packed"):
             makers[f"torch-sdpa-{backend}-{layout}"] = lambda b=backend, l=layout: sdpa_peer(torch, s, x, b, l)
@@ -346,12 +468,12 @@ def peer_makers(torch, s: Scenario, x: Inputs) -> dict[str, Callable[[], Peer]]:
 
 # ---------------------------------------------------------------- timing
 
-def first_call(torch, peer: Peer, args):
-    """Runs the peer once (compiling it, where it compiles); a refusal becomes Unavailable."""
+def first_call(torch, call: Callable[[], object]):
+    """Runs a peer's call once (compiling it, where it compiles); a refusal becomes Unavailable."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            out = peer.call(args)
+            out = call()
             torch.cuda.synchronize()
             return out
         except (RuntimeError, NotImplementedError, ValueError, TypeError) as e:
@@ -375,12 +497,41 @@ def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s: fl
     """Median, min and max µs and the error. A slow peer gets fewer reps (at least
     MIN_REPS) so that its timed calls stay near budget_s."""
     args = [peer.args(i) for i in range(len(x.sets))]
-    out = first_call(torch, peer, args[0])
+    out = first_call(torch, lambda: peer.call(args[0]))
     error = x.error(peer.layout, peer.rows(out))
     del out
+    median, lo, hi, reps = timed(torch, lambda i: peer.call(args[i % len(args)]), warmup, reps, budget_s)
+    return median, lo, hi, error, reps
+
+
+def time_backward(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s: float):
+    """Median, min and max µs of the backward alone: each input set's forward runs once and
+    keeps its graph, then autograd.grad of its output (retain_graph) is what is timed."""
+    sets = len(x.sets)
+    if peer.score_bytes:  # each set's graph keeps S and P; the backward makes their gradients
+        free, _ = torch.cuda.mem_get_info()
+        need = peer.score_bytes * (sets + 2)
+        if need > 0.8 * free:
+            raise Unavailable(f"backward: S and P of {sets} input sets and their gradients need "
+                              f"{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free")
+    leaves = [tuple(t.detach().requires_grad_() for t in peer.args(i)) for i in range(sets)]
+    outs = [first_call(torch, lambda a=a: peer.call(a)) for a in leaves]
+    grad_outs = [torch.randn_like(o) for o in outs]
+
+    def backward(i):
+        j = i % sets
+        return torch.autograd.grad(outs[j], leaves[j], grad_outs[j], retain_graph=True)
+
+    first_call(torch, lambda: backward(0))
+    return timed(torch, backward, warmup, reps, budget_s)
+
+
+def timed(torch, call: Callable[[int], object], warmup: int, reps: int, budget_s: float):
+    """Median, min and max µs of call(i) over reps calls after a warm-up, and the reps taken.
+    A slow call gets fewer reps (at least MIN_REPS) so that its timed calls stay near budget_s."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    peer.call(args[1 % len(args)])
+    call(1)
     end.record()
     torch.cuda.synchronize()
     one_call_s = start.elapsed_time(end) / 1000.0
@@ -388,17 +539,17 @@ def time_peer(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s: fl
         reps = max(MIN_REPS, min(reps, int(budget_s / one_call_s)))
         warmup = min(warmup, 1)
     for i in range(warmup):
-        peer.call(args[i % len(args)])
+        call(i)
     torch.cuda.synchronize()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
     for i in range(reps):
         starts[i].record()
-        peer.call(args[i % len(args)])
+        call(i)
         ends[i].record()
     torch.cuda.synchronize()
     us = sorted(a.elapsed_time(b) * 1000.0 for a, b in zip(starts, ends))
-    return statistics.median(us), us[0], us[-1], error, reps
+    return statistics.median(us), us[0], us[-1], reps
 
 
 # ---------------------------------------------------------------- output
@@ -426,36 +577,45 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
     print(f"# {s.name}: {len(s.doc_lengths)} documents, {s.tokens} tokens, {s.heads} heads, d={s.head_dim}, "
           f"{s.dtype}, {'causal' if s.causal else 'non-causal'}, {len(x.sets)} input sets", flush=True)
     makers, rows = peer_makers(torch, s, x), []
+    if names is None:  # the default: every peer that fits the scenario
+        names = [n for n in ALL_PEERS if s.windowed or n not in WINDOW_ONLY_PEERS]
     for name in names:
-        began = time.monotonic()
-        try:
-            peer = makers[name]()
-            median, lo, hi, err, reps = time_peer(torch, peer, x, args.warmup, args.reps, args.budget)
-        except Unavailable as e:
-            print(f"{s.name} {name}: unavailable: {e}", flush=True)
-            continue
-        except torch.cuda.OutOfMemoryError as e:  # also torch.OutOfMemoryError, which older versions lack
-            print(f"{s.name} {name}: unavailable: out of memory ({str(e).splitlines()[0]})", flush=True)
-            continue
-        except Exception as e:  # one broken peer must not lose the others' rows
-            traceback.print_exc()
-            print(f"{s.name} {name}: unavailable: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
-                  flush=True)
-            continue
-        finally:
-            torch.cuda.empty_cache()
-        tflops = s.useful_flops(peer.implementation) / (median * 1e-6) / 1e12
-        print(f"{s.name} {name}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-              f"{tflops:.1f} useful TFLOP/s, rel L2 error {err:.2e}, {reps} reps ({time.monotonic() - began:.0f} s)",
-              flush=True)
-        rows.append({
-            "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
-            "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
-            "pass": "fwd", "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
-            "useful_tflops": f"{tflops:.6g}", "scores_useful": s.scores_useful[peer.implementation], "rel_l2_error": f"{err:.6g}",
-            "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
-            "cuda_version": env.cuda_version, "commit": env.version, "date": env.date,
-        })
+        for pass_ in args.passes:
+            label = name if pass_ == "fwd" else f"{name} {pass_}"
+            began = time.monotonic()
+            try:
+                peer = makers[name]()
+                if pass_ == "fwd":
+                    median, lo, hi, err, reps = time_peer(torch, peer, x, args.warmup, args.reps, args.budget)
+                else:
+                    median, lo, hi, reps = time_backward(torch, peer, x, args.warmup, args.reps, args.budget)
+            except Unavailable as e:
+                print(f"{s.name} {label}: unavailable: {e}", flush=True)
+                continue
+            except torch.cuda.OutOfMemoryError as e:  # also torch.OutOfMemoryError, which older versions lack
+                print(f"{s.name} {label}: unavailable: out of memory ({str(e).splitlines()[0]})", flush=True)
+                continue
+            except Exception as e:  # one broken peer must not lose the others' rows
+                traceback.print_exc()
+                print(f"{s.name} {label}: unavailable: {type(e).__name__}: "
+                      f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+                continue
+            finally:
+                torch.cuda.empty_cache()
+            flops = s.useful_flops(peer.implementation) * (1 if pass_ == "fwd" else BWD_FLOPS_PER_FWD)
+            tflops = flops / (median * 1e-6) / 1e12
+            error = f", rel L2 error {err:.2e}" if pass_ == "fwd" else ""
+            print(f"{s.name} {label}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+                  f"{tflops:.1f} useful TFLOP/s{error}, {reps} reps ({time.monotonic() - began:.0f} s)", flush=True)
+            rows.append({
+                "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
+                "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
+                "pass": pass_, "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
+                "useful_tflops": f"{tflops:.6g}", "scores_useful": s.scores_useful[peer.implementation],
+                "rel_l2_error": f"{err:.6g}" if pass_ == "fwd" else "",
+                "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
+                "cuda_version": env.cuda_version, "commit": env.version, "date": env.date,
+            })
     return rows
 
 
@@ -467,7 +627,10 @@ def main():
     ap.add_argument("--attnlab", default=os.environ.get("ATTNLAB_CLI", "attnlab"),
                     help="the attnlab CLI, for `attnlab model SCENARIO --format json` "
                          "(default: $ATTNLAB_CLI, else attnlab on PATH)")
-    ap.add_argument("--peers", default=",".join(ALL_PEERS), help="comma-separated subset of: " + ", ".join(ALL_PEERS))
+    ap.add_argument("--peers", help="comma-separated subset of: " + ", ".join(ALL_PEERS) +
+                    " (default: all; " + ", ".join(sorted(WINDOW_ONLY_PEERS)) + " only in sliding-window scenarios)")
+    ap.add_argument("--pass", dest="pass_", choices=["fwd", "bwd", "both"], default="fwd",
+                    help="time the forward, the backward alone, or both (default: fwd)")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--dtypes", help="comma-separated bf16, fp16 (default: each scenario's own)")
@@ -478,12 +641,13 @@ def main():
     args = ap.parse_args()
     if args.reps < 1 or args.warmup < 0:
         fail("--reps must be at least 1 and --warmup at least 0")
-    names = [n for n in args.peers.split(",") if n]
+    names = [n for n in args.peers.split(",") if n] if args.peers is not None else None
+    args.passes = ["fwd", "bwd"] if args.pass_ == "both" else [args.pass_]
     if args.dtypes and any(d not in ("bf16", "fp16") for d in args.dtypes.split(",")):
         fail(f"--dtypes: expected bf16 or fp16, got {args.dtypes!r}")
     if args.head_dims and not all(d.isdigit() and int(d) > 0 for d in args.head_dims.split(",")):
         fail(f"--head-dims: expected positive integers, got {args.head_dims!r}")
-    for n in names:
+    for n in names or []:
         if n not in ALL_PEERS:
             fail(f"--peers: unknown peer {n!r}; expected some of {', '.join(ALL_PEERS)}")
     try:

@@ -46,18 +46,20 @@ int input_sets_for(std::int64_t positions, const AttentionProblem& p) {
 std::string CaseKey::name() const {
   const Scenario& s = plan->scenario;
   return std::string(implementation_name(implementation)) + "/" + s.name + "/" + dtype_name(s.dtype) + "/d" +
-         std::to_string(s.head_dim);
+         std::to_string(s.head_dim) + (pass == Pass::bwd ? "/bwd" : "");
 }
 
 std::unique_ptr<AttentionRun> prepare_case(const CaseKey& key, std::uint64_t seed) {
-  auto run = std::make_unique<AttentionRun>(*key.plan, key.implementation);
+  auto run = std::make_unique<AttentionRun>(*key.plan, key.implementation, key.pass);
   const std::vector<std::uint16_t> pool = value_pool(key.plan->scenario, seed);
   const int sets = input_sets_for(run->layout().buffer_tokens(), key.plan->problem);
   for (int i = 0; i < sets; ++i) {
     AttentionTensors& t = run->add_input_set();
     std::size_t offset = static_cast<std::size_t>(3 * i) * 1000003;  // a prime stride: sets differ everywhere
     for (DeviceBuffer* b : {&t.q, &t.k, &t.v}) fill_from_pool(*b, pool, offset += 1000003);
+    if (key.pass == Pass::bwd) fill_from_pool(run->gradients(i).d_o, pool, offset += 1000003);
   }
+  if (key.pass == Pass::bwd) run->run_forwards();  // the saved outputs each backward reads
   return run;
 }
 

@@ -2,7 +2,7 @@
 // One benchmark case: an implementation of a planned scenario at one dtype and head
 // dim, made ready on the GPU as an AttentionRun (device layout and work list,
 // naive's workspace) with several input sets, so that the timed region is one
-// forward pass and nothing else.
+// pass (forward, or backward over the forward's saved outputs) and nothing else.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,9 +19,11 @@ inline constexpr int max_input_sets = 8;
 struct CaseKey {
   std::shared_ptr<const ScenarioPlan> plan;  // dtype and head_dim already those of the case
   Implementation implementation = Implementation::varlen;
+  Pass pass = Pass::fwd;
 
   const ImplementationCost& cost() const { return plan->model[implementation]; }
-  std::string name() const;  // "varlen/uniform-64x512/bf16/d128", what --benchmark_filter matches
+  // "varlen/uniform-64x512/bf16/d128", with "/bwd" for the backward: what --benchmark_filter matches
+  std::string name() const;
 };
 
 // The case's run with its input sets filled from a pool of random values drawn with

@@ -94,7 +94,7 @@ AttentionRun& prepare(CaseRecord& record, const Options& options) {
   return *current_case.run;
 }
 
-// The profiler sees exactly one forward pass per case, whatever Google Benchmark runs around it.
+// The profiler sees exactly one pass per case, whatever Google Benchmark runs around it.
 void profile_one_pass(AttentionRun& c) {
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaProfilerStart());
@@ -129,18 +129,20 @@ void run_case(benchmark::State& state, CaseRecord& record, const Options& option
   record.samples_us.insert(record.samples_us.end(), samples.begin(), samples.end());
   const double seconds = timing_of(samples).median_us * 1e-6;
   const ImplementationCost& cost = record.key.cost();
-  state.counters["useful_TFLOP/s"] = double(cost.flops_useful_fwd) / seconds / 1e12;
-  state.counters["computed_TFLOP/s"] = double(cost.flops_fwd) / seconds / 1e12;
+  const ResultRow row = timed_result_row(*record.key.plan, record.key.implementation, record.key.pass,
+                                         timing_of(samples), RunInfo{});  // the pass's model: FLOPs and bytes
+  state.counters["useful_TFLOP/s"] = *row.useful_tflops;
+  state.counters["computed_TFLOP/s"] = *row.computed_tflops;
   state.counters["scores_computed"] = double(cost.scores_computed());
   state.counters["scores_useful"] = double(cost.scores_useful());
-  state.counters["model_bytes"] = double(cost.hbm.total());
-  state.counters["model_GB/s"] = double(cost.hbm.total()) / seconds / 1e9;
+  state.counters["model_bytes"] = double(*row.hbm_bytes_model);
+  state.counters["model_GB/s"] = double(*row.hbm_bytes_model) / seconds / 1e9;
   state.counters["input_sets"] = c->input_sets();
 }
 
 ResultRow result_row(const CaseRecord& r, const RunInfo& run) {
   const ScenarioPlan& plan = *r.key.plan;
-  return timed_result_row(plan.scenario, r.key.implementation, plan.kernel, r.key.cost(), timing_of(r.samples_us), run);
+  return timed_result_row(plan, r.key.implementation, r.key.pass, timing_of(r.samples_us), run);
 }
 
 // Cases in scenario order, so the inputs of one scenario are made while it runs.
@@ -148,13 +150,14 @@ std::vector<std::unique_ptr<CaseRecord>> register_cases(const std::vector<std::s
                                                         const Options& o) {
   std::vector<std::unique_ptr<CaseRecord>> records;
   for (const auto& plan : plans)
-    for (Implementation impl : cli::chosen_implementations(o.flags)) {
-      auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{plan, impl}}));
-      auto* benchmark = benchmark::RegisterBenchmark(record->key.name().c_str(), [r = record.get(), &o](benchmark::State& state) {
-                          run_case(state, *r, o);
-                        })->UseManualTime()->Unit(benchmark::kMicrosecond);
-      if (o.flags.reps > 0) benchmark->Iterations(o.flags.reps);
-    }
+    for (Pass pass : cli::chosen_passes(o.flags))
+      for (Implementation impl : cli::chosen_implementations(o.flags)) {
+        auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{plan, impl, pass}}));
+        auto* benchmark = benchmark::RegisterBenchmark(record->key.name().c_str(), [r = record.get(), &o](benchmark::State& state) {
+                            run_case(state, *r, o);
+                          })->UseManualTime()->Unit(benchmark::kMicrosecond);
+        if (o.flags.reps > 0) benchmark->Iterations(o.flags.reps);
+      }
   return records;
 }
 

@@ -1,6 +1,7 @@
 // `attnlab run`: the implementations on the GPU over each scenario's documents,
 // each checked against the fp64 CPU reference of its own layout, timed with CUDA
-// events, printed as a table and written as results rows. Running one
+// events, printed as a table and written as results rows; with --pass bwd or
+// both, the backward too (its own table and rows, pass = bwd). Running one
 // implementation is AttentionRun's job (kernels/attention_run.hpp); this file
 // loops over scenarios and implementations and prints.
 #include <cstdio>
@@ -29,6 +30,7 @@ struct RunOptions {
 
 struct Outcome {
   Implementation implementation;
+  Pass pass = Pass::fwd;
   std::string refused;  // why it did not run, when it did not
   RunCheck check;
   GpuTiming timing;
@@ -36,11 +38,12 @@ struct Outcome {
 };
 
 // Correct first (poisoned outputs, one pass, the reference), then fast, then counted.
-Outcome run_one(const ScenarioPlan& plan, RunInputs& inputs, Implementation implementation, const RunOptions& options) {
-  Outcome o{implementation};
+Outcome run_one(const ScenarioPlan& plan, RunInputs& inputs, Implementation implementation, Pass pass,
+                const RunOptions& options) {
+  Outcome o{implementation, pass};
   std::unique_ptr<AttentionRun> run;
   try {
-    run = std::make_unique<AttentionRun>(plan, implementation);
+    run = std::make_unique<AttentionRun>(plan, implementation, pass);
     run->take_inputs(inputs);
   } catch (const GpuMemoryError& e) {
     o.refused = e.what();
@@ -53,32 +56,59 @@ Outcome run_one(const ScenarioPlan& plan, RunInputs& inputs, Implementation impl
 }
 
 std::vector<Outcome> run_scenario(const ScenarioPlan& plan, const std::vector<Implementation>& implementations,
-                                  const RunOptions& options) {
+                                  const std::vector<Pass>& passes, const RunOptions& options) {
   std::vector<Outcome> outcomes;
   std::unique_ptr<RunInputs> inputs;
   try {
     inputs = std::make_unique<RunInputs>(plan.scenario.total_tokens(), plan.problem, options.flags.seed);
   } catch (const GpuMemoryError& e) {  // no implementation can run: each says why, the next scenario goes on
-    for (Implementation impl : implementations) outcomes.push_back({impl, std::string("the inputs: ") + e.what()});
+    for (Pass pass : passes)
+      for (Implementation impl : implementations) outcomes.push_back({impl, pass, std::string("the inputs: ") + e.what()});
     return outcomes;
   }
-  for (Implementation impl : implementations) outcomes.push_back(run_one(plan, *inputs, impl, options));
+  for (Pass pass : passes)
+    for (Implementation impl : implementations) outcomes.push_back(run_one(plan, *inputs, impl, pass, options));
   return outcomes;
 }
 
 ResultRow result_row(const ScenarioPlan& plan, const Outcome& o, const RunInfo& info) {
-  ResultRow row = timed_result_row(plan.scenario, o.implementation, plan.kernel, plan.model[o.implementation],
-                                   o.timing, info);
+  ResultRow row = timed_result_row(plan, o.implementation, o.pass, o.timing, info);
   row.rel_l2_error = o.check.error.rel_l2;
   row.max_abs_error = o.check.error.max_abs;
   row.bleed_rel_l2 = o.check.bleed_rel_l2;
   return row;
 }
 
+void print_backward_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info) {
+  TextTable table({"backward", "median us", "min us", "useful TFLOP/s", "computed TFLOP/s", "worst rel L2", "of",
+                   "max abs", "unwritten", "checked"});
+  for (const Outcome& o : outcomes) {
+    if (o.pass != Pass::bwd) continue;
+    const std::string name = implementation_name(o.implementation);
+    if (!o.refused.empty()) {
+      table.add_row({name, "refused"});
+      continue;
+    }
+    const ResultRow row = result_row(plan, o, info);
+    table.add_row({name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
+                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops),
+                   printf_string("%.2e", o.check.error.rel_l2), o.check.gradients->worst_name(),
+                   printf_string("%.2e", o.check.error.max_abs), std::to_string(o.check.written.unwritten),
+                   o.check.coverage});
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
 void print_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info) {
   TextTable table({"implementation", "median us", "min us", "useful TFLOP/s", "computed TFLOP/s", "scores computed",
                    "computed/useful", "rel L2", "max abs", "bleed rel L2", "unwritten", "checked"});
+  bool forward = false, backward = false;
   for (const Outcome& o : outcomes) {
+    if (o.pass == Pass::bwd) {
+      backward = true;
+      continue;
+    }
+    forward = true;
     const ImplementationCost& cost = plan.model[o.implementation];
     const std::string name = implementation_name(o.implementation);
     if (!o.refused.empty()) {
@@ -94,9 +124,11 @@ void print_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcom
                    o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : "",
                    std::to_string(o.check.written.unwritten), o.check.coverage});
   }
-  std::fputs(table.render().c_str(), stdout);
+  if (forward) std::fputs(table.render().c_str(), stdout);
+  if (backward) print_backward_outcomes(plan, outcomes, info);
   for (const Outcome& o : outcomes) {
-    if (!o.refused.empty()) std::printf("%s refused: %s\n", implementation_name(o.implementation), o.refused.c_str());
+    if (!o.refused.empty())
+      std::printf("%s %s refused: %s\n", implementation_name(o.implementation), pass_name(o.pass), o.refused.c_str());
   }
 }
 
@@ -107,8 +139,9 @@ bool report_counts(const std::vector<Outcome>& outcomes) {
     if (!o.counted) continue;
     const bool equal = o.counted->equal();
     all_equal = all_equal && equal;
-    std::printf("%s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
-                implementation_name(o.implementation), static_cast<long long>(o.counted->counted.visited_tiles),
+    std::printf("%s %s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
+                implementation_name(o.implementation), pass_name(o.pass),
+                static_cast<long long>(o.counted->counted.visited_tiles),
                 static_cast<long long>(o.counted->counted.cells.computed()),
                 static_cast<long long>(o.counted->counted.cells[CellKind::useful]), equal ? "equals" : "DIFFERS FROM");
   }
@@ -118,6 +151,7 @@ bool report_counts(const std::vector<Outcome>& outcomes) {
 void run_scenarios(const RunOptions& options) {
   check_run_flags(options.flags, 1);
   const std::vector<Implementation> implementations = chosen_implementations(options.flags);
+  const std::vector<Pass> passes = chosen_passes(options.flags);
   const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
   const FlashKernel kernel = choose_flash_kernel(options.flags.kernel, gpu.compute_capability);
   // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.
@@ -138,7 +172,7 @@ void run_scenarios(const RunOptions& options) {
                 s.doc_lengths.size(), static_cast<long long>(s.total_tokens()), s.heads, s.kv_heads, s.head_dim,
                 dtype_name(s.dtype), s.causal ? "causal" : "not causal");
     std::fflush(stdout);
-    const std::vector<Outcome> outcomes = run_scenario(*plan, implementations, options);
+    const std::vector<Outcome> outcomes = run_scenario(*plan, implementations, passes, options);
     print_outcomes(*plan, outcomes, info);
     for (const std::string& line : take_launch_records()) std::printf("launch       %s\n", line.c_str());
     counts_equal = report_counts(outcomes) && counts_equal;
@@ -162,7 +196,7 @@ void run_scenarios(const RunOptions& options) {
 
 }  // namespace
 
-// `attnlab run [SCENARIO...] [--implementations ...] [--dtypes ...] [--head-dims ...] [--kernel K]
+// `attnlab run [SCENARIO...] [--implementations ...] [--dtypes ...] [--head-dims ...] [--kernel K] [--pass P]
 //  [--reps N] [--warmup N] [--out FILE.csv] [--seed N] [--count]`
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();

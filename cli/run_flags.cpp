@@ -37,6 +37,7 @@ void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& reps_help)
   app.add_option("--kernel", flags.kernel,
                  "Flash kernel for padded, packed and varlen: " + flash_kernel_names() +
                      " (default: the fastest this GPU runs; naive is always cuBLAS)");
+  app.add_option("--pass", flags.pass, "fwd, bwd (the backward, after an untimed forward) or both")->capture_default_str();
   app.add_option("--reps", flags.reps, reps_help)->capture_default_str();
   app.add_option("--warmup", flags.warmup, "Untimed passes before the timed ones")->capture_default_str();
   app.add_option("--out", flags.out, "Write the results rows to this CSV file (schema: results/README.md)");
@@ -53,8 +54,16 @@ std::vector<Implementation> chosen_implementations(const RunFlags& flags) {
   return parse_implementation_list(joined(flags.implementations), "--implementations");
 }
 
+std::vector<Pass> chosen_passes(const RunFlags& flags) {
+  if (flags.pass == "fwd") return {Pass::fwd};
+  if (flags.pass == "bwd") return {Pass::bwd};
+  if (flags.pass == "both") return {Pass::fwd, Pass::bwd};
+  throw InputError("--pass: expected fwd, bwd or both, got \"" + flags.pass + "\"");
+}
+
 void check_run_flags(const RunFlags& flags, int min_reps) {
   chosen_implementations(flags);
+  chosen_passes(flags);
   chosen_dtypes(flags);
   if (!flags.kernel.empty()) parse_flash_kernel(flags.kernel);
   if (flags.reps < min_reps)

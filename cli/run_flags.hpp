@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/results_csv.hpp"
 #include "kernels/scenario_plan.hpp"
 
 namespace attnlab::cli {
@@ -20,6 +21,7 @@ struct RunFlags {
   std::vector<std::string> dtypes;  // empty: each scenario's own
   std::vector<int> head_dims;       // empty: each scenario's own
   std::string kernel;               // empty: the fastest flash kernel the GPU runs
+  std::string pass = "fwd";         // fwd, bwd or both
   int reps = 0;
   int warmup = 0;
   std::string out;  // results CSV
@@ -33,6 +35,7 @@ void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& reps_help)
 // The flags checked, before any GPU work: InputError naming the flag otherwise.
 // `min_reps` is 1 where --reps must be given a positive count, 0 where 0 means unset.
 std::vector<Implementation> chosen_implementations(const RunFlags& flags);
+std::vector<Pass> chosen_passes(const RunFlags& flags);  // both: fwd then bwd
 void check_run_flags(const RunFlags& flags, int min_reps);
 
 // Every scenario named (all shipped ones when none is) at each dtype and head dim,

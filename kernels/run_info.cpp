@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include "core/backward_cost.hpp"
 #include "core/input_error.hpp"
 
 namespace attnlab {
@@ -83,6 +84,21 @@ ResultRow timed_result_row(const Scenario& s, Implementation implementation, Fla
   row.cuda_version = run.cuda_version;
   row.commit = run.commit;
   row.date = run.date;
+  return row;
+}
+
+ResultRow timed_result_row(const ScenarioPlan& plan, Implementation implementation, Pass pass, const GpuTiming& timing,
+                           const RunInfo& run) {
+  const ImplementationCost& forward = plan.model[implementation];
+  ResultRow row = timed_result_row(plan.scenario, implementation, plan.kernel, forward, timing, run);
+  if (pass == Pass::bwd) {
+    const BackwardCost cost = backward_cost(plan.scenario, forward, plan.layouts->of(implementation));
+    row.pass = Pass::bwd;
+    row.useful_tflops = tflops(cost.flops_useful, timing.median_us);
+    row.computed_tflops = tflops(cost.flops, timing.median_us);
+    row.hbm_bytes_model = cost.hbm.total();
+    row.extra_memory_bytes = cost.extra_memory_bytes;
+  }
   return row;
 }
 

@@ -10,6 +10,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/scenario_plan.hpp"
 
 namespace attnlab {
 
@@ -27,6 +28,10 @@ RunInfo describe_run(const GpuInfo& gpu);
 // measured (errors, bleed).
 ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
                            const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run);
+// The same for either pass of a planned scenario: with bwd, pass = bwd and the
+// backward's model (core/backward_cost.hpp) gives the FLOPs, HBM bytes and memory.
+ResultRow timed_result_row(const ScenarioPlan& plan, Implementation implementation, Pass pass, const GpuTiming& timing,
+                           const RunInfo& run);
 
 // Checked before a run, so a results file that cannot be written fails in a second,
 // not after minutes on the GPU: throws InputError naming `flag` and the path when the

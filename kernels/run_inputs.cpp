@@ -69,7 +69,7 @@ const RunInputs::Checked& RunInputs::checked(const Layout& layout) {
     if (coverage_ == Coverage::sampled_when_large) sample = choose_reference_sample(layout, problem_.heads, seed_ + 100);
     else sample.description = "all";
     ReferenceOutput output = reference_materialized(layout, host_, problem_.softmax_scale(), sample.options);
-    found = references_.emplace(&layout, Checked{std::move(output), sample.description}).first;
+    found = references_.emplace(&layout, Checked{std::move(output), sample.description, sample.options}).first;
   }
   return found->second;
 }
@@ -77,5 +77,22 @@ const RunInputs::Checked& RunInputs::checked(const Layout& layout) {
 const ReferenceOutput& RunInputs::reference(const Layout& layout) { return checked(layout).output; }
 
 const std::string& RunInputs::coverage(const Layout& layout) { return checked(layout).coverage; }
+
+const std::vector<float>& RunInputs::d_o() {
+  if (d_o_.empty()) d_o_ = make_random_grad_output(host_, seed_ + 1000);
+  return d_o_;
+}
+
+const ReferenceGradients& RunInputs::reference_gradients(const Layout& layout) {
+  auto found = gradient_references_.find(&layout);
+  if (found == gradient_references_.end()) {
+    ReferenceOptions options = checked(layout).sample;
+    options.heads = whole_kv_groups(options.heads, problem_.heads, problem_.kv_heads);
+    found = gradient_references_
+                .emplace(&layout, reference_backward_materialized(layout, host_, d_o(), problem_.softmax_scale(), options))
+                .first;
+  }
+  return found->second;
+}
 
 }  // namespace attnlab

@@ -247,6 +247,8 @@ TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
       {"run --dtype=fp8", "--dtypes: expected bf16 or fp16, got \"fp8\""},
       {"run --kernel wgmma", "--kernel: expected one of mma-sm80, got \"wgmma\""},
       {"run --reps 0", "--reps: expected a positive number"},
+      {"run --pass backward", "--pass: expected fwd, bwd or both, got \"backward\""},
+      {"run --pass=fwd,bwd", "--pass: expected fwd, bwd or both, got \"fwd,bwd\""},
       {"run --warmup=-1", "--warmup: expected"},
       {"run --head-dims 64,x", "head-dims"},
       {"run --out /", "--out: / is a folder"},

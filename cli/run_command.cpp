@@ -79,36 +79,22 @@ ResultRow result_row(const ScenarioPlan& plan, const Outcome& o, const RunInfo& 
   return row;
 }
 
-void print_backward_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info) {
-  TextTable table({"backward", "median us", "min us", "useful TFLOP/s", "computed TFLOP/s", "worst rel L2", "of",
-                   "max abs", "unwritten", "checked"});
+// One pass's table, when the pass ran: the forward's with the model's scores and the
+// bleed, the backward's with its worst gradient (dQ, dK or dV) and which.
+void print_pass(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info, Pass pass) {
+  const bool fwd = pass == Pass::fwd;
+  std::vector<std::string> header{fwd ? "implementation" : "backward", "median us", "min us", "useful TFLOP/s",
+                                  "computed TFLOP/s"};
+  const std::vector<std::string> own =
+      fwd ? std::vector<std::string>{"scores computed", "computed/useful", "rel L2", "max abs", "bleed rel L2"}
+          : std::vector<std::string>{"worst rel L2", "of", "max abs"};
+  header.insert(header.end(), own.begin(), own.end());
+  header.insert(header.end(), {"unwritten", "checked"});
+  TextTable table(header);
+  bool ran = false;
   for (const Outcome& o : outcomes) {
-    if (o.pass != Pass::bwd) continue;
-    const std::string name = implementation_name(o.implementation);
-    if (!o.refused.empty()) {
-      table.add_row({name, "refused"});
-      continue;
-    }
-    const ResultRow row = result_row(plan, o, info);
-    table.add_row({name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
-                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops),
-                   printf_string("%.2e", o.check.error.rel_l2), o.check.gradients->worst_name(),
-                   printf_string("%.2e", o.check.error.max_abs), std::to_string(o.check.written.unwritten),
-                   o.check.coverage});
-  }
-  std::fputs(table.render().c_str(), stdout);
-}
-
-void print_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info) {
-  TextTable table({"implementation", "median us", "min us", "useful TFLOP/s", "computed TFLOP/s", "scores computed",
-                   "computed/useful", "rel L2", "max abs", "bleed rel L2", "unwritten", "checked"});
-  bool forward = false, backward = false;
-  for (const Outcome& o : outcomes) {
-    if (o.pass == Pass::bwd) {
-      backward = true;
-      continue;
-    }
-    forward = true;
+    if (o.pass != pass) continue;
+    ran = true;
     const ImplementationCost& cost = plan.model[o.implementation];
     const std::string name = implementation_name(o.implementation);
     if (!o.refused.empty()) {
@@ -116,16 +102,25 @@ void print_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcom
       continue;
     }
     const ResultRow row = result_row(plan, o, info);
-    table.add_row({name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
-                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops),
-                   si_count(double(cost.scores_computed())),
-                   times(double(cost.scores_computed()) / double(cost.scores_useful())),
-                   printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
-                   o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : "",
-                   std::to_string(o.check.written.unwritten), o.check.coverage});
+    std::vector<std::string> cells{name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
+                                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops)};
+    if (fwd)
+      cells.insert(cells.end(), {si_count(double(cost.scores_computed())),
+                                 times(double(cost.scores_computed()) / double(cost.scores_useful())),
+                                 printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
+                                 o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : ""});
+    else
+      cells.insert(cells.end(), {printf_string("%.2e", o.check.error.rel_l2), o.check.gradients->worst_name(),
+                                 printf_string("%.2e", o.check.error.max_abs)});
+    cells.insert(cells.end(), {std::to_string(o.check.written.unwritten), o.check.coverage});
+    table.add_row(std::move(cells));
   }
-  if (forward) std::fputs(table.render().c_str(), stdout);
-  if (backward) print_backward_outcomes(plan, outcomes, info);
+  if (ran) std::fputs(table.render().c_str(), stdout);
+}
+
+void print_outcomes(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info) {
+  print_pass(plan, outcomes, info, Pass::fwd);
+  print_pass(plan, outcomes, info, Pass::bwd);
   for (const Outcome& o : outcomes) {
     if (!o.refused.empty())
       std::printf("%s %s refused: %s\n", implementation_name(o.implementation), pass_name(o.pass), o.refused.c_str());

@@ -266,8 +266,8 @@ void run_scenarios(const RunOptions& options) {
   if (!options.dtype.empty()) dtype = dtype_flag(options.dtype);
   if (options.reps < 1) throw InputError("--reps: expected a positive number of timed runs, got " + std::to_string(options.reps));
   if (!options.out.empty()) check_results_path(options.out, "--out");
-  const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
-  // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.
+  // Every scenario is read and checked before the GPU is touched and the first one runs: a bad name or a
+  // hostile file fails in a second with exit 2, not after minutes.
   std::vector<Scenario> scenarios;
   for (const std::string& name : options.scenarios) {
     Scenario& s = scenarios.emplace_back(load_scenario(name));
@@ -278,6 +278,7 @@ void run_scenarios(const RunOptions& options) {
       throw InputError(s.source.empty() ? "scenario " + s.name + ": " + e.what() : s.source.string() + ": " + e.what());
     }
   }
+  const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
   const RunInfo info = describe_run(gpu);
   std::printf("gpu          %s, %d SMs, driver %s, CUDA runtime %s, %.1f GiB free\n", gpu.name.c_str(), gpu.sm_count,
               gpu.driver.c_str(), info.cuda_version.c_str(), double(gpu.free_bytes) / (1 << 30));

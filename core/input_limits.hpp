@@ -27,7 +27,7 @@ inline constexpr std::int64_t max_row_length = std::int64_t{1} << 20; // a docum
 inline constexpr std::int64_t max_layout_positions = std::int64_t{1} << 24;  // each of padded, packed, varlen
 // Counting the packed layout costs (query tiles of a row) x (document pieces of that row),
 // at most row_len x (documents + rows) with 1-row tiles: kept to seconds.
-inline constexpr std::int64_t max_row_len_times_documents = std::int64_t{1} << 30;
+inline constexpr std::int64_t max_row_len_times_documents = std::int64_t{1} << 32;
 
 // ---- the flash tile the cost model is asked for (attnlab model --tile) ---------
 inline constexpr std::int64_t max_tile_side = 256;

@@ -10,21 +10,6 @@ namespace attnlab {
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at text[i] (lead byte >= 0x80), else 0.
-std::size_t utf8_length(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  const std::size_t n = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 0;
-  if (n == 0 || lead > 0xf4 || i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-  // Overlong three- and four-byte forms, surrogates, and code points past U+10FFFF.
-  if ((lead == 0xe0 && byte(i + 1) < 0xa0) || (lead == 0xed && byte(i + 1) >= 0xa0) ||
-      (lead == 0xf0 && byte(i + 1) < 0x90) || (lead == 0xf4 && byte(i + 1) >= 0x90))
-    return 0;
-  return n;
-}
-
 bool is_bare_key_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
@@ -45,13 +30,19 @@ class TomlGuard {
       if (c == '#') {
         comment();
       } else if (c == '"' || c == '\'') {
+        // toml++ reads a quote as a string only where a key or value starts; elsewhere (`2"é"`,
+        // `1."é"`) it reads on as a bare value and meets the non-ASCII bytes outside any string.
+        if (!string_may_start())
+          fail("a quote where no key or value starts; a string follows =, [, {, a comma, a line start or a key's dot");
         string(c);
       } else if (c == '.') {
+        last_ = c;
         if (++run_dots_ >= max_key_parts)
           fail("a dotted key or table header of more than " + std::to_string(max_key_parts) + " parts");
         part_bytes_ = 0;
         ++i_;
       } else if (is_bare_key_char(c)) {
+        last_ = c;
         if (in_key_ && ++part_bytes_ > max_key_bytes)
           fail("a key longer than " + std::to_string(max_key_bytes) + " bytes");
         ++i_;
@@ -70,6 +61,10 @@ class TomlGuard {
     throw InputError(file_ + ":" + line_and_column(text_, i_) + ": not valid TOML: " + what);
   }
 
+  bool string_may_start() const {
+    return last_ == '\n' || last_ == '=' || last_ == '[' || last_ == '{' || last_ == ',' || (last_ == '.' && in_key_);
+  }
+
   void end_run() {
     run_dots_ = 0;
     part_bytes_ = 0;
@@ -78,6 +73,7 @@ class TomlGuard {
   // Brackets, '=', ',' and line ends: they end a run and say whether a key comes next.
   void separator(char c) {
     end_run();
+    last_ = c;
     const bool line_start = at_line_start();
     if (c == '[' || c == '{') {
       if (static_cast<int>(open_.size()) >= max_toml_nesting)
@@ -138,10 +134,23 @@ class TomlGuard {
         break;
       }
       if (c == '\n' && !multi_line) break;
-      if (c == '\\' && quote == '"' && i_ + 1 < text_.size() && static_cast<unsigned char>(text_[i_ + 1]) < 0x80)
-        ++i_;  // an escaped character (\" does not close the string)
+      if (c == '\\' && quote == '"') {
+        // toml++ 3.3.0 tests the first character after a multi-line string's backslash and the
+        // blanks and line ends after it with the same defective function: it must be ASCII.
+        std::size_t next = i_ + 1;
+        while (multi_line && next < text_.size() && (text_[next] == ' ' || text_[next] == '\t' || text_[next] == '\r' ||
+                                                     text_[next] == '\n'))
+          ++next;
+        if (multi_line && next < text_.size() && static_cast<unsigned char>(text_[next]) >= 0x80) {
+          i_ = next;
+          fail("a non-ASCII character right after a backslash in a multi-line string");
+        }
+        if (i_ + 1 < text_.size() && static_cast<unsigned char>(text_[i_ + 1]) < 0x80)
+          ++i_;  // an escaped character (\" does not close the string)
+      }
       inside_byte();
     }
+    last_ = quote;
     if (in_key_ && i_ - start > static_cast<std::size_t>(max_key_bytes) + 2) {
       i_ = start;
       fail("a key longer than " + std::to_string(max_key_bytes) + " bytes");
@@ -155,6 +164,7 @@ class TomlGuard {
   bool in_key_ = true;      // a key may come next (the start of a line, after '{' or ',' in an inline table)
   int run_dots_ = 0;
   int part_bytes_ = 0;
+  char last_ = '\n';  // the last character outside strings and comments that is not a blank
 };
 
 }  // namespace

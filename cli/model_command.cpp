@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "core/backward_cost.hpp"
 #include "core/cost_model.hpp"
 #include "core/input_error.hpp"
 #include "core/input_limits.hpp"
@@ -44,20 +45,26 @@ TileShape parse_tile(const std::string& text) {
 
 std::string tile_name(TileShape t) { return std::to_string(t.rows) + "x" + std::to_string(t.cols); }
 
+// ", sliding window (512, 0)" in FlashAttention's window_size terms, or nothing.
+std::string window_text(Window w) {
+  if (!w.any()) return "";
+  return ", sliding window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+}
+
 void print_scenario_header(const Scenario& s, TileShape tile) {
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
   std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
   std::printf("why          %s\n", s.why.c_str());
   std::printf("documents    %zu, %d to %d tokens, %lld tokens in all (source: %s)\n", s.doc_lengths.size(), *shortest,
               *longest, static_cast<long long>(s.total_tokens()), length_source_name(s.length_source));
-  std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s\n", s.heads, s.kv_heads, s.head_dim,
-              dtype_name(s.dtype), s.causal ? "causal" : "not causal");
+  std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s%s\n", s.heads, s.kv_heads, s.head_dim,
+              dtype_name(s.dtype), s.causal ? "causal" : "not causal", window_text(s.window).c_str());
   std::printf("layouts      padded to %d (%s); packed rows of %d (%s); flash tile %s; naive: one %dx%d tile per row\n\n",
               s.padded_length(), s.pad_to ? "fixed" : "longest", s.row_len, packing_policy_name(s.packing),
               tile_name(tile).c_str(), s.padded_length(), s.padded_length());
 }
 
-void print_model_table(const CostModel& m) {
+void print_model_table(const CostModel& m, const BackwardModel& bwd) {
   std::vector<std::string> header{"forward pass, all heads"};
   for (const ImplementationCost& c : m.costs) header.push_back(implementation_name(c.implementation));
   TextTable table(header);
@@ -71,26 +78,39 @@ void print_model_table(const CostModel& m) {
   row("tile", [](C c) { return tile_name(c.tile); });
   row("buffer tokens", [](C c) { return std::to_string(c.buffer_tokens); });
   row("scores computed", [](C c) { return si_count(double(c.scores_computed())); });
-  row("  useful", [](C c) { return si_count(double(c.scores.useful)); });
-  row("  wasted: causal_masked", [](C c) { return si_count(double(c.scores.causal_masked)); });
-  row("  wasted: padding", [](C c) { return si_count(double(c.scores.padding)); });
-  row("  wasted: bleed", [](C c) { return si_count(double(c.scores.bleed)); });
+  for (CellKind kind : computed_cell_kinds) {
+    // A kind of waste no implementation has here (a window in a scenario without one) gets no row.
+    const bool any = std::any_of(m.costs.begin(), m.costs.end(), [kind](C c) { return c.scores[kind] > 0; });
+    if (kind != CellKind::useful && !any) continue;
+    row(std::string(kind == CellKind::useful ? "  " : "  wasted: ") + cell_kind_name(kind),
+        [kind](C c) { return si_count(double(c.scores[kind])); });
+  }
   row("useful lost to row cuts", [](C c) { return si_count(double(c.useful_lost)); });
   row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
   row("scores attended (useful+bleed)", [](C c) { return si_count(double(c.scores_attended())); });
   row("FLOPs fwd", [](C c) { return si_count(double(c.flops_fwd)); });
   row("FLOPs fwd, useful", [](C c) { return si_count(double(c.flops_useful_fwd)); });
-  row("FLOPs bwd (2.5x fwd)", [](C c) { return si_count(double(c.flops_bwd)); });
   row("HBM bytes (model)", [](C c) { return binary_bytes(double(c.hbm.total())); });
   row("extra memory", [](C c) { return binary_bytes(double(c.extra_memory_bytes)); });
+  // The backward pass (core/README.md, "Backward"), dQ summed by fp32 atomics.
+  const auto b = [&](C c) -> const BackwardCost& { return bwd[static_cast<int>(c.implementation)]; };
+  row("bwd: matrix products per score", [&](C c) { return std::to_string(b(c).gemms); });
+  row("bwd: scores recomputed", [&](C c) { return si_count(double(b(c).scores_recomputed)); });
+  row("bwd: FLOPs", [&](C c) { return si_count(double(b(c).flops)); });
+  row("bwd: FLOPs / fwd FLOPs", [&](C c) { return times(b(c).flops_vs_forward); });
+  row("bwd: FLOPs, useful (10*D per useful)", [&](C c) { return si_count(double(b(c).flops_useful)); });
+  row("bwd: HBM bytes (model)", [&](C c) { return binary_bytes(double(b(c).hbm.total())); });
+  row("bwd: workspace", [&](C c) { return binary_bytes(double(b(c).workspace_bytes)); });
+  row("bwd: extra memory (fwd kept + workspace)", [&](C c) { return binary_bytes(double(b(c).extra_memory_bytes)); });
   row("scores computed / varlen", [](C c) { return times(c.computed_vs_varlen); });
   row("scores attended / varlen", [](C c) { return times(c.attended_vs_varlen); });
   row("HBM bytes / varlen", [](C c) { return times(c.hbm_vs_varlen); });
   std::fputs(table.render().c_str(), stdout);
 }
 
-// The article's headline, for each implementation that is not varlen.
-void print_callouts(const CostModel& m) {
+// The article's headline, for each implementation that is not varlen; and what the
+// backward keeps in memory, naive against varlen.
+void print_callouts(const CostModel& m, const BackwardModel& bwd) {
   std::printf("\n");
   for (Implementation i : {Implementation::packed, Implementation::padded, Implementation::naive}) {
     const ImplementationCost& c = m[i];
@@ -101,27 +121,42 @@ void print_callouts(const CostModel& m) {
                   100.0 * double(c.useful_lost) / double(m[Implementation::varlen].scores_useful()));
     std::printf("\n");
   }
+  const BackwardCost &naive = bwd[static_cast<int>(Implementation::naive)], &varlen = bwd[static_cast<int>(Implementation::varlen)];
+  std::printf("backward: naive keeps %s beyond the inputs, O and the gradients (S, P, dP, dS); varlen keeps %s (LSE, "
+              "Delta, the dQ accumulator)\n",
+              binary_bytes(double(naive.extra_memory_bytes)).c_str(), binary_bytes(double(varlen.extra_memory_bytes)).c_str());
 }
 
-void print_model_csv(const Scenario& s, const CostModel& m) {
+void print_model_csv(const Scenario& s, const CostModel& m, const BackwardModel& bwd) {
   std::printf(
-      "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,buffer_tokens,tiles_visited,"
-      "scores_computed,scores_useful,scores_padding,scores_bleed,scores_causal_masked,scores_attended,scores_useful_lost,"
-      "flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
-      "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen\n");
+      "scenario,implementation,layout,tile,heads,kv_heads,head_dim,dtype,causal,window_left,window_right,buffer_tokens,"
+      "tiles_visited,"
+      "scores_computed,");
+  for (CellKind kind : computed_cell_kinds) std::printf("scores_%s,", cell_kind_name(kind));
+  std::printf(
+      "scores_attended,scores_useful_lost,flops_fwd,flops_useful_fwd,flops_bwd,hbm_bytes_model,extra_memory_bytes,"
+      "computed_vs_varlen,attended_vs_varlen,hbm_vs_varlen,"
+      "dq_accumulation,gemms_bwd,scores_recomputed_bwd,flops_useful_bwd,hbm_bytes_model_bwd,workspace_bytes_bwd,"
+      "extra_memory_bytes_bwd\n");
   for (const ImplementationCost& c : m.costs) {
-    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f\n",
-                s.name.c_str(), implementation_name(c.implementation), layout_kind_name(c.layout),
-                tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim, dtype_name(s.dtype),
-                s.causal ? "true" : "false", static_cast<long long>(c.buffer_tokens),
-                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()),
-                static_cast<long long>(c.scores.useful), static_cast<long long>(c.scores.padding),
-                static_cast<long long>(c.scores.bleed), static_cast<long long>(c.scores.causal_masked),
+    const BackwardCost& b = bwd[static_cast<int>(c.implementation)];
+    std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,", s.name.c_str(), implementation_name(c.implementation),
+                layout_kind_name(c.layout), tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim,
+                dtype_name(s.dtype), s.causal ? "true" : "false", s.window.left, s.window.right,
+                static_cast<long long>(c.buffer_tokens),
+                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()));
+    for (CellKind kind : computed_cell_kinds) std::printf("%lld,", static_cast<long long>(c.scores[kind]));
+    std::printf("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,",
                 static_cast<long long>(c.scores_attended()), static_cast<long long>(c.useful_lost),
                 static_cast<long long>(c.flops_fwd),
-                static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(c.flops_bwd),
+                static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(b.flops),
                 static_cast<long long>(c.hbm.total()), static_cast<long long>(c.extra_memory_bytes),
                 c.computed_vs_varlen, c.attended_vs_varlen, c.hbm_vs_varlen);
+    std::printf("%s,%d,%lld,%lld,%lld,%lld,%lld\n",
+                materializes_scores(c.implementation) ? "" : dq_accumulation_name(b.dq_accumulation), b.gemms,
+                static_cast<long long>(b.scores_recomputed), static_cast<long long>(b.flops_useful),
+                static_cast<long long>(b.hbm.total()), static_cast<long long>(b.workspace_bytes),
+                static_cast<long long>(b.extra_memory_bytes));
   }
 }
 
@@ -178,14 +213,16 @@ void add_model_command(CLI::App& app) {
   model->callback([options] {
     const TileShape tile = parse_tile(options->tile);
     const Scenario scenario = load_scenario(options->scenario);
-    const CostModel m = model_costs(scenario, tile);
+    const Layout padded = scenario.padded_layout(), packed = scenario.packed_layout(), varlen = scenario.varlen_layout();
+    const CostModel m = model_costs(scenario, padded, packed, varlen, tile);
+    const BackwardModel bwd = model_backward_costs(scenario, m, padded, packed, varlen);
     if (options->format == "csv") {
-      print_model_csv(scenario, m);
+      print_model_csv(scenario, m, bwd);
       return;
     }
     print_scenario_header(scenario, tile);
-    print_model_table(m);
-    print_callouts(m);
+    print_model_table(m, bwd);
+    print_callouts(m, bwd);
     print_measured_rows(scenario);
   });
 }

@@ -21,6 +21,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/run_info.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/error_metrics.hpp"
@@ -254,7 +255,7 @@ bool report_counts(const ScenarioRun& run, const std::vector<Outcome>& outcomes)
     all_equal = all_equal && equal;
     std::printf("%s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
                 implementation_name(o.implementation), static_cast<long long>(o.counted->visited_tiles),
-                static_cast<long long>(o.counted->cells.computed()), static_cast<long long>(o.counted->cells.useful),
+                static_cast<long long>(o.counted->cells.computed()), static_cast<long long>(o.counted->cells[CellKind::useful]),
                 equal ? "equals" : "DIFFERS FROM");
   }
   return all_equal;
@@ -294,6 +295,7 @@ void run_scenarios(const RunOptions& options) {
     ScenarioRun run(s, options, info);
     const std::vector<Outcome> outcomes = run.run(implementations);
     print_outcomes(run, outcomes);
+    for (const std::string& line : take_launch_records()) std::printf("launch       %s\n", line.c_str());
     counts_equal = report_counts(run, outcomes) && counts_equal;
     for (const Outcome& o : outcomes) {
       if (o.refused.empty()) rows.push_back(run.result_row(o));

@@ -30,11 +30,9 @@ ImplementationCost cost_of(Implementation impl, const Scenario& s, const Layout&
   c.tile = tile;
   c.buffer_tokens = layout.buffer_tokens();
   c.tiles_visited = count.tiles_visited * heads;
-  c.scores = {count.cells.useful * heads, count.cells.causal_masked * heads, count.cells.padding * heads,
-              count.cells.bleed * heads};
+  c.scores = count.cells.times(heads);
   c.flops_fwd = 4 * d * c.scores_computed();
   c.flops_useful_fwd = 4 * d * c.scores_useful();
-  c.flops_bwd = 10 * d * c.scores_computed();  // 2.5 x forward, kept an exact integer
 
   const std::int64_t row_bytes = c.buffer_tokens * d * elem;  // one head's Q (or K, V, O) over the buffer
   c.hbm.q_read = row_bytes * heads;
@@ -62,12 +60,12 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
   for (int r = 0; r < v.num_rows; ++r) {
     const int extent = row_extent(v, r);
     for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
-      // Visited key tiles are always a prefix [0, visited) of the row, so the counts of
-      // those tiles sum to the count of one tile that spans them (count_tile is additive in k).
-      const int visited = key_tiles_visited(v, tile, r, qt);
-      count.cells += count_tile(v, r, qt * tile.rows, 0, TileShape{tile.rows, visited * tile.cols});
-      count.tiles_visited += visited;
-      count.key_tokens_loaded += keys_loaded(visited, tile, extent);
+      // Visited key tiles are one run [first, end) of the row, so the counts of those
+      // tiles sum to the count of one tile that spans them (count_tile is additive in k).
+      const TileRange keys = key_tiles_visited(v, tile, r, qt);
+      count.cells += count_tile(v, r, qt * tile.rows, keys.first * tile.cols, TileShape{tile.rows, keys.count() * tile.cols});
+      count.tiles_visited += keys.count();
+      count.key_tokens_loaded += keys_loaded(keys, tile, extent);
     }
   }
   return count;

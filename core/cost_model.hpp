@@ -40,13 +40,12 @@ struct ImplementationCost {
   CellCounts scores;                 // all heads, by cell kind; scores.computed() = scores computed
 
   std::int64_t scores_computed() const { return scores.computed(); }
-  std::int64_t scores_useful() const { return scores.useful; }
+  std::int64_t scores_useful() const { return scores[CellKind::useful]; }
   // Cells the mask lets through (useful + bleed): the element-level count a 1x1 tile would compute.
-  std::int64_t scores_attended() const { return scores.useful + scores.bleed; }
+  std::int64_t scores_attended() const { return scores.attended(); }
 
   std::int64_t flops_fwd = 0;         // 4 * head_dim per score computed
   std::int64_t flops_useful_fwd = 0;  // 4 * head_dim per useful score
-  std::int64_t flops_bwd = 0;         // 2.5 x flops_fwd
   HbmBytes hbm;
   std::int64_t extra_memory_bytes = 0;  // device memory beyond Q, K, V, O
 

@@ -12,10 +12,11 @@ namespace attnlab {
 inline constexpr std::int64_t score_bytes = 4;  // naive's S is fp32
 inline constexpr std::int64_t lse_bytes = 4;    // the log-sum-exp is fp32
 
-// Key (and value) tokens a query tile reads after visiting `key_tiles` tiles of a row
+// Key (and value) tokens a query tile reads visiting the key tiles `keys` of a row
 // `extent` long: a tile overhanging the row's end reads only the tokens that are there.
-inline std::int64_t keys_loaded(std::int64_t key_tiles, TileShape tile, std::int64_t extent) {
-  return std::min(key_tiles * tile.cols, extent);
+inline std::int64_t keys_loaded(TileRange keys, TileShape tile, std::int64_t extent) {
+  if (keys.count() == 0) return 0;
+  return std::min<std::int64_t>(std::int64_t(keys.end) * tile.cols, extent) - std::int64_t(keys.first) * tile.cols;
 }
 
 }  // namespace attnlab

@@ -29,6 +29,9 @@ inline constexpr std::int64_t max_layout_positions = std::int64_t{1} << 24;  // 
 // at most row_len x (documents + rows) with 1-row tiles: kept to seconds.
 inline constexpr std::int64_t max_row_len_times_documents = std::int64_t{1} << 32;
 
+// ---- a sliding window (left, right): keys counted beyond a row are meaningless, and q + right must fit int ----
+inline constexpr std::int64_t max_window = max_row_length;
+
 // ---- the flash tile the cost model is asked for (attnlab model --tile) ---------
 inline constexpr std::int64_t max_tile_side = 256;
 
@@ -49,5 +52,14 @@ static_assert(max_flops_bwd < INT64_MAX / 4 * 3, "keep a quarter of int64 as mar
 inline constexpr std::int64_t max_hbm_bytes =
     12 * max_heads * max_scores_per_head + 4 * max_head_dim * max_heads * max_layout_positions * max_row_length;
 static_assert(max_hbm_bytes > 0 && max_hbm_bytes < (std::int64_t{1} << 62), "HBM bytes overflow int64");
+// The backward model (core/backward_cost.cpp) moves at most 18 bytes per score (naive's P,
+// dP, dS) and, per key or query a tile loads (each <= N * L), K and V (4 * head_dim *
+// kv_heads), Q and dO (4 * head_dim * heads), dQ's fp32 sums (4 * head_dim * heads) and
+// LSE and delta (8 * heads), plus whole-buffer terms under 32 * N * head_dim * heads.
+inline constexpr std::int64_t max_backward_hbm_bytes =
+    24 * max_heads * max_scores_per_head +
+    max_layout_positions * max_row_length * max_heads * (12 * max_head_dim + 8) +
+    32 * max_layout_positions * max_head_dim * max_heads;
+static_assert(max_backward_hbm_bytes > 0 && max_backward_hbm_bytes < INT64_MAX / 8 * 7, "backward HBM bytes overflow int64");
 
 }  // namespace attnlab

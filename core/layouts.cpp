@@ -37,10 +37,11 @@ void append_row(Layout& l, const std::vector<Piece>& pieces, int extent) {
 
 // A layout of no rows yet, its arrays sized for what the builder will append: growing
 // them by doubling took most of the time of long-tail's 1.47M-position padded layout.
-Layout empty_layout(LayoutKind kind, bool causal, std::size_t rows, std::size_t pieces, std::int64_t positions) {
+Layout empty_layout(LayoutKind kind, bool causal, Window window, std::size_t rows, std::size_t pieces, std::int64_t positions) {
   Layout l;
   l.kind = kind;
   l.causal = causal;
+  l.window = window;
   l.row_start.reserve(rows + 1);
   l.row_valid.reserve(rows);
   l.row_piece.reserve(rows + 1);
@@ -71,10 +72,10 @@ std::vector<std::int64_t> document_offsets(const std::vector<int>& lengths) {
   return offsets;
 }
 
-Layout make_padded_layout(const std::vector<int>& lengths, int pad_to, bool causal) {
+Layout make_padded_layout(const std::vector<int>& lengths, int pad_to, bool causal, Window window) {
   require_positive(pad_to, "padded length");
   const std::size_t docs = lengths.size();
-  Layout l = empty_layout(LayoutKind::padded, causal, docs, docs, std::int64_t(docs) * pad_to);
+  Layout l = empty_layout(LayoutKind::padded, causal, window, docs, docs, std::int64_t(docs) * pad_to);
   const auto offsets = document_offsets(lengths);
   for (std::size_t d = 0; d < lengths.size(); ++d) {
     if (lengths[d] > pad_to)
@@ -85,14 +86,15 @@ Layout make_padded_layout(const std::vector<int>& lengths, int pad_to, bool caus
   return l;
 }
 
-Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingPolicy policy, bool causal) {
+Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingPolicy policy, bool causal,
+                          Window window) {
   require_positive(row_len, "row length");
   const auto offsets = document_offsets(lengths);
   if (policy == PackingPolicy::concatenate) {
     // Concatenate and cut: a document may continue into the next row; the last row is padded.
     const std::int64_t rows = (offsets.back() + row_len - 1) / row_len;
     // Pieces: one per document, plus one per row a document continues into.
-    Layout l = empty_layout(LayoutKind::packed, causal, rows, rows + lengths.size(), rows * row_len);
+    Layout l = empty_layout(LayoutKind::packed, causal, window, rows, rows + lengths.size(), rows * row_len);
     std::vector<Piece> row;
     int used = 0;
     for (std::size_t d = 0; d < lengths.size(); ++d) {
@@ -130,14 +132,14 @@ Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingP
     rows[best].push_back({static_cast<int>(d), offsets[d], len});
     open.insert({room - len, best});
   }
-  Layout l = empty_layout(LayoutKind::packed, causal, rows.size(), lengths.size(), std::int64_t(rows.size()) * row_len);
+  Layout l = empty_layout(LayoutKind::packed, causal, window, rows.size(), lengths.size(), std::int64_t(rows.size()) * row_len);
   for (const auto& row : rows) append_row(l, row, row_len);
   return l;
 }
 
-Layout make_varlen_layout(const std::vector<int>& lengths, bool causal) {
+Layout make_varlen_layout(const std::vector<int>& lengths, bool causal, Window window) {
   const auto offsets = document_offsets(lengths);
-  Layout l = empty_layout(LayoutKind::varlen, causal, lengths.size(), lengths.size(), offsets.back());
+  Layout l = empty_layout(LayoutKind::varlen, causal, window, lengths.size(), lengths.size(), offsets.back());
   for (std::size_t d = 0; d < lengths.size(); ++d)
     append_row(l, {{static_cast<int>(d), offsets[d], lengths[d]}}, lengths[d]);
   return l;
@@ -147,9 +149,11 @@ CellCounts count_layout(const Layout& layout, TileShape tile) {
   const LayoutView v = layout.view();
   CellCounts total;
   for (int r = 0; r < v.num_rows; ++r)
-    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt)
-      for (int kt = 0; kt < key_tiles_visited(v, tile, r, qt); ++kt)
+    for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
+      const TileRange keys = key_tiles_visited(v, tile, r, qt);
+      for (int kt = keys.first; kt < keys.end; ++kt)
         total += count_tile(v, r, qt * tile.rows, kt * tile.cols, tile);
+    }
   return total;
 }
 

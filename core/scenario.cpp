@@ -29,6 +29,24 @@ void require_layout_fits(const Scenario& s, const char* layout, std::int64_t pos
              " layout, got " + std::to_string(positions));
 }
 
+// A window as a causal scenario takes it (left >= 1, right 0: `window = 512`) or a
+// non-causal one ([left, right], each >= 0, not both 0); no window is {-1, -1}.
+void require_window(const Scenario& s) {
+  const Window w = s.window;
+  if (!w.any()) return;
+  if (w.left > max_window || w.right > max_window)
+    fail(s, "window", "expected at most " + std::to_string(max_window) + " keys on a side, got [" + std::to_string(w.left) +
+                          ", " + std::to_string(w.right) + "]");
+  if (s.causal) {
+    if (w.left < 1 || w.right != 0)
+      fail(s, "window", "expected a positive number of keys to the left for a causal scenario, got [" +
+                            std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+  } else if (w.left < 0 || w.right < 0 || (w.left == 0 && w.right == 0)) {
+    fail(s, "window", "expected [left, right] with both >= 0 and not both 0 for a non-causal scenario, got [" +
+                          std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+  }
+}
+
 }  // namespace
 
 int Scenario::padded_length() const {
@@ -65,6 +83,7 @@ void Scenario::resolve() {
     fail(*this, "pad_to",
          "expected \"longest\" or a positive integer of at most " + std::to_string(max_row_length) + ", got " +
              std::to_string(*pad_to));
+  require_window(*this);
   doc_lengths = resolve_lengths(length_source, source);
   const int longest = *std::max_element(doc_lengths.begin(), doc_lengths.end());
   if (pad_to && *pad_to < longest)

@@ -31,6 +31,7 @@ struct Scenario {
   int head_dim = 128;
   DType dtype = DType::bf16;
   bool causal = true;
+  Window window;  // FlashAttention's window_size (left, right); none by default (scenarios/README.md)
 
   int row_len = 4096;                              // packed rows
   PackingPolicy packing = PackingPolicy::concatenate;
@@ -47,9 +48,9 @@ struct Scenario {
   std::int64_t total_tokens() const;
   // Rows of the packed layout: exact for concatenate; best fit opens at most one per document.
   std::int64_t packed_rows_bound() const;
-  Layout padded_layout() const { return make_padded_layout(doc_lengths, padded_length(), causal); }
-  Layout packed_layout() const { return make_packed_layout(doc_lengths, row_len, packing, causal); }
-  Layout varlen_layout() const { return make_varlen_layout(doc_lengths, causal); }
+  Layout padded_layout() const { return make_padded_layout(doc_lengths, padded_length(), causal, window); }
+  Layout packed_layout() const { return make_packed_layout(doc_lengths, row_len, packing, causal, window); }
+  Layout varlen_layout() const { return make_varlen_layout(doc_lengths, causal, window); }
 };
 
 }  // namespace attnlab

@@ -165,6 +165,16 @@ LengthSource read_length_source(const TableReader& docs) {
   return CsvLengths{docs.string("path", "the path of a CSV file with a `length` column, relative to this file")};
 }
 
+// `window = N` (causal: N keys to the left of each query, FlashAttention's (N, 0)) or
+// `window = [left, right]` (not causal). Scenario::resolve checks the values.
+Window read_window(const TableReader& top, const toml::node& n, bool causal) {
+  if (causal) return {top.int_of("window", "a positive integer (keys to the left; the scenario is causal)", n), 0};
+  constexpr std::string_view expected = "[left, right]: two integers >= 0 (the scenario is not causal)";
+  const toml::array* pair = n.as_array();
+  if (!pair || pair->size() != 2) top.fail_type("window", expected, n);
+  return {top.int_of("window", expected, *pair->get(0)), top.int_of("window", expected, *pair->get(1))};
+}
+
 Scenario read_scenario(const toml::table& table, const std::filesystem::path& file) {
   Scenario s;
   s.name = file.stem().string();
@@ -173,7 +183,8 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   if (printable(s.name, s.name.size()) != s.name)
     throw InputError(printable(file.string(), 4096) + ": the file name must be printable text (it names the scenario)");
   const TableReader top(table, file.string(), "");
-  top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "row_len", "packing", "pad_to", "documents"});
+  top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "window", "row_len", "packing", "pad_to",
+                "documents"});
   constexpr std::string_view why_expected = "one sentence on one line saying what this scenario teaches";
   s.why = top.string("why", why_expected);
   // Printed as it is by `attnlab list` and `model`: no line break, escape sequence or other control character.
@@ -183,6 +194,7 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   s.head_dim = top.int32("head_dim", positive_integer);
   s.dtype = *parse_dtype(top.word("dtype", R"("bf16" or "fp16")", {"bf16", "fp16"}));
   s.causal = top.boolean("causal", "true or false");
+  if (const toml::node* w = top.find("window")) s.window = read_window(top, *w, s.causal);
   s.row_len = top.int32("row_len", positive_integer);
   if (top.find("packing"))
     s.packing = top.word("packing", R"("concatenate" or "best_fit")", {"concatenate", "best_fit"}) == "concatenate"
@@ -232,7 +244,13 @@ std::string scenario_toml(const Scenario& s, const std::filesystem::path& to) {
       << "kv_heads = " << s.kv_heads << "\n"
       << "head_dim = " << s.head_dim << "\n"
       << "dtype = \"" << dtype_name(s.dtype) << "\"\n"
-      << "causal = " << (s.causal ? "true" : "false") << "\n"
+      << "causal = " << (s.causal ? "true" : "false") << "\n";
+  if (s.window.any())
+    out << "window = "
+        << (s.causal ? std::to_string(s.window.left)
+                     : "[" + std::to_string(s.window.left) + ", " + std::to_string(s.window.right) + "]")
+        << "\n";
+  out
       << "row_len = " << s.row_len << "\n"
       << "packing = \"" << packing_policy_name(s.packing) << "\"\n"
       << "pad_to = " << (s.pad_to ? std::to_string(*s.pad_to) : "\"longest\"") << "\n"

@@ -8,6 +8,7 @@ Rgb paint_rgb(PaintClass c) {
     case PaintClass::causal_masked: return {66, 110, 190};  // blue: computed, then masked by causality
     case PaintClass::padding: return {226, 170, 40};        // amber: pad queries and keys
     case PaintClass::bleed: return {214, 52, 52};           // red: another document leaking in
+    case PaintClass::window_masked: return {150, 96, 200};  // violet: computed, then masked by the sliding window
     case PaintClass::not_visited: return {72, 72, 84};      // grey: a tile the kernel skips
     case PaintClass::outside: return {22, 22, 26};          // near black: no score matrix between rows
   }

@@ -31,10 +31,9 @@ void show_score_bars(const ScenarioModel& model) {
     ImGui::TextUnformatted(implementation_name(c.implementation));
     ImGui::SameLine(label_width);
     ImVec2 at = ImGui::GetCursorScreenPos();
-    const std::int64_t parts[] = {c.scores.useful, c.scores.causal_masked, c.scores.padding, c.scores.bleed};
-    for (int k = 0; k < 4; ++k) {
-      const float w = width * float(double(parts[k]) / double(most));
-      draw->AddRectFilled(at, ImVec2(at.x + w, at.y + height), cell_kind_color(static_cast<CellKind>(k)));
+    for (CellKind kind : computed_cell_kinds) {
+      const float w = width * float(double(c.scores[kind]) / double(most));
+      draw->AddRectFilled(at, ImVec2(at.x + w, at.y + height), cell_kind_color(kind));
       at.x += w;
     }
     ImGui::Dummy(ImVec2(width, height));
@@ -93,13 +92,13 @@ void show_callout(const ScenarioModel& model, const MeasuredRows& measured) {
                        implementation_name(worst->implementation), format_ratio(*slow->median_us / *fast->median_us).c_str(),
                        *slow->median_us, *fast->median_us);
   const ImplementationCost& packed = model.costs[Implementation::packed];
-  if (packed.scores.useful < varlen.scores.useful)
+  if (packed.scores_useful() < varlen.scores_useful())
     ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
-                       "(attention across a cut is lost).", format_count(double(packed.scores.useful)).c_str(),
-                       format_count(double(varlen.scores.useful)).c_str());
-  if (packed.scores.bleed > 0)
+                       "(attention across a cut is lost).", format_count(double(packed.scores_useful())).c_str(),
+                       format_count(double(varlen.scores_useful())).c_str());
+  if (packed.scores[CellKind::bleed] > 0)
     ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
-                       "which changes its output.", format_count(double(packed.scores.bleed)).c_str());
+                       "which changes its output.", format_count(double(packed.scores[CellKind::bleed])).c_str());
 }
 
 void cell(const std::string& text) {
@@ -111,20 +110,17 @@ void show_cost_table(const ScenarioModel& model, const MeasuredBytes& measured) 
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
   const float height = ImGui::GetTextLineHeightWithSpacing() * 6.5f;
-  if (!ImGui::BeginTable("costs", 11, flags, ImVec2(0, height))) return;
-  for (const char* title : {"implementation", "tile", "scores computed", "useful", "causal_masked", "padding", "bleed",
-                            "FLOPs fwd", "HBM model", "HBM measured", "extra memory"})
-    ImGui::TableSetupColumn(title);
+  if (!ImGui::BeginTable("costs", 7 + computed_kind_count, flags, ImVec2(0, height))) return;
+  for (const char* title : {"implementation", "tile", "scores computed"}) ImGui::TableSetupColumn(title);
+  for (CellKind kind : computed_cell_kinds) ImGui::TableSetupColumn(cell_kind_name(kind));
+  for (const char* title : {"FLOPs fwd", "HBM model", "HBM measured", "extra memory"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const ImplementationCost& c : model.costs.costs) {
     ImGui::TableNextRow();
     cell(implementation_name(c.implementation));
     cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
     cell(format_count(double(c.scores_computed())) + " (" + format_ratio(c.computed_vs_varlen) + ")");
-    cell(format_count(double(c.scores.useful)));
-    cell(format_count(double(c.scores.causal_masked)));
-    cell(format_count(double(c.scores.padding)));
-    cell(format_count(double(c.scores.bleed)));
+    for (CellKind kind : computed_cell_kinds) cell(format_count(double(c.scores[kind])));
     cell(format_count(double(c.flops_fwd)));
     cell(format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + ")");
     const auto& bytes = measured[static_cast<int>(c.implementation)];

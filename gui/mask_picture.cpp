@@ -15,8 +15,10 @@ RegionCounts& RegionCounts::operator+=(const RegionCounts& o) {
 PaintClass paint_class_of(CellKind kind) { return static_cast<PaintClass>(kind); }
 
 PaintClass majority_class(const RegionCounts& c) {
-  const std::array<std::int64_t, paint_class_count> by_class = {
-      c.computed.useful, c.computed.causal_masked, c.computed.padding, c.computed.bleed, c.not_visited, c.outside};
+  std::array<std::int64_t, paint_class_count> by_class{};
+  for (CellKind kind : computed_cell_kinds) by_class[static_cast<int>(kind)] = c.computed[kind];
+  by_class[static_cast<int>(PaintClass::not_visited)] = c.not_visited;
+  by_class[static_cast<int>(PaintClass::outside)] = c.outside;
   return static_cast<PaintClass>(std::max_element(by_class.begin(), by_class.end()) - by_class.begin());
 }
 
@@ -58,13 +60,16 @@ RegionCounts MaskPicture::count_region(std::int64_t q0, std::int64_t q1, std::in
     const int kb = static_cast<int>(std::min(k1, k_offset_[r + 1]) - k_offset_[r]);
     if (qb <= qa || kb <= ka) continue;
     inside_rows += std::int64_t(qb - qa) * (kb - ka);
-    // One query tile at a time: the tiles it visits are a run of key tiles from the
-    // first, so its visited part of [ka, kb) is one rectangle that count_tile counts.
+    // One query tile at a time: the tiles it visits are one run of key tiles, so its
+    // visited part of [ka, kb) is one rectangle that count_tile counts.
     for (int qt = qa / tile_.rows; qt * tile_.rows < qb; ++qt) {
       const int qs = std::max(qa, qt * tile_.rows), qe = std::min(qb, (qt + 1) * tile_.rows);
-      const int visited_end = std::min(kb, key_tiles_visited(view_, tile_, r, qt) * tile_.cols);
-      if (visited_end > ka) out.computed += count_tile(view_, r, qs, ka, TileShape{qe - qs, visited_end - ka});
-      out.not_visited += std::int64_t(qe - qs) * (kb - std::max(ka, visited_end));
+      const TileRange keys = key_tiles_visited(view_, tile_, r, qt);
+      const int visited_first = std::max(ka, keys.first * tile_.cols);
+      const int visited_end = std::min(kb, keys.end * tile_.cols);
+      const int visited = std::max(0, visited_end - visited_first);
+      if (visited > 0) out.computed += count_tile(view_, r, qs, visited_first, TileShape{qe - qs, visited});
+      out.not_visited += std::int64_t(qe - qs) * (kb - ka - visited);
     }
   }
   out.outside = (q1 - q0) * (k1 - k0) - inside_rows;

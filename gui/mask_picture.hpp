@@ -24,8 +24,10 @@ struct RegionCounts {
 };
 
 // The colour class a region is painted with: a cell kind, or the gap between rows.
-enum class PaintClass : std::uint8_t { useful, causal_masked, padding, bleed, not_visited, outside };
-inline constexpr int paint_class_count = 6;
+// The first classes mirror CellKind, in its order.
+enum class PaintClass : std::uint8_t { useful, causal_masked, padding, bleed, window_masked, not_visited, outside };
+inline constexpr int paint_class_count = cell_kind_count + 1;
+static_assert(static_cast<int>(PaintClass::not_visited) == static_cast<int>(CellKind::not_visited));
 PaintClass paint_class_of(CellKind kind);
 // The most common class of a region (ties go to the first in PaintClass order).
 PaintClass majority_class(const RegionCounts& counts);

@@ -154,26 +154,28 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
     ImGui::Text("block of %lld x %lld cells (zoom in for single cells)", static_cast<long long>(n), static_cast<long long>(n));
     ImGui::Text("queries %lld..%lld, keys %lld..%lld of the picture", static_cast<long long>(q0), static_cast<long long>(q0 + n - 1),
                 static_cast<long long>(k0), static_cast<long long>(k0 + n - 1));
-    const std::int64_t values[] = {c.computed.useful, c.computed.causal_masked, c.computed.padding, c.computed.bleed,
-                                   c.not_visited, c.outside};
-    for (int i = 0; i < paint_class_count; ++i)
-      if (values[i] > 0) ImGui::Text("%-14s %s", paint_class_label(static_cast<PaintClass>(i)), format_count(values[i]).c_str());
+    for (CellKind kind : computed_cell_kinds)
+      if (c.computed[kind] > 0)
+        ImGui::Text("%-14s %s", cell_kind_name(kind), format_count(double(c.computed[kind])).c_str());
+    for (PaintClass other : {PaintClass::not_visited, PaintClass::outside}) {
+      const std::int64_t n = other == PaintClass::not_visited ? c.not_visited : c.outside;
+      if (n > 0) ImGui::Text("%-14s %s", paint_class_label(other), format_count(double(n)).c_str());
+    }
   }
   ImGui::EndTooltip();
 }
 
 // The scores computed by kind (all heads), in the legend's colours.
 void show_breakdown(const ImplementationCost& cost) {
-  const std::int64_t kinds[] = {cost.scores.useful, cost.scores.causal_masked, cost.scores.padding, cost.scores.bleed};
   const float swatch = ImGui::GetTextLineHeight() * 0.8f;
-  for (int k = 0; k < 4; ++k) {
+  for (CellKind kind : computed_cell_kinds) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f), ImVec2(at.x + swatch, at.y + swatch * 1.15f),
-                                              cell_kind_color(static_cast<CellKind>(k)));
+                                              cell_kind_color(kind));
     ImGui::Dummy(ImVec2(swatch, swatch));
     ImGui::SameLine();
-    ImGui::Text("%-13s %8s  %5.1f%%", cell_kind_name(static_cast<CellKind>(k)), format_count(double(kinds[k])).c_str(),
-                100.0 * double(kinds[k]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+    ImGui::Text("%-13s %8s  %5.1f%%", cell_kind_name(kind), format_count(double(cost.scores[kind])).c_str(),
+                100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
   }
   ImGui::Text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
 }

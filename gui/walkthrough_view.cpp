@@ -156,11 +156,13 @@ void show_state(const FlashWalkthrough& f, int layout_row) {
     ImGui::TextWrapped("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
   } else {
     const CellCounts c = count_tile(v, f.row(), s.first_query, f.loaded_key_first(), f.tile());
-    ImGui::TextWrapped("Step %d of %d: loaded K and V tile %d (keys %d..%d): %lld useful, %lld bleed, %lld causal_masked, "
-                       "%lld padding scores. Each query's max m rose where a larger score arrived; l and the "
-                       "accumulator were rescaled by exp(m_old - m_new).",
+    std::string kinds;
+    for (CellKind kind : computed_cell_kinds)
+      if (c[kind] > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(c[kind]) + " " + cell_kind_name(kind);
+    ImGui::TextWrapped("Step %d of %d: loaded K and V tile %d (keys %d..%d): %s scores. Each query's max m rose where "
+                       "a larger score arrived; l and the accumulator were rescaled by exp(m_old - m_new).",
                        f.steps_done(), f.key_tiles_total(), f.loaded_key_tile(), f.loaded_key_first(), f.loaded_key_end() - 1,
-                       (long long)c.useful, (long long)c.bleed, (long long)c.causal_masked, (long long)c.padding);
+                       kinds.c_str());
   }
   // Bytes moved so far against the naive algorithm's total for the same queries.
   const double flash = double(f.flash_bytes()), naive = double(f.naive_bytes());

@@ -2,8 +2,9 @@
 # What one call of the device machine does (shared/device/README.md, way 1):
 # build there, run the GPU tests, compute-sanitizer, and `attnlab run` over the
 # shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
-#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick]
-# quick = `attnlab run` of the default scenario only; run = every shipped scenario.
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [sm80]
+# quick = `attnlab run` of the default scenario only; run = every shipped scenario;
+# sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below).
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ mkdir -p "$out"
 build=build-device
 tests=$build/tests/attnlab_gpu_tests
 attnlab=$build/cli/attnlab
-[ $# -eq 0 ] && set -- build tests sanitize run
+[ $# -eq 0 ] && set -- build tests sanitize run sm80
 failed=()
 
 for stage in "$@"; do
@@ -21,7 +22,10 @@ for stage in "$@"; do
     build)
       { nvidia-smi; nvcc --version; cmake --version; } >"$out/env.txt" 2>&1
       ninja=$(command -v ninja || echo /opt/torch/.venv/bin/ninja)
+      # This H100 runs sm_90 code, or the compute_80 PTX when forced (sm80): the sm_86 and
+      # sm_89 code of the default list would only lengthen the build here.
       if ! { cmake -S . -B $build -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
+               -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" \
                -DATTNLAB_GUI=OFF -DATTNLAB_BENCH=OFF -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
              cmake --build $build -j16 --target attnlab attnlab_gpu_tests; } >"$out/build.log" 2>&1; then
         tail -40 "$out/build.log"
@@ -31,7 +35,7 @@ for stage in "$@"; do
       ;;
     tests)
       $tests >"$out/tests.log" 2>&1 || failed+=(tests)
-      grep -E "^\[  (PASSED|FAILED|SKIPPED) \]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
       ;;
     sanitize)
       small=tests/gpu/sanitizer-small.toml
@@ -55,6 +59,31 @@ for stage in "$@"; do
       # shellcheck disable=SC2086
       $attnlab run $scenarios --count --out "$out/attnlab-run.csv" >"$out/run.log" 2>&1 || failed+=(run)
       cat "$out/run.log"
+      ;;
+    sm80)
+      # What an Ampere or Ada GPU would run, on this one: every kernel of ours compiled at
+      # load time from the compute_80 PTX in the binary (CUDA_FORCE_PTX_JIT=1), launched
+      # with the configuration computed for an sm_86's 100 KB of shared memory per SM
+      # (ATTNLAB_LAUNCH_AS=sm_86; kernels/launch_config.hpp). The `launch` lines of the run
+      # name the PTX the code came from. naive's runs and tests go apart from the rest: its
+      # cuBLAS GEMMs may have no PTX this GPU can compile when forced to, which says
+      # nothing of our code.
+      sm80=(env CUDA_FORCE_PTX_JIT=1 ATTNLAB_LAUNCH_AS=sm_86)
+      if cuobjdump=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null); then
+        "$cuobjdump" --list-ptx "$attnlab" >"$out/sm80-ptx.txt" 2>&1
+        grep -m3 sm_80 "$out/sm80-ptx.txt" || echo "no compute_80 PTX found in $attnlab"
+      fi
+      timeout 180 "${sm80[@]}" $attnlab run uniform-64x512 --count --impl padded,packed,varlen \
+        --out "$out/attnlab-run-sm80.csv" >"$out/sm80-run.log" 2>&1 || failed+=(sm80-run)
+      cat "$out/sm80-run.log"
+      timeout 240 "${sm80[@]}" $tests --gtest_filter='-*Naive*' >"$out/sm80-tests.log" 2>&1 || failed+=(sm80-tests)
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/sm80-tests.log" | head -60
+      timeout 90 "${sm80[@]}" $tests --gtest_filter='*Naive*' >"$out/sm80-tests-naive.log" 2>&1 ||
+        failed+=(sm80-tests-naive)
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/sm80-tests-naive.log" | head -20
+      timeout 60 "${sm80[@]}" $attnlab run uniform-64x512 --impl naive >"$out/sm80-run-naive.log" 2>&1 ||
+        failed+=(sm80-run-naive)
+      tail -5 "$out/sm80-run-naive.log"
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac

@@ -46,10 +46,7 @@ void run_flash(const DeviceLayout& layout, const AttentionProblem& problem, Atte
     flash::DeviceCounts c{};
     counters.download(&c, sizeof c);
     counts->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
-    counts->cells.useful = static_cast<std::int64_t>(c.useful);
-    counts->cells.causal_masked = static_cast<std::int64_t>(c.causal_masked);
-    counts->cells.padding = static_cast<std::int64_t>(c.padding);
-    counts->cells.bleed = static_cast<std::int64_t>(c.bleed);
+    for (int kind = 0; kind < computed_kind_count; ++kind) counts->cells.n[kind] = static_cast<std::int64_t>(c.cells[kind]);
   }
 }
 

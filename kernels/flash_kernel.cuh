@@ -1,9 +1,9 @@
 #pragma once
 // The tiled forward kernel (FlashAttention-2 style) behind padded, packed and
 // varlen. The layout decides everything layout-specific: which row and query
-// tile a CTA owns (the work list), how many key tiles it visits
-// (key_tiles_visited) and which cells take part (cell_kind, with tile_needs_mask
-// as the fast path). The math is the same for every layout:
+// tile a CTA owns (the work list), which key tiles it visits (key_tiles_visited)
+// and which cells take part (attended_keys, with tile_needs_mask as the fast
+// path; both core/layout.hpp, tested equal to cell_kind cell by cell). The math is the same for every layout:
 //   load K/V tile (cp.async, double-buffered) -> S = Q·Kᵀ (mma.sync) -> mask ->
 //   online softmax (exp2, running max and sum) -> O += P·V (P stays in registers).
 // One CTA = 4 warps = 64 query rows of one head at a time; each warp owns 16 rows.
@@ -14,7 +14,6 @@
 #include <type_traits>
 
 #include "core/layout.hpp"
-#include "kernels/tile_mask.hpp"
 #include "kernels/work_list.hpp"
 
 namespace attnlab::flash {
@@ -24,9 +23,10 @@ inline constexpr int kCols = 64;    // keys per tile (flash_tile.cols)
 inline constexpr int kWarps = kRows / 16;
 inline constexpr int kThreads = kWarps * 32;
 
-// Counters the counting run adds into: visited tiles, then cells by kind.
+// Counters the counting run adds into: visited tiles, then cells indexed by CellKind.
 struct DeviceCounts {
-  unsigned long long visited_tiles, useful, causal_masked, padding, bleed;
+  unsigned long long visited_tiles;
+  unsigned long long cells[computed_kind_count];
 };
 
 struct Params {
@@ -146,10 +146,8 @@ __device__ __forceinline__ float quad_sum(float x) {
 
 __device__ __forceinline__ void add_counts(DeviceCounts* to, const CellCounts& c, long long tiles) {
   atomicAdd(&to->visited_tiles, static_cast<unsigned long long>(tiles));
-  atomicAdd(&to->useful, static_cast<unsigned long long>(c.useful));
-  atomicAdd(&to->causal_masked, static_cast<unsigned long long>(c.causal_masked));
-  atomicAdd(&to->padding, static_cast<unsigned long long>(c.padding));
-  atomicAdd(&to->bleed, static_cast<unsigned long long>(c.bleed));
+  for (int kind = 0; kind < computed_kind_count; ++kind)
+    atomicAdd(&to->cells[kind], static_cast<unsigned long long>(c.n[kind]));
 }
 
 // ---- the algorithm's steps, for one warp's 16 query rows -------------------------
@@ -190,14 +188,16 @@ __device__ __forceinline__ void scores_qk(Scores& s, const QueryFragments<D>& q,
   }
 }
 
-// causal_masked and padding cells get -inf: each query row attends keys up to its
-// last_attended_key (tile_mask.hpp, tested equal to cell_kind).
-__device__ __forceinline__ void mask_scores(Scores& s, const int (&last_key)[2], int k0, int lane) {
+// Cells that are not attended (causal_masked, window_masked, padding) get -inf:
+// each query row attends one range of keys, attended_keys (core/layout.hpp).
+__device__ __forceinline__ void mask_scores(Scores& s, const KeyRange (&keys)[2], int k0, int lane) {
 #pragma unroll
   for (int j = 0; j < kCols / 8; ++j)
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
-      if (k0 + j * 8 + ((lane & 3) << 1) + (e & 1) > last_key[e >> 1]) s[j][e] = -INFINITY;
+    for (int e = 0; e < 4; ++e) {
+      const int key = k0 + j * 8 + ((lane & 3) << 1) + (e & 1);
+      if (key < keys[e >> 1].first || key > keys[e >> 1].last) s[j][e] = -INFINITY;
+    }
 }
 
 // Online softmax over one more key tile: new running max, rescale what was summed
@@ -264,8 +264,9 @@ __device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFra
 // Where one work item's data is: a (row, query tile) of the layout and one head.
 template <typename T, int D>
 struct Item {
-  int row, q0, row_begin, extent, valid, key_tiles, head;
-  const T *q, *k, *v;  // the item's first query row, the row's first key and value, of its head
+  int row, q0, row_begin, extent, valid, head;
+  TileRange key_tiles;  // the key tiles it visits
+  const T *q, *k, *v;   // the item's first query row, the first key and value of its first key tile, of its head
 
   __device__ Item(const Params& p, int index) {
     const WorkItem w = p.work[index / p.heads];
@@ -278,9 +279,12 @@ struct Item {
     valid = p.layout.row_valid[row];
     key_tiles = key_tiles_visited(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
     q = static_cast<const T*>(p.q) + (std::int64_t(row_begin + q0) * p.heads + head) * D;
-    k = static_cast<const T*>(p.k) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
-    v = static_cast<const T*>(p.v) + (std::int64_t(row_begin) * p.kv_heads + kv_head) * D;
+    const std::int64_t first_key = row_begin + key_tiles.first * kCols;
+    k = static_cast<const T*>(p.k) + (first_key * p.kv_heads + kv_head) * D;
+    v = static_cast<const T*>(p.v) + (first_key * p.kv_heads + kv_head) * D;
   }
+  // Keys of the row present (not padding) from the first visited key onwards.
+  __device__ int keys_present() const { return valid - key_tiles.first * kCols; }
 };
 
 // O /= row sum, LSE = ln(sum) + max·scale; a row with no attended key (a padding
@@ -349,9 +353,9 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
   Item<T, D> item(p, index);
   // Only valid tokens are read: padding and positions past the row load as zeros.
   copy_tile_async<T, D, kRows>(q_tiles, item.q, q_stride, item.valid - item.q0);
-  copy_tile_async<T, D, kCols>(k_tiles, item.k, kv_stride, item.valid);
+  copy_tile_async<T, D, kCols>(k_tiles, item.k, kv_stride, item.keys_present());
   commit_copies();
-  copy_tile_async<T, D, kCols>(v_tiles, item.v, kv_stride, item.valid);
+  copy_tile_async<T, D, kCols>(v_tiles, item.v, kv_stride, item.keys_present());
   commit_copies();
 
   int q_buffer = 0;    // which Q buffer holds this item's queries
@@ -365,33 +369,35 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
     const Item<T, D> next = has_next ? Item<T, D>(p, next_index) : item;
     T* const q_tile = q_tiles + q_buffer * kRows * D;
 
-    int last_key[2];  // the last key each of this thread's two query rows attends
+    KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
-    for (int i = 0; i < 2; ++i) last_key[i] = last_attended_key(lv, item.row, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
+    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.row, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
 
     QueryFragments<D> q;
     Output<D> o = {};
     float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
     float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
 
-    for (int kt = 0; kt < item.key_tiles; ++kt, ++tile_count) {
-      const int k0 = kt * kCols;
+    const int visits = item.key_tiles.count();
+    for (int step = 0; step < visits; ++step, ++tile_count) {
+      const int k0 = (item.key_tiles.first + step) * kCols;
+      const int next_present = item.keys_present() - (step + 1) * kCols;  // keys present in the item's next tile
       const int this_buffer = tile_count & 1, other_buffer = this_buffer ^ 1;
       wait_copies<1>();  // K[kt] (and Q) landed; V[kt] may still be in flight
       __syncthreads();
-      if (kt == 0) load_queries<T, D>(q, q_tile, warp, lane);
-      if (kt + 1 < item.key_tiles) {
-        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, item.k + (k0 + kCols) * kv_stride, kv_stride,
-                                     item.valid - k0 - kCols);
+      if (step == 0) load_queries<T, D>(q, q_tile, warp, lane);
+      if (step + 1 < visits) {
+        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, item.k + (step + 1) * kCols * kv_stride,
+                                     kv_stride, next_present);
       } else if (has_next) {
         copy_tile_async<T, D, kRows>(q_tiles + (q_buffer ^ 1) * kRows * D, next.q, q_stride, next.valid - next.q0);
-        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, next.k, kv_stride, next.valid);
+        copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, next.k, kv_stride, next.keys_present());
       }
       commit_copies();  // possibly empty: keeps the group count the waits rely on
 
       Scores s;
       scores_qk<T, D>(s, q, k_tiles + this_buffer * kCols * D, lane);
-      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) mask_scores(s, last_key, k0, lane);
+      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) mask_scores(s, keys, k0, lane);
       if (p.counts && threadIdx.x == 0) {
         counted += count_tile(lv, item.row, item.q0, k0, tile);
         ++visited;
@@ -402,11 +408,11 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
 
       wait_copies<1>();  // V[kt] landed; the next K may still be in flight
       __syncthreads();
-      if (kt + 1 < item.key_tiles)
-        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, item.v + (k0 + kCols) * kv_stride, kv_stride,
-                                     item.valid - k0 - kCols);
+      if (step + 1 < visits)
+        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, item.v + (step + 1) * kCols * kv_stride,
+                                     kv_stride, next_present);
       else if (has_next)
-        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, next.v, kv_stride, next.valid);
+        copy_tile_async<T, D, kCols>(v_tiles + other_buffer * kCols * D, next.v, kv_stride, next.keys_present());
       commit_copies();
 
       accumulate_pv<T, D>(o, pf, v_tiles + this_buffer * kCols * D, lane);

@@ -1,30 +1,101 @@
 #pragma once
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
 
+#include "core/input_error.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_launch.hpp"
+#include "kernels/launch_config.hpp"
 
 namespace attnlab::flash {
+
+// The limits of the current device, as launch_config.hpp names them.
+inline DeviceLimits current_device_limits() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const auto get = [device](cudaDeviceAttr attribute) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, attribute, device));
+    return value;
+  };
+  DeviceLimits d;
+  d.compute_capability = get(cudaDevAttrComputeCapabilityMajor) * 10 + get(cudaDevAttrComputeCapabilityMinor);
+  d.sm_count = get(cudaDevAttrMultiProcessorCount);
+  d.shared_per_sm = get(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+  d.shared_per_block = get(cudaDevAttrMaxSharedMemoryPerBlock);
+  d.shared_per_block_optin = get(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+  d.shared_reserved_per_block = get(cudaDevAttrReservedSharedMemoryPerBlock);
+  d.registers_per_sm = get(cudaDevAttrMaxRegistersPerMultiprocessor);
+  d.registers_per_block = get(cudaDevAttrMaxRegistersPerBlock);
+  d.threads_per_sm = get(cudaDevAttrMaxThreadsPerMultiProcessor);
+  d.threads_per_block = get(cudaDevAttrMaxThreadsPerBlock);
+  d.blocks_per_sm = get(cudaDevAttrMaxBlocksPerMultiprocessor);
+  return d;
+}
+
+// The kernel as compiled for this device; a build without code this GPU can run says so.
+template <typename Kernel>
+cudaFuncAttributes kernel_attributes(Kernel* kernel, int compute_capability) {
+  cudaFuncAttributes a{};
+  const cudaError_t err = cudaFuncGetAttributes(&a, kernel);
+  if (err == cudaErrorNoKernelImageForDevice || err == cudaErrorInvalidDeviceFunction) {
+    cudaGetLastError();
+    throw NoGpuError("this build has no code for this GPU (compute capability " +
+                     std::to_string(compute_capability / 10) + "." + std::to_string(compute_capability % 10) +
+                     "; built for CUDA architectures " ATTNLAB_CUDA_ARCHITECTURES
+                     "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(compute_capability));
+  }
+  CUDA_CHECK(err);
+  return a;
+}
+
+// Configured once per kernel and process from the device's limits (or those that
+// ATTNLAB_LAUNCH_AS names), recorded for `attnlab run` to print.
+template <typename T, int D>
+const LaunchConfig& forward_config() {
+  static const LaunchConfig config = [] {
+    const DeviceLimits device = current_device_limits();
+    const char* launch_as = std::getenv(launch_as_variable);
+    const DeviceLimits limits = limits_for_launch(device, launch_as);
+    const cudaFuncAttributes a = kernel_attributes(forward<T, D>, device.compute_capability);
+    const KernelNeeds needs{std::string("flash ") + (std::is_same_v<T, __nv_bfloat16> ? "bf16" : "fp16") + " d" +
+                                std::to_string(D),
+                            kThreads, a.numRegs, static_cast<int>(a.sharedSizeBytes), smem_bytes<D>()};
+    const LaunchConfig c = choose_launch(limits, needs);
+    if (c.opt_in)
+      CUDA_CHECK(cudaFuncSetAttribute(forward<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, c.dynamic_shared));
+    // Limits of a smaller GPU: the SM also keeps no more shared memory than that GPU's
+    // (the driver rounds the percentage up to a size it supports), so no more CTAs share it.
+    if (limits.shared_per_sm < device.shared_per_sm)
+      CUDA_CHECK(cudaFuncSetAttribute(forward<T, D>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      100 * limits.shared_per_sm / device.shared_per_sm));
+    int runtime_ctas = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime_ctas, forward<T, D>, kThreads, c.dynamic_shared));
+    std::string line = describe_launch(limits, needs, c) + "; code sm_" + std::to_string(a.binaryVersion) +
+                       " from compute_" + std::to_string(a.ptxVersion) + " PTX";
+    if (launch_as && *launch_as)
+      line += std::string("; limits of ") + launch_as + " (" + launch_as_variable + ")";
+    line += runtime_ctas == c.ctas_per_sm ? "; the CUDA runtime agrees"
+                                          : "; the CUDA runtime says " + std::to_string(runtime_ctas) + " per SM";
+    record_launch(std::move(line));
+    return c;
+  }();
+  return config;
+}
 
 // A persistent grid: as many CTAs as fit on the GPU at once, each walking the work list.
 template <typename T, int D>
 void launch_forward(const Params& params, int work_items) {
-  static int resident_ctas = 0;  // per kernel and per process: configure and ask once
-  if (resident_ctas == 0) {
-    CUDA_CHECK(cudaFuncSetAttribute(forward<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes<D>()));
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, forward<T, D>, kThreads, smem_bytes<D>()));
-    if (per_sm == 0) throw std::runtime_error("flash: the kernel does not fit on a multiprocessor");
-    resident_ctas = sms * per_sm;
-  }
+  const LaunchConfig& config = forward_config<T, D>();
   const long long items = static_cast<long long>(work_items) * params.heads;
   if (items == 0) return;
   if (items > 0x7fffffffLL) throw std::runtime_error("flash: more work items than an int can count");
-  const int blocks = static_cast<int>(std::min<long long>(items, resident_ctas));
-  forward<T, D><<<blocks, kThreads, smem_bytes<D>()>>>(params, static_cast<int>(items));
+  const int blocks = static_cast<int>(std::min<long long>(items, config.resident_ctas));
+  forward<T, D><<<blocks, kThreads, config.dynamic_shared>>>(params, static_cast<int>(items));
   CUDA_CHECK_LAUNCH();
 }
 

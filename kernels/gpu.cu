@@ -8,6 +8,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/cuda_events.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/work_list.hpp"
 
 namespace attnlab {
@@ -49,6 +50,9 @@ GpuInfo query_gpu() {
   CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   info.name = prop.name;
   info.compute_capability = prop.major * 10 + prop.minor;
+  if (info.compute_capability < oldest_compute_capability)
+    throw NoGpuError(info.name + " has compute capability " + std::to_string(prop.major) + "." +
+                     std::to_string(prop.minor) + "; attnlab's kernels need 8.0 (Ampere) or newer");
   info.sm_count = prop.multiProcessorCount;
   CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
   CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
@@ -125,6 +129,7 @@ DeviceLayout::DeviceLayout(const Layout& layout)
 LayoutView DeviceLayout::view() const {
   return {host_->kind,
           host_->causal,
+          host_->window,
           host_->num_rows(),
           static_cast<const int*>(row_start_.data()),
           static_cast<const int*>(row_valid_.data()),

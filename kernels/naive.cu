@@ -9,7 +9,7 @@
 
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
-#include "kernels/tile_mask.hpp"
+#include "core/layout.hpp"
 
 namespace attnlab {
 

@@ -31,6 +31,12 @@ AttentionInputs sized_inputs(std::int64_t tokens, int heads, int kv_heads, int h
   return in;
 }
 
+// Uniform values in [-1, 1) rounded to dtype: the top 24 bits of each draw give a
+// float in [-1, 1) exactly, on every platform.
+void fill_uniform(std::vector<float>& values, std::mt19937_64& rng, DType dtype) {
+  for (float& x : values) x = round_to_dtype(static_cast<float>(rng() >> 40) * 0x1p-23f - 1.0f, dtype);
+}
+
 }  // namespace
 
 AttentionInputs make_random_inputs(std::int64_t tokens, int heads, int kv_heads, int head_dim, DType dtype,
@@ -38,36 +44,45 @@ AttentionInputs make_random_inputs(std::int64_t tokens, int heads, int kv_heads,
   check_shape(tokens, heads, kv_heads, head_dim);
   AttentionInputs in = sized_inputs(tokens, heads, kv_heads, head_dim, dtype);
   std::mt19937_64 rng(seed);
-  // The top 24 bits of each draw give a float in [-1, 1) exactly, on every platform.
-  const auto fill = [&](std::vector<float>& values) {
-    for (float& x : values) x = round_to_dtype(static_cast<float>(rng() >> 40) * 0x1p-23f - 1.0f, dtype);
-  };
-  fill(in.q);
-  fill(in.k);
-  fill(in.v);
+  fill_uniform(in.q, rng, dtype);
+  fill_uniform(in.k, rng, dtype);
+  fill_uniform(in.v, rng, dtype);
   return in;
 }
 
+std::vector<float> make_random_grad_output(const AttentionInputs& inputs, std::uint64_t seed) {
+  check_shape(inputs.tokens, inputs.heads, inputs.kv_heads, inputs.head_dim);
+  std::vector<float> grad(static_cast<std::size_t>(inputs.tokens) * inputs.heads * inputs.head_dim);
+  std::mt19937_64 rng(seed);
+  fill_uniform(grad, rng, inputs.dtype);
+  return grad;
+}
+
+std::vector<float> gather_tokens(const Layout& layout, std::span<const float> canonical, std::size_t width,
+                                 float pad_value) {
+  const std::int64_t tokens = width == 0 ? 0 : static_cast<std::int64_t>(canonical.size() / width);
+  std::vector<float> out(static_cast<std::size_t>(layout.buffer_tokens()) * width, pad_value);
+  for (std::int64_t p = 0; p < layout.buffer_tokens(); ++p) {
+    const std::int64_t t = layout.token_source[p];
+    if (t >= tokens) throw std::out_of_range("layout token " + std::to_string(t) + " beyond the inputs' " +
+                                             std::to_string(tokens) + " tokens");
+    if (t >= 0) std::copy_n(canonical.data() + t * width, width, out.data() + p * width);
+  }
+  return out;
+}
+
 AttentionInputs gather_inputs(const Layout& layout, const AttentionInputs& canonical, float pad_value) {
-  AttentionInputs out =
-      sized_inputs(layout.buffer_tokens(), canonical.heads, canonical.kv_heads, canonical.head_dim, canonical.dtype);
+  AttentionInputs out;
+  out.tokens = layout.buffer_tokens();
+  out.heads = canonical.heads;
+  out.kv_heads = canonical.kv_heads;
+  out.head_dim = canonical.head_dim;
+  out.dtype = canonical.dtype;
   const std::size_t q_width = static_cast<std::size_t>(canonical.heads) * canonical.head_dim;
   const std::size_t kv_width = static_cast<std::size_t>(canonical.kv_heads) * canonical.head_dim;
-  for (std::int64_t p = 0; p < out.tokens; ++p) {
-    const std::int64_t t = layout.token_source[p];
-    if (t >= canonical.tokens) throw std::out_of_range("layout token " + std::to_string(t) + " beyond the inputs' " +
-                                                       std::to_string(canonical.tokens) + " tokens");
-    const auto copy_or_pad = [&](const std::vector<float>& from, std::vector<float>& to, std::size_t width) {
-      float* dst = to.data() + p * width;
-      if (t < 0)
-        std::fill(dst, dst + width, pad_value);
-      else
-        std::copy_n(from.data() + t * width, width, dst);
-    };
-    copy_or_pad(canonical.q, out.q, q_width);
-    copy_or_pad(canonical.k, out.k, kv_width);
-    copy_or_pad(canonical.v, out.v, kv_width);
-  }
+  out.q = gather_tokens(layout, canonical.q, q_width, pad_value);
+  out.k = gather_tokens(layout, canonical.k, kv_width, pad_value);
+  out.v = gather_tokens(layout, canonical.v, kv_width, pad_value);
   return out;
 }
 

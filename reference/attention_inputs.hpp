@@ -3,6 +3,7 @@
 // i.e. the varlen buffer), already rounded to the run's dtype so the GPU and the
 // CPU reference see the very same numbers.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/layouts.hpp"
@@ -31,6 +32,17 @@ struct AttentionInputs {
 // Throws std::invalid_argument unless heads is a positive multiple of kv_heads.
 AttentionInputs make_random_inputs(std::int64_t tokens, int heads, int kv_heads, int head_dim, DType dtype,
                                    std::uint64_t seed);
+
+// dO for the backward pass, [tokens][heads][head_dim] in canonical token order:
+// uniform in [-1, 1) and rounded to the inputs' dtype, drawn as make_random_inputs
+// draws (its own seed, so Q, K and V stay what they were).
+std::vector<float> make_random_grad_output(const AttentionInputs& inputs, std::uint64_t seed);
+
+// Per-token values (`width` floats per token, canonical order) in a layout's buffer
+// order: position p holds token layout.token_source[p], padding holds pad_value.
+// Throws std::out_of_range for a layout token beyond the values.
+std::vector<float> gather_tokens(const Layout& layout, std::span<const float> canonical, std::size_t width,
+                                 float pad_value = 0.0f);
 
 // The inputs in a layout's buffer order (what a kernel uploads): position p holds
 // canonical token layout.token_source[p]; padding positions hold pad_value.

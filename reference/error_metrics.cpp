@@ -107,6 +107,40 @@ ErrorStats compare_to_reference(const Layout& layout, const ReferenceOutput& ref
   return stats;
 }
 
+GradientErrorStats compare_gradients_to_reference(const Layout& layout, const ReferenceGradients& ref,
+                                                  std::span<const float> dq, std::span<const float> dk,
+                                                  std::span<const float> dv) {
+  const std::size_t D = ref.head_dim, positions = static_cast<std::size_t>(ref.positions);
+  check_size(dq.size(), positions * ref.heads * D, "candidate dQ");
+  check_size(dk.size(), positions * ref.kv_heads * D, "candidate dK");
+  check_size(dv.size(), positions * ref.kv_heads * D, "candidate dV");
+  ErrorSums dq_sums, dk_sums, dv_sums;
+  for (int r : ref.computed_rows)
+    for (std::int64_t p = layout.row_start[r]; p < layout.row_start[r] + layout.row_valid[r]; ++p) {
+      for (int h : ref.computed_heads)
+        for (std::size_t d = 0; d < D; ++d) dq_sums.add(dq[(p * ref.heads + h) * D + d], ref.dq_at(p, h, int(d)));
+      for (int g : ref.computed_kv_heads)
+        for (std::size_t d = 0; d < D; ++d) {
+          const std::size_t at = (p * ref.kv_heads + g) * D + d;
+          dk_sums.add(dk[at], ref.dk_at(p, g, int(d)));
+          dv_sums.add(dv[at], ref.dv_at(p, g, int(d)));
+        }
+    }
+  return {dq_sums.stats(), dk_sums.stats(), dv_sums.stats()};
+}
+
+const ErrorStats& GradientErrorStats::worst() const {
+  const ErrorStats* w = &dq;
+  for (const ErrorStats* e : {&dk, &dv})
+    if (e->rel_l2 > w->rel_l2) w = e;
+  return *w;
+}
+
+const char* GradientErrorStats::worst_name() const {
+  const ErrorStats& w = worst();
+  return &w == &dq ? "dQ" : &w == &dk ? "dK" : "dV";
+}
+
 ErrorStats compare_across_layouts(const Layout& candidate_layout, std::span<const float> candidate_o,
                                   const Layout& reference_layout, const ReferenceOutput& ref) {
   const std::size_t stride = static_cast<std::size_t>(ref.heads) * ref.head_dim;

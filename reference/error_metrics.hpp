@@ -8,6 +8,7 @@
 
 #include "core/layouts.hpp"
 #include "reference/reference_attention.hpp"
+#include "reference/reference_backward.hpp"
 
 namespace attnlab {
 
@@ -22,6 +23,24 @@ struct ErrorStats {
 // as downloaded from a kernel); candidate_lse (optional): [positions][heads].
 ErrorStats compare_to_reference(const Layout& layout, const ReferenceOutput& reference,
                                 std::span<const float> candidate_o, std::span<const float> candidate_lse = {});
+
+// A backward pass's gradients against the reference, each on its own: dQ over the
+// valid positions of the computed rows and heads, dK and dV over those positions
+// and the computed kv heads (whole KV groups, so each kv head's sum is complete).
+struct GradientErrorStats {
+  ErrorStats dq, dk, dv;
+  // The gradient with the largest relative L2 (the one a run reports) and its name.
+  const ErrorStats& worst() const;
+  const char* worst_name() const;
+};
+
+// candidate_dq: [positions][heads][head_dim], candidate_dk and candidate_dv:
+// [positions][kv_heads][head_dim], all in the layout's buffer order (float, as
+// downloaded from a kernel).
+GradientErrorStats compare_gradients_to_reference(const Layout& layout, const ReferenceGradients& reference,
+                                                  std::span<const float> candidate_dq,
+                                                  std::span<const float> candidate_dk,
+                                                  std::span<const float> candidate_dv);
 
 // One layout's outputs against another layout's reference, both mapped to
 // canonical tokens through token_source, over the tokens present in both and

@@ -27,7 +27,7 @@ FlashWalkthrough::FlashWalkthrough(const Layout& layout, const AttentionInputs& 
   check_index(query_tile, query_tiles(view, tile_, row), "query tile");
   check_index(head, canonical.heads, "head");
   operands_ = load_row_head(layout_, canonical, row, head);
-  total_key_tiles_ = key_tiles_visited(view, tile_, row, query_tile);
+  total_key_tiles_ = key_tiles_visited(view, tile_, row, query_tile).count();
   restart();
 }
 
@@ -46,7 +46,8 @@ int FlashWalkthrough::loaded_key_end() const {
 
 std::int64_t FlashWalkthrough::flash_bytes() const {
   const std::int64_t d = operands_.head_dim, e = element_bytes_, queries = state_.queries;
-  const std::int64_t keys = keys_loaded(steps_done(), tile_, operands_.extent);
+  const TileRange visited{state_.key_tiles.first, state_.key_tiles.first + steps_done()};
+  const std::int64_t keys = keys_loaded(visited, tile_, operands_.extent);
   std::int64_t bytes = queries * d * e + 2 * keys * d * e;  // Q tile, then K and V tiles
   if (finished()) bytes += queries * (d * e + lse_bytes);        // O tile and its LSE
   return bytes;

@@ -31,7 +31,7 @@ class FlashWalkthrough {
   void restart();  // back to before the first key tile
 
   // The key tile loaded by the last step, -1 before the first; its key positions [first, end) in the row.
-  int loaded_key_tile() const { return steps_done() - 1; }
+  int loaded_key_tile() const { return steps_done() == 0 ? -1 : state_.key_tiles.first + steps_done() - 1; }
   int loaded_key_first() const;
   int loaded_key_end() const;
 

@@ -40,6 +40,7 @@ QueryTileState start_query_tile(const LayoutView& view, TileShape tile, int row,
   s.row = row;
   s.query_tile = query_tile;
   s.first_query = query_tile * tile.rows;
+  s.key_tiles = key_tiles_visited(view, tile, row, query_tile);
   s.queries = std::min(tile.rows, row_extent(view, row) - s.first_query);
   s.head_dim = head_dim;
   s.running_max.assign(s.queries, minus_infinity);
@@ -51,7 +52,7 @@ QueryTileState start_query_tile(const LayoutView& view, TileShape tile, int row,
 
 void visit_next_key_tile(const LayoutView& view, TileShape tile, const RowHeadOperands& ops, double scale,
                          QueryTileState& s) {
-  const int first_key = s.key_tiles_done * tile.cols;
+  const int first_key = (s.key_tiles.first + s.key_tiles_done) * tile.cols;
   const int end_key = std::min(first_key + tile.cols, ops.extent);
   const int D = s.head_dim;
   std::vector<double> scores(end_key - first_key);
@@ -61,7 +62,7 @@ void visit_next_key_tile(const LayoutView& view, TileShape tile, const RowHeadOp
     double tile_max = minus_infinity;
     for (int k = first_key; k < end_key; ++k) {
       double& score = scores[k - first_key];
-      score = takes_part(view, s.row, q, k) ? ops.score(q, k, scale) : minus_infinity;
+      score = attended(cell_kind(view, s.row, q, k)) ? ops.score(q, k, scale) : minus_infinity;
       tile_max = std::max(tile_max, score);
     }
     const double new_max = std::max(s.running_max[i], tile_max);

@@ -40,13 +40,6 @@ struct RowHeadOperands {
 
 RowHeadOperands load_row_head(const Layout& layout, const AttentionInputs& canonical, int row, int head);
 
-// Whether query q attends to key k in row r: exactly the useful and bleed cells
-// (bleed cells take part in packed rows: that is the bleed).
-inline bool takes_part(const LayoutView& v, int r, int q, int k) {
-  const CellKind kind = cell_kind(v, r, q, k);
-  return kind == CellKind::useful || kind == CellKind::bleed;
-}
-
 // What one query tile holds on chip between key tiles.
 struct QueryTileState {
   int row = 0;
@@ -54,7 +47,8 @@ struct QueryTileState {
   int first_query = 0;  // row position of the tile's first query
   int queries = 0;      // queries of the tile inside the row (the last tile may be short)
   int head_dim = 0;
-  int key_tiles_done = 0;             // key tiles visited so far, in order 0, 1, ...
+  TileRange key_tiles;                // the key tiles this query tile visits (key_tiles_visited)
+  int key_tiles_done = 0;             // key tiles visited so far, in order from key_tiles.first
   std::vector<double> running_max;    // m per query; -inf until a score takes part
   std::vector<double> running_sum;    // l per query
   std::vector<double> last_rescale;   // exp(m_old - m_new) applied at the last step (1 before any)
@@ -63,7 +57,7 @@ struct QueryTileState {
 
 QueryTileState start_query_tile(const LayoutView& view, TileShape tile, int row, int query_tile, int head_dim);
 
-// Visits the next key tile (state.key_tiles_done) of the state's row.
+// Visits the next key tile (key_tiles.first + key_tiles_done) of the state's row.
 void visit_next_key_tile(const LayoutView& view, TileShape tile, const RowHeadOperands& operands, double scale,
                          QueryTileState& state);
 

@@ -98,6 +98,27 @@ TEST(Cli, ModelCsvHasOneRowPerImplementationAndTheEightfoldRatio) {
   EXPECT_EQ(csv.cell("varlen", "scores_bleed"), "0");
 }
 
+TEST(Cli, ModelCsvHasTheBackwardPass) {
+  const CliRun r = attnlab("model uniform-64x512 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = parse_csv(r.out);
+  // flash: 5 matrix products per score (2.5x the forward), naive 4 from its kept P (2x).
+  for (const char* flash : {"padded", "packed", "varlen"}) {
+    EXPECT_EQ(std::stoll(csv.cell(flash, "flops_bwd")) * 2, std::stoll(csv.cell(flash, "flops_fwd")) * 5) << flash;
+    EXPECT_EQ(csv.cell(flash, "gemms_bwd"), "5");
+    EXPECT_EQ(csv.cell(flash, "scores_recomputed_bwd"), csv.cell(flash, "scores_computed"));
+    EXPECT_EQ(csv.cell(flash, "dq_accumulation"), "atomic_fp32");
+  }
+  EXPECT_EQ(std::stoll(csv.cell("naive", "flops_bwd")), 2 * std::stoll(csv.cell("naive", "flops_fwd")));
+  EXPECT_EQ(csv.cell("naive", "scores_recomputed_bwd"), "0");
+  EXPECT_EQ(csv.cell("naive", "dq_accumulation"), "");
+  // Useful backward FLOPs: 10 * D per useful score, whatever runs them.
+  EXPECT_EQ(csv.cell("naive", "flops_useful_bwd"), csv.cell("varlen", "flops_useful_bwd"));
+  EXPECT_EQ(std::stoll(csv.cell("varlen", "flops_useful_bwd")), 10LL * 128 * std::stoll(csv.cell("varlen", "scores_useful")));
+  EXPECT_GT(std::stoll(csv.cell("naive", "extra_memory_bytes_bwd")), std::stoll(csv.cell("naive", "extra_memory_bytes")));
+  EXPECT_GT(std::stoll(csv.cell("packed", "hbm_bytes_model_bwd")), std::stoll(csv.cell("varlen", "hbm_bytes_model_bwd")));
+}
+
 TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
   const fs::path file = scratch_dir() / "noncausal.toml";
   std::ofstream(file) << "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
@@ -132,6 +153,8 @@ TEST(Cli, ModelTableIsTheDefaultAndCallsOutTheRatio) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("measured"), std::string::npos);
+  EXPECT_NE(r.out.find("bwd: FLOPs / fwd FLOPs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("backward: naive keeps "), std::string::npos) << r.out;
   EXPECT_TRUE(r.err.empty()) << r.err;
 }
 

@@ -33,7 +33,7 @@ TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
       const ImplementationCost& expected = model[impl];
       std::printf("  %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", s.name.c_str(),
                   implementation_name(impl), static_cast<long long>(counted.visited_tiles),
-                  static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells.useful));
+                  static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells[CellKind::useful]));
       EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
       EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
     }
@@ -53,9 +53,7 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
           make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal),
           make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal)}) {
       const KernelCounts counted = count_on_gpu(layout, p);
-      CellCounts expected;
-      const CellCounts per_head = count_layout(layout, flash_tile);
-      for (int h = 0; h < p.heads; ++h) expected += per_head;
+      const CellCounts expected = count_layout(layout, flash_tile).times(p.heads);
       EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
       EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, flash_tile).tiles_visited)
           << layout_kind_name(layout.kind);

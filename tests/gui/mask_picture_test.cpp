@@ -88,9 +88,9 @@ TEST(MaskPicture, PackedRowsOfTheArticleCaseHoldBleed) {
   EXPECT_EQ(cell.row, 0);
   EXPECT_TRUE(cell.visited);
   EXPECT_EQ(cell.kind, CellKind::bleed);
-  EXPECT_GT(picture.count_region(0, 4096, 0, 4096).computed.bleed, 0);
+  EXPECT_GT(picture.count_region(0, 4096, 0, 4096).computed[CellKind::bleed], 0);
   // varlen never bleeds.
-  EXPECT_EQ(count_layout(model.varlen, {64, 64}).bleed, 0);
+  EXPECT_EQ(count_layout(model.varlen, {64, 64})[CellKind::bleed], 0);
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(ScenarioEdits, RowLengthMovesThePackedWaste) {
   const double before = state.model().costs[Implementation::packed].computed_vs_varlen;
   ASSERT_TRUE(set_field(state, *find_scenario_field("row length"), 512));
   // Rows of one document each: packed is varlen, no bleed.
-  EXPECT_EQ(state.model().costs[Implementation::packed].scores.bleed, 0);
+  EXPECT_EQ(state.model().costs[Implementation::packed].scores[CellKind::bleed], 0);
   EXPECT_DOUBLE_EQ(state.model().costs[Implementation::packed].computed_vs_varlen, 1.0);
   EXPECT_GT(before, 7.0);
 }
@@ -70,7 +70,7 @@ TEST(ScenarioEdits, PadToBelowTheLongestIsRefusedAndChangesNothing) {
   ASSERT_TRUE(set_pad_to(state, 1024));
   EXPECT_TRUE(state.scenario_error.empty());
   EXPECT_EQ(state.model().padded.longest_row(), 1024);
-  EXPECT_EQ(state.model().costs[Implementation::padded].scores.padding > 0, true);
+  EXPECT_EQ(state.model().costs[Implementation::padded].scores[CellKind::padding] > 0, true);
 }
 
 TEST(ScenarioEdits, LogNormalParametersRedrawTheLengths) {

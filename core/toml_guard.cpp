@@ -79,6 +79,7 @@ class TomlGuard {
       if (static_cast<int>(open_.size()) >= max_toml_nesting)
         fail("arrays, inline tables and table headers nested more than " + std::to_string(max_toml_nesting) + " deep");
       // A table header's key follows '[' (or '[[') at the start of a line; an inline table's keys follow '{'.
+      if (c == '[' && line_start) header_starts_with_a_key();
       const bool second_header_bracket = in_key_ && open_.size() == 1 && open_.back() == '[' && text_[i_ - 1] == '[';
       in_key_ = c == '{' || (c == '[' && (line_start || second_header_bracket));
       open_.push_back(c);
@@ -92,6 +93,16 @@ class TomlGuard {
     } else if (c == '\n') {
       in_key_ = open_.empty();
     }
+  }
+
+  // toml++ 3.3.0 asserts (and reads on in a release build) when a table header's first
+  // character, past '[' or '[[' and blanks, cannot start a key: ` [|`, `[.a]`, `[[[`.
+  void header_starts_with_a_key() const {
+    std::size_t j = i_ + 1;
+    if (j < text_.size() && text_[j] == '[') ++j;
+    while (j < text_.size() && (text_[j] == ' ' || text_[j] == '\t')) ++j;
+    if (j == text_.size() || !(is_bare_key_char(text_[j]) || text_[j] == '"' || text_[j] == '\'' || text_[j] == ']'))
+      fail("a table header that does not start with a key");
   }
 
   // Only blanks since the last line end, and no bracket open: where a table header may start.

@@ -84,7 +84,10 @@ class TomlGuard {
       in_key_ = c == '{' || (c == '[' && (line_start || second_header_bracket));
       open_.push_back(c);
     } else if (c == ']' || c == '}') {
-      if (!open_.empty()) open_.pop_back();
+      // Brackets must pair: toml++ 3.3.0 asserts on `[}` where an array's value starts.
+      if (open_.empty() || open_.back() != (c == ']' ? '[' : '{'))
+        fail(c == ']' ? "a ']' that closes no array or table header" : "a '}' that closes no inline table");
+      open_.pop_back();
       in_key_ = false;
     } else if (c == '=') {
       in_key_ = false;

@@ -253,9 +253,12 @@ TEST_F(HostileInput, NonAsciiOutsideStringsAndNulAreRefusedBeforeToml) {
   expect_line(scenario_error("why = 2\"A\xef\xb7\xbbQeewx (h"), {"bad.toml:1:8: not valid TOML: a quote where no key or value starts"});
   expect_line(scenario_error("x = 1.\"\xef\xb7\xbb\"\n"), {"bad.toml:1:7:", "a quote where no key or value starts"});
   expect_line(scenario_error("x = \"a\"\xef\xb7\xbb\n"), {"bad.toml:1:8:", "a non-ASCII byte outside a string"});
-  // Found by scenario_fuzz in a Debug build: toml++ asserts on a header that cannot start with a key.
+  // Found by scenario_fuzz in a Debug build: toml++ asserts on a header that cannot start with a key,
+  // and on a '}' where an array's value starts.
   for (const char* header : {" [|\n", "[.a]\n", "[[[a]]]\n", "[=\n", "["})
     expect_line(scenario_error(header), {"bad.toml:1:", "a table header that does not start with a key"});
+  expect_line(scenario_error("h.eahow= \t[\t[}y}}}\n"), {"bad.toml:1:14:", "a '}' that closes no inline table"});
+  expect_line(scenario_error("x = [1]]\n"), {"bad.toml:1:8:", "a ']' that closes no array or table header"});
   // ... and tests the first character after a multi-line string's backslash with the same function.
   expect_line(scenario_error("x = \"\"\"a\\  \n\xef\xb7\xbb\"\"\"\n"),
               {"bad.toml:2:1:", "a non-ASCII character right after a backslash in a multi-line string"});

@@ -28,6 +28,7 @@ class TomlGuard {
       if (static_cast<unsigned char>(c) >= 0x80)
         fail("a non-ASCII byte outside a string or comment; TOML allows them only inside strings and comments");
       if (c == '#') {
+        in_bare_value_ = false;
         comment();
       } else if (c == '"' || c == '\'') {
         // toml++ reads a quote as a string only where a key or value starts; elsewhere (`2"é"`,
@@ -37,16 +38,19 @@ class TomlGuard {
         string(c);
       } else if (c == '.') {
         last_ = c;
+        in_bare_value_ = in_bare_value_ || !in_key_;
         if (++run_dots_ >= max_key_parts)
           fail("a dotted key or table header of more than " + std::to_string(max_key_parts) + " parts");
         part_bytes_ = 0;
         ++i_;
       } else if (is_bare_key_char(c)) {
         last_ = c;
+        in_bare_value_ = in_bare_value_ || !in_key_;
         if (in_key_ && ++part_bytes_ > max_key_bytes)
           fail("a key longer than " + std::to_string(max_key_bytes) + " bytes");
         ++i_;
       } else if (c == ' ' || c == '\t') {
+        in_bare_value_ = false;
         part_bytes_ = 0;
         ++i_;
       } else {
@@ -74,6 +78,15 @@ class TomlGuard {
   void separator(char c) {
     end_run();
     last_ = c;
+    // toml++ reads a bare value (a number, a date, true) on to the next blank, comma, bracket
+    // close, comment or line end; a '[', '{' or '=' inside it would make this pass see a table
+    // or a string where toml++ sees none (`w=1.x{='''é`).
+    if (in_bare_value_ && (c == '[' || c == '{' || c == '='))
+      fail(std::string("a '") + c + "' inside a bare value; values end at a blank, a comma, a closing bracket or a line end");
+    if (c == ',' || c == ']' || c == '}' || c == '\n')
+      in_bare_value_ = false;
+    else if (!in_key_ && c != '[' && c != '{' && c != '=')
+      in_bare_value_ = true;
     const bool line_start = at_line_start();
     if (c == '[' || c == '{') {
       if (static_cast<int>(open_.size()) >= max_toml_nesting)
@@ -178,6 +191,7 @@ class TomlGuard {
   bool in_key_ = true;      // a key may come next (the start of a line, after '{' or ',' in an inline table)
   int run_dots_ = 0;
   int part_bytes_ = 0;
+  bool in_bare_value_ = false;  // inside a value that is not a string, array or inline table
   char last_ = '\n';  // the last character outside strings and comments that is not a blank
 };
 

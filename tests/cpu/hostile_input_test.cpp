@@ -259,6 +259,7 @@ TEST_F(HostileInput, NonAsciiOutsideStringsAndNulAreRefusedBeforeToml) {
     expect_line(scenario_error(header), {"bad.toml:1:", "a table header that does not start with a key"});
   expect_line(scenario_error("h.eahow= \t[\t[}y}}}\n"), {"bad.toml:1:14:", "a '}' that closes no inline table"});
   expect_line(scenario_error("x = [1]]\n"), {"bad.toml:1:8:", "a ']' that closes no array or table header"});
+  expect_line(scenario_error("w=1.wh`d{='''\xef\xb3\xbbw"), {"bad.toml:1:9:", "a '{' inside a bare value"});
   // ... and tests the first character after a multi-line string's backslash with the same function.
   expect_line(scenario_error("x = \"\"\"a\\  \n\xef\xb7\xbb\"\"\"\n"),
               {"bad.toml:2:1:", "a non-ASCII character right after a backslash in a multi-line string"});

@@ -13,6 +13,7 @@
 #include "core/backward_cost.hpp"
 #include "core/cost_model.hpp"
 #include "core/input_error.hpp"
+#include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/scenario_plan.hpp"
@@ -29,7 +30,7 @@ struct ModelOptions {
 
 // "BrxBc", e.g. "64x64": query rows by key columns of a flash tile.
 TileShape parse_tile(const std::string& text) {
-  constexpr int largest = 1 << 16;  // keeps rows * cols and the tile offsets far from overflow
+  constexpr int largest = max_tile_side;  // the cost model's counts stay inside int64 (core/input_limits.hpp)
   const auto fail = [&]() -> TileShape {
     throw InputError("--tile: expected BrxBc with two integers from 1 to " + std::to_string(largest) +
                      ", e.g. 64x64, got \"" + text + "\"");

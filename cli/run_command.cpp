@@ -147,6 +147,8 @@ void run_scenarios(const RunOptions& options) {
   check_run_flags(options.flags, 1);
   const std::vector<Implementation> implementations = chosen_implementations(options.flags);
   const std::vector<Pass> passes = chosen_passes(options.flags);
+  // Every scenario is read and checked before the GPU is touched: a hostile file fails with exit 2 at once.
+  for (const std::string& name : options.flags.scenarios) load_scenario(name);
   const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
   const FlashKernel kernel = choose_flash_kernel(options.flags.kernel, gpu.compute_capability);
   // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.

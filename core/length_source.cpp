@@ -3,24 +3,31 @@
 #include <libfccp/csv.h>
 
 #include <algorithm>
-#include <climits>
+#include <charconv>
 #include <cmath>
 #include <string_view>
 
 #include "core/input_error.hpp"
+#include "core/input_file.hpp"
+#include "core/input_limits.hpp"
 
 namespace attnlab {
 
 namespace {
 
-std::string file_label(const std::filesystem::path& file) { return file.empty() ? "scenario" : file.string(); }
+std::string file_label(const std::filesystem::path& file) { return file.empty() ? "scenario" : printable(file.string(), 4096); }
 
 [[noreturn]] void fail(const std::filesystem::path& file, std::string_view key, std::string_view message) {
   throw InputError(file_label(file) + ": documents." + std::string(key) + ": " + std::string(message));
 }
 
-void require_positive(const std::filesystem::path& file, std::string_view key, std::int64_t value) {
-  if (value <= 0) fail(file, key, "expected a positive integer, got " + std::to_string(value));
+void require_in_range(const std::filesystem::path& file, std::string_view key, std::int64_t value, std::int64_t largest) {
+  if (value <= 0 || value > largest)
+    fail(file, key, "expected a positive integer of at most " + std::to_string(largest) + ", got " + std::to_string(value));
+}
+
+[[noreturn]] void fail_too_many_tokens(const std::filesystem::path& file, std::string_view key, const std::string& got) {
+  fail(file, key, "expected at most " + std::to_string(max_tokens) + " tokens in all documents, got " + got);
 }
 
 // splitmix64 (Steele, Lea, Flood 2014): a tiny PRNG whose output is fixed by its seed.
@@ -42,15 +49,25 @@ double standard_normal(SplitMix64& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+// Checked before the lengths are allocated. count and length are ints, so their product fits int64.
 void check(const std::filesystem::path& file, const UniformLengths& u) {
-  require_positive(file, "count", u.count);
-  require_positive(file, "length", u.length);
+  require_in_range(file, "count", u.count, max_documents);
+  require_in_range(file, "length", u.length, max_row_length);
+  if (std::int64_t{u.count} * u.length > max_tokens)
+    fail_too_many_tokens(file, "count", std::to_string(u.count) + " x " + std::to_string(u.length));
 }
 
 void check(const std::filesystem::path& file, const ListLengths& l) {
   if (l.lengths.empty()) fail(file, "lengths", "expected a non-empty array of positive integers, got []");
-  for (std::size_t i = 0; i < l.lengths.size(); ++i)
-    require_positive(file, "lengths[" + std::to_string(i) + "]", l.lengths[i]);
+  if (static_cast<std::int64_t>(l.lengths.size()) > max_documents)
+    fail(file, "lengths", "expected at most " + std::to_string(max_documents) + " documents, got " +
+                              std::to_string(l.lengths.size()));
+  std::int64_t total = 0;  // at most 2^24 lengths below 2^31: no overflow
+  for (std::size_t i = 0; i < l.lengths.size(); ++i) {
+    require_in_range(file, "lengths[" + std::to_string(i) + "]", l.lengths[i], max_row_length);
+    total += l.lengths[i];
+  }
+  if (total > max_tokens) fail_too_many_tokens(file, "lengths", std::to_string(total));
 }
 
 void check(const std::filesystem::path& file, const LogNormalLengths& p) {
@@ -58,37 +75,72 @@ void check(const std::filesystem::path& file, const LogNormalLengths& p) {
     fail(file, "median", "expected a positive number, got " + std::to_string(p.median));
   if (!(p.sigma >= 0) || !std::isfinite(p.sigma))
     fail(file, "sigma", "expected a number >= 0, got " + std::to_string(p.sigma));
-  require_positive(file, "min", p.min);
-  if (p.max < p.min)
-    fail(file, "max", "expected an integer >= min (" + std::to_string(p.min) + "), got " + std::to_string(p.max));
-  if (p.token_budget < p.min || p.token_budget > INT_MAX)
+  require_in_range(file, "min", p.min, max_row_length);
+  if (p.max < p.min || p.max > max_row_length)
+    fail(file, "max", "expected an integer >= min (" + std::to_string(p.min) + ") and at most " +
+                          std::to_string(max_row_length) + ", got " + std::to_string(p.max));
+  if (p.token_budget < p.min || p.token_budget > max_tokens)
     fail(file, "token_budget",
          "expected at least min (" + std::to_string(p.min) + ") tokens so that one document fits, and at most " +
-             std::to_string(INT_MAX) + ", got " + std::to_string(p.token_budget));
+             std::to_string(max_tokens) + ", got " + std::to_string(p.token_budget));
   if (p.seed < 0) fail(file, "seed", "expected a non-negative integer, got " + std::to_string(p.seed));
+}
+
+// Line `line` (from 1) of text, without its line end.
+std::string_view line_of(std::string_view text, unsigned line) {
+  std::size_t start = 0;
+  for (unsigned l = 1; l < line && start != std::string_view::npos; ++l) {
+    start = text.find('\n', start);
+    if (start != std::string_view::npos) ++start;
+  }
+  if (start == std::string_view::npos || start > text.size()) return {};
+  const std::string_view rest = text.substr(start);
+  return rest.substr(0, std::min(rest.find('\n'), rest.size()));
 }
 
 std::vector<int> read_csv_lengths(const std::filesystem::path& scenario_file, const CsvLengths& c) {
   if (c.path.empty()) fail(scenario_file, "path", "expected the path of a CSV file with a `length` column, got \"\"");
   const std::filesystem::path csv = c.path.is_absolute() ? c.path : scenario_file.parent_path() / c.path;
+  std::string text;
+  try {
+    text = read_input_file(csv, "lengths CSV", max_lengths_csv_bytes);
+  } catch (const InputError& e) {
+    fail(scenario_file, "path", e.what());
+  }
+  const std::string name = printable(csv.string(), 4096);
   std::vector<int> lengths;
+  std::int64_t total = 0;
   try {
     io::CSVReader<1, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>, io::throw_on_overflow,
                   io::single_line_comment<'#'>>
-        in(csv.string());
+        in(csv.string(), text.data(), text.data() + text.size());
     in.read_header(io::ignore_extra_column, "length");
-    long long length = 0;
-    while (in.read_row(length)) {
-      if (length <= 0 || length > INT_MAX)
-        fail(scenario_file, "path",
-             csv.string() + " line " + std::to_string(in.get_file_line()) +
-                 ": expected a positive integer length, got " + std::to_string(length));
+    char* cell = nullptr;
+    while (in.read_row(cell)) {
+      const auto bad_line = [&](const std::string& what) {
+        fail(scenario_file, "path", name + ":" + std::to_string(in.get_file_line()) + ": " + what);
+      };
+      const std::string_view cell_text(cell);
+      if (cell_text.empty()) {
+        const std::string_view line = line_of(text, in.get_file_line());
+        bad_line(line.find_first_not_of(" \t\r") == std::string_view::npos
+                     ? "a blank line; expected a positive integer length"
+                     : "length: an empty cell; expected a positive integer length");
+      }
+      std::int64_t length = 0;
+      const auto [end, error] = std::from_chars(cell_text.data(), cell_text.data() + cell_text.size(), length);
+      if (error != std::errc() || end != cell_text.data() + cell_text.size() || length <= 0 || length > max_row_length)
+        bad_line("length: expected a positive integer of at most " + std::to_string(max_row_length) + ", got \"" +
+                 printable(cell_text) + "\"");
+      if (static_cast<std::int64_t>(lengths.size()) >= max_documents || (total += length) > max_tokens)
+        bad_line("expected at most " + std::to_string(max_documents) + " documents and " + std::to_string(max_tokens) +
+                 " tokens in all");
       lengths.push_back(static_cast<int>(length));
     }
   } catch (const io::error::base& e) {
-    fail(scenario_file, "path", "cannot read the lengths CSV: " + std::string(e.what()));
+    fail(scenario_file, "path", name + ": cannot read the lengths CSV: " + printable(e.what()));
   }
-  if (lengths.empty()) fail(scenario_file, "path", csv.string() + ": expected at least one length, got none");
+  if (lengths.empty()) fail(scenario_file, "path", name + ": expected at least one length, got none");
   return lengths;
 }
 

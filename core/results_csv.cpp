@@ -2,7 +2,7 @@
 
 #include <array>
 #include <charconv>
-#include <fstream>
+#include <cmath>
 #include <libfccp/csv.h>
 #include <system_error>
 #include <tuple>
@@ -10,6 +10,8 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/input_file.hpp"
+#include "core/input_limits.hpp"
 
 namespace attnlab {
 
@@ -106,24 +108,28 @@ struct BadCell {
   std::string expected;
 };
 
+// Every number of the schema counts or measures something (times, rates, errors, bytes):
+// none is negative, and none is NaN or infinite, which from_chars would accept.
 template <class Number>
 Number parse_number(const std::string& text, const char* expected) {
   Number value{};
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) throw BadCell{expected};
+  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0)) throw BadCell{expected};
+  if constexpr (std::is_floating_point_v<Number>)
+    if (!std::isfinite(value)) throw BadCell{expected};
   return value;
 }
 
 template <class Number>
 constexpr const char* number_kind() {
-  return std::is_floating_point_v<Number> ? "a number" : "an integer";
+  return std::is_floating_point_v<Number> ? "a finite number >= 0" : "an integer >= 0";
 }
 
 struct Parser {
   const std::string& text;
   ResultRow& row;
   void operator()(std::string ResultRow::*m) const { row.*m = text; }
-  void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, "an integer"); }
+  void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
   void operator()(bool ResultRow::*m) const {
     if (text != "true" && text != "false") throw BadCell{"true or false"};
     row.*m = text == "true";
@@ -168,9 +174,16 @@ using Reader = io::CSVReader<columns.size(), io::trim_chars<' '>, io::double_quo
   else if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) what = "a quoted cell is not closed";
   else if (dynamic_cast<const io::error::header_missing*>(&e)) what = "empty file, expected a header line";
   else if (const auto* dup = dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
-    what = std::string("column ") + dup->column_name + " appears twice in the header";
-  else what = e.what();
-  throw InputError(path.string() + line + ": " + what);
+    what = "column " + printable(dup->column_name) + " appears twice in the header";
+  else what = printable(e.what());
+  throw InputError(printable(path.string(), 4096) + line + ": " + what);
+}
+
+// A data line that repeats the header (two files joined with `cat`): every fixed column holds its own name.
+bool is_repeated_header(const std::array<std::string, columns.size()>& cells) {
+  for (std::size_t i = 0; i < required_count; ++i)
+    if (cells[i] != columns[i].name) return false;
+  return true;
 }
 
 }  // namespace
@@ -206,13 +219,13 @@ void write_results_csv(const std::filesystem::path& path, const std::vector<Resu
 }
 
 std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  if (!std::filesystem::is_regular_file(path)) throw InputError(name + ": no such results file");
-  std::ifstream probe(path);
-  if (!probe) throw InputError(name + ": cannot read the results file");
+  const std::string name = printable(path.string(), 4096);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) throw InputError(name + ": no such results file");
+  const std::string text = read_input_file(path, "results file", max_results_csv_bytes);
   std::vector<ResultRow> rows;
   try {
-    Reader reader(name);
+    Reader reader(path.string(), text.data(), text.data() + text.size());
     std::apply([&](auto... n) { reader.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(n)...); },
                [] {
                  std::array<std::string_view, columns.size()> names;
@@ -226,6 +239,9 @@ std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
     while (true) {
       for (std::string& cell : cells) cell.clear();  // columns absent from the file stay empty
       if (!std::apply([&](auto&... c) { return reader.read_row(c...); }, cells)) break;
+      if (is_repeated_header(cells))
+        throw InputError(name + ":" + std::to_string(reader.get_file_line()) +
+                         ": the header line again (files joined?); expected a row of values");
       ResultRow row;
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const Column& c = columns[i];
@@ -236,7 +252,7 @@ std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
         try {
           std::visit(Parser{cells[i], row}, c.field);
         } catch (const BadCell& bad) {
-          throw bad_cell("expected " + bad.expected + ", got \"" + cells[i] + "\"");
+          throw bad_cell("expected " + bad.expected + ", got \"" + printable(cells[i]) + "\"");
         }
       }
       rows.push_back(std::move(row));

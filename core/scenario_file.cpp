@@ -11,6 +11,9 @@
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/model_table.hpp"
+#include "core/input_file.hpp"
+#include "core/input_limits.hpp"
+#include "core/toml_guard.hpp"
 
 namespace attnlab {
 
@@ -47,12 +50,12 @@ std::string float_text(double x) {
   return s;
 }
 
-// What a node holds, for "got ..." in messages.
+// What a node holds, for "got ..." in messages (a long string is cut).
 std::string describe(const toml::node& n) {
   if (auto v = n.as_integer()) return std::to_string(v->get());
   if (auto v = n.as_floating_point()) return float_text(v->get());
   if (auto v = n.as_boolean()) return v->get() ? "true" : "false";
-  if (auto v = n.as_string()) return toml_string(v->get());
+  if (auto v = n.as_string()) return printable(toml_string(v->get()));
   if (n.is_array()) return "an array";
   if (n.is_table()) return "a table";
   return "a date or time";
@@ -65,7 +68,7 @@ class TableReader {
       : table_(table), file_(std::move(file)), prefix_(std::move(prefix)) {}
 
   [[noreturn]] void fail(std::string_view key, const std::string& message) const {
-    throw InputError(file_ + ": " + prefix_ + std::string(key) + ": " + message);
+    throw InputError(file_ + ": " + printable(prefix_ + std::string(key)) + ": " + message);
   }
   [[noreturn]] void fail_type(std::string_view key, std::string_view expected, const toml::node& got) const {
     fail(key, "expected " + std::string(expected) + ", got " + describe(got));
@@ -177,12 +180,16 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   Scenario s;
   s.name = file.stem().string();
   s.source = file;
+  // The name is printed and written into results CSVs as it is.
+  if (printable(s.name, s.name.size()) != s.name)
+    throw InputError(printable(file.string(), 4096) + ": the file name must be printable text (it names the scenario)");
   const TableReader top(table, file.string(), "");
   top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "window", "row_len", "packing", "pad_to",
                 "documents", "model"});
   constexpr std::string_view why_expected = "one sentence on one line saying what this scenario teaches";
   s.why = top.string("why", why_expected);
-  if (s.why.empty() || s.why.find('\n') != std::string::npos) top.fail_type("why", why_expected, *top.find("why"));
+  // Printed as it is by `attnlab list` and `model`: no line break, escape sequence or other control character.
+  if (s.why.empty() || printable(s.why, s.why.size()) != s.why) top.fail_type("why", why_expected, *top.find("why"));
   s.heads = top.int32("heads", positive_integer);
   s.kv_heads = top.find("kv_heads") ? top.int32("kv_heads", "a positive divisor of heads") : s.heads;
   s.head_dim = top.int32("head_dim", positive_integer);
@@ -211,12 +218,15 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
   return s;
 }
 
+// The file a name or path refers to. One that does not exist gets this message; one the
+// system cannot open (a folder, a FIFO, a symlink loop, a path too long) is refused by read_input_file.
 std::filesystem::path scenario_path(std::string_view name_or_path) {
   std::filesystem::path p(name_or_path);
   const bool is_path = p.has_parent_path() || p.extension() == ".toml";
   if (!is_path) p = scenarios_folder() / (std::string(name_or_path) + ".toml");
-  if (name_or_path.empty() || !std::filesystem::is_regular_file(p))
-    throw InputError((name_or_path.empty() ? std::string("\"\"") : p.string()) +
+  std::error_code ec;
+  if (name_or_path.empty() || (!std::filesystem::exists(p, ec) && !ec))
+    throw InputError((name_or_path.empty() ? std::string("\"\"") : printable(p.string(), 4096)) +
                      ": no such scenario file; expected a name from `attnlab list` or the path of a .toml file");
   return p;
 }
@@ -278,12 +288,15 @@ std::filesystem::path scenarios_folder() {
 
 Scenario load_scenario(std::string_view name_or_path) {
   const std::filesystem::path file = scenario_path(name_or_path);
+  const std::string text = read_input_file(file, "scenario file", max_scenario_file_bytes);
+  const std::string name = printable(file.string(), 4096);
+  check_toml_text(text, name);  // what toml++ 3.3.0 does not survive: deep nesting, non-ASCII outside strings
   toml::table table;
   try {
-    table = toml::parse_file(file.string());
+    table = toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
-    throw InputError(file.string() + ":" + std::to_string(e.source().begin.line) + ":" +
-                     std::to_string(e.source().begin.column) + ": not valid TOML: " + std::string(e.description()));
+    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                     ": not valid TOML: " + printable(e.description()));
   }
   return read_scenario(table, file);
 }
@@ -291,10 +304,22 @@ Scenario load_scenario(std::string_view name_or_path) {
 std::vector<Scenario> list_scenarios() {
   std::vector<std::filesystem::path> files;
   const std::filesystem::path folder = scenarios_folder();
-  if (!std::filesystem::is_directory(folder))
-    throw InputError(folder.string() + ": no such scenarios folder; expected a folder of .toml files (ATTNLAB_SCENARIOS)");
-  for (const auto& entry : std::filesystem::directory_iterator(folder))
-    if (entry.is_regular_file() && entry.path().extension() == ".toml") files.push_back(entry.path());
+  const auto unreadable = [&](const std::error_code& ec) {
+    return InputError(printable(folder.string(), 4096) + ": cannot list the scenarios folder (" + ec.message() +
+                      "); expected a folder of .toml files (ATTNLAB_SCENARIOS)");
+  };
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec))
+    throw InputError(printable(folder.string(), 4096) +
+                     ": no such scenarios folder; expected a folder of .toml files (ATTNLAB_SCENARIOS)");
+  std::filesystem::directory_iterator entries(folder, ec);
+  if (ec) throw unreadable(ec);
+  // Entries whose status cannot be read (a symlink loop) are not regular files: skipped like any other.
+  for (; entries != std::filesystem::directory_iterator(); entries.increment(ec)) {
+    if (ec) throw unreadable(ec);
+    if (entries->is_regular_file(ec) && entries->path().extension() == ".toml") files.push_back(entries->path());
+  }
+  if (ec) throw unreadable(ec);
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.stem() < b.stem(); });
   std::vector<Scenario> scenarios;
   for (const auto& f : files) scenarios.push_back(load_scenario(f.string()));

@@ -30,8 +30,12 @@ void load_results_folder(ResultsState& results, const std::filesystem::path& fol
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) return;
   std::vector<std::filesystem::path> csvs;
-  for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-    if (entry.is_regular_file() && entry.path().extension() == ".csv") csvs.push_back(entry.path());
+  // Every *.csv is handed to the reader, which names what is wrong with one that is not a readable
+  // file (a symlink loop, a FIFO) as a problem of that file alone; the GUI still starts.
+  for (std::filesystem::directory_iterator it(folder, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec))
+    if (it->path().extension() == ".csv") csvs.push_back(it->path());
+  if (ec) results.problems.push_back(folder.string() + ": cannot list the folder (" + ec.message() + ")");
   for (const auto& csv : csvs) load_file(results, csv);
 }
 
@@ -39,8 +43,8 @@ void load_results(ResultsState& results, const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     load_results_folder(results, path);
-  else if (std::filesystem::exists(path, ec))
-    load_file(results, path);
+  else if (std::filesystem::exists(path, ec) || ec)
+    load_file(results, path);  // the reader names what the system refused (a symlink loop, no permission)
   else
     results.problems.push_back(path.string() + ": no such file or folder");
 }

@@ -17,7 +17,7 @@ const BackwardCost& of(const BackwardModel& m, Implementation i) { return m[stat
 
 // Tile 2x2, one head. One head's row of Q (or K, V, O, dO, a gradient) is 2 * 2 = 4 bytes per token.
 TEST(BackwardCost, HandCountedTwoDocumentsVarlen) {
-  const BackwardCost& b = of(backward_of(two_documents(), {2, 2}), Implementation::varlen);
+  const BackwardCost b = of(backward_of(two_documents(), {2, 2}), Implementation::varlen);
   // The forward's 9 tiles and 36 cells; 5 products of 2 * D = 4 FLOPs per cell.
   EXPECT_EQ(b.tiles_visited, 9);
   EXPECT_EQ(b.cells, 36);
@@ -49,7 +49,7 @@ TEST(BackwardCost, HandCountedTwoDocumentsVarlen) {
 }
 
 TEST(BackwardCost, HandCountedTwoDocumentsNaive) {
-  const BackwardCost& b = of(backward_of(two_documents(), {2, 2}), Implementation::naive);
+  const BackwardCost b = of(backward_of(two_documents(), {2, 2}), Implementation::naive);
   // Two rows padded to 5, one 5x5 tile each: 50 cells, 4 products, no recomputation.
   EXPECT_EQ(b.cells, 50);
   EXPECT_EQ(b.tiles_visited, 2);
@@ -80,7 +80,7 @@ TEST(BackwardCost, HandCountedTwoDocumentsNaive) {
 }
 
 TEST(BackwardCost, SeparateDqPassTradesAtomicsForRecomputation) {
-  const BackwardCost& b = of(backward_of(two_documents(), {2, 2}, DqAccumulation::separate_pass), Implementation::varlen);
+  const BackwardCost b = of(backward_of(two_documents(), {2, 2}, DqAccumulation::separate_pass), Implementation::varlen);
   EXPECT_EQ(b.dq_accumulation, DqAccumulation::separate_pass);
   EXPECT_EQ(b.gemms, 7);
   EXPECT_EQ(b.flops, 36 * 28);

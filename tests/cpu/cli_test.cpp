@@ -202,7 +202,7 @@ TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
   const CliRun r = attnlab("model '" + file.string() + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
-  EXPECT_NE(r.err.find(file.string() + ": documents.count: expected a positive integer, got -3"), std::string::npos)
+  EXPECT_NE(r.err.find(file.string() + ": documents.count: expected a positive integer of at most 16777216, got -3"), std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty());
 

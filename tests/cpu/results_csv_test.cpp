@@ -163,9 +163,9 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   const auto with_line3 = [&](std::string row) { return required_header + "\n" + good + "\n" + row + "\n"; };
   // Line 3 of a file whose line 2 is good, and the message it must give.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01", ":3: median_us: expected a number, got \"abc\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01", ":3: median_us: expected a finite number >= 0, got \"abc\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01",
-       ":3: scores_computed: expected an integer, got \"1.5\""},
+       ":3: scores_computed: expected an integer >= 0, got \"1.5\""},
       {"s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01", ":3: dtype: expected bf16 or fp16, got \"bf32\""},
       {"s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01", ":3: causal: expected true or false, got \"yes\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01",

@@ -164,13 +164,13 @@ TEST_F(ScenarioFileTest, WrongType) {
 
 TEST_F(ScenarioFileTest, ZeroOrNegativeLengthOrCount) {
   expect_names(load_error(valid_head + replaced(uniform_docs, "length = 512", "length = 0")), dir_ / "bad.toml",
-               "documents.length", "expected a positive integer, got 0");
+               "documents.length", "expected a positive integer of at most 1048576, got 0");
   expect_names(load_error(valid_head + replaced(uniform_docs, "count = 4", "count = -3")), dir_ / "bad.toml",
-               "documents.count", "expected a positive integer, got -3");
+               "documents.count", "expected a positive integer of at most 16777216, got -3");
   expect_names(load_error(valid_head + "[documents]\nsource = \"list\"\nlengths = [5, -1]\n"), dir_ / "bad.toml",
-               "documents.lengths[1]", "expected a positive integer, got -1");
+               "documents.lengths[1]", "expected a positive integer of at most 1048576, got -1");
   expect_names(load_error(replaced(valid_head, "heads = 16", "heads = 0") + uniform_docs), dir_ / "bad.toml", "heads",
-               "expected a positive integer, got 0");
+               "expected a positive integer of at most 128, got 0");
 }
 
 TEST_F(ScenarioFileTest, ValuesThatContradictEachOther) {
@@ -180,14 +180,17 @@ TEST_F(ScenarioFileTest, ValuesThatContradictEachOther) {
                "the longest document (512), got 100");
 }
 
-// Every layout must fit int positions; the packed bound is the real row count for
-// concatenate (here 10 rows), and a row per document for best fit (here 40000 rows).
-TEST_F(ScenarioFileTest, LayoutsMustFitIntPositions) {
+// Every layout must fit max_layout_positions; the packed bound is the real row count for
+// concatenate (here 10 rows), and for best fit ceil(2 x tokens / row_len) (here 20 rows, not one per document).
+TEST_F(ScenarioFileTest, LayoutsMustFitThePositionLimit) {
   const std::string head = replaced(valid_head, "row_len = 4096", "row_len = 65536");
   const std::string docs = "\n[documents]\nsource = \"uniform\"\ncount = 40000\nlength = 16\n";
   EXPECT_EQ(load_scenario(write("many.toml", head + docs).string()).packed_rows_bound(), 10);
-  expect_names(load_error(head + "packing = \"best_fit\"\n" + docs), dir_ / "bad.toml", "documents",
-               "expected at most 2147483647 positions in the packed layout, got 2621440000");
+  const Scenario best_fit = load_scenario(write("best.toml", head + "packing = \"best_fit\"\n" + docs).string());
+  EXPECT_EQ(best_fit.packed_rows_bound(), 20);
+  EXPECT_LE(best_fit.packed_layout().num_rows(), 20);
+  expect_names(load_error(head + "pad_to = 1048576\n" + replaced(docs, "count = 40000", "count = 17")), dir_ / "bad.toml",
+               "documents", "expected at most 16777216 positions in the padded layout, got 17825792");
 }
 
 TEST_F(ScenarioFileTest, BudgetThatYieldsNoDocument) {
@@ -206,7 +209,7 @@ TEST_F(ScenarioFileTest, UnreadableOrMalformedCsv) {
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path", "Missing column \"length\"");
   write("lengths.csv", "length\n12\n0\n");
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path",
-               "line 3: expected a positive integer length, got 0");
+               "lengths.csv:3: length: expected a positive integer of at most 1048576, got \"0\"");
   write("lengths.csv", "length\n");
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path", "expected at least one length");
 }

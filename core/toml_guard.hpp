@@ -1,0 +1,21 @@
+#pragma once
+// A pass over a scenario's TOML text before toml++ (the Debian package, 3.3.0) parses
+// it, refusing what that parser does not survive:
+//  - nesting: toml++ recurses once per level of arrays, inline tables, dotted-key parts
+//    and table-header parts, so a key of 250,000 parts overflows the stack. At most
+//    max_toml_nesting brackets may be open at once, and a key or header has at most
+//    max_key_parts parts of at most max_key_bytes bytes each (core/input_limits.hpp);
+//  - a non-ASCII byte outside strings and comments: toml++ 3.3.0 reaches
+//    __builtin_unreachable on some (`heads = 16é`; upstream issues #190 and #295).
+//    TOML allows them nowhere else, so nothing valid is lost. Inside strings and
+//    comments the text must be UTF-8, as TOML requires.
+// The pass only counts: the grammar stays toml++'s, which reports syntax errors.
+#include <string>
+#include <string_view>
+
+namespace attnlab {
+
+// Throws InputError "FILE:LINE:COLUMN: not valid TOML: ..." naming the limit.
+void check_toml_text(std::string_view text, const std::string& file);
+
+}  // namespace attnlab

@@ -1,0 +1,30 @@
+// libFuzzer target: any bytes as a scenario file. load_scenario must return a checked
+// scenario or throw InputError of one printable line; a scenario it accepts must model
+// to non-negative counts (small ones only: the fuzzer should spend its time on parsing).
+#include <cstdlib>
+
+#include "core/backward_cost.hpp"
+#include "core/cost_model.hpp"
+#include "core/input_error.hpp"
+#include "core/scenario_file.hpp"
+#include "tests/fuzz/fuzz_file.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace attnlab;
+  const auto path = fuzz::write_input(data, size, "fuzz.toml");
+  try {
+    const Scenario s = load_scenario(path.string());
+    if (s.doc_lengths.empty()) std::abort();
+    const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size());
+    if (docs * s.padded_length() > 65536 || s.packed_rows_bound() * s.row_len > 65536) return 0;
+    const CostModel forward = model_costs(s);
+    for (const ImplementationCost& c : forward.costs)
+      if (c.scores_computed() < 0 || c.flops_fwd < 0 || c.hbm.total() < 0 || c.extra_memory_bytes < 0) std::abort();
+    for (const BackwardCost& b : model_backward_costs(s, forward))
+      if (b.flops < 0 || b.hbm.total() < 0 || b.extra_memory_bytes < 0) std::abort();
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    if (message.empty() || printable(message, message.size()) != message) std::abort();  // one printable line
+  }
+  return 0;
+}

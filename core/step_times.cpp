@@ -47,7 +47,8 @@ const char* kernel_family_name(KernelFamily f) { return f == KernelFamily::attnl
 
 bool ran_in_family(const ResultRow& row, KernelFamily f) {
   if (f == KernelFamily::attnlab) return row.source == "attnlab" && row.implementation != "naive";
-  return row.source == "torch-varlen_attn" || row.source == "torch-sdpa-flash-packed" ||
+  return row.source == "torch-varlen_attn" || row.source == "torch-varlen_attn-packed" ||
+         row.source == "torch-sdpa-flash-packed" ||
          row.source == "torch-sdpa-flash-padded";
 }
 

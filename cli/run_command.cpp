@@ -83,7 +83,7 @@ ResultRow result_row(const ScenarioPlan& plan, const Outcome& o, const RunInfo& 
 // bleed, the backward's with its worst gradient (dQ, dK or dV) and which.
 void print_pass(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, const RunInfo& info, Pass pass) {
   const bool fwd = pass == Pass::fwd;
-  std::vector<std::string> header{fwd ? "implementation" : "backward", "median us", "min us", "useful TFLOP/s",
+  std::vector<std::string> header{fwd ? "implementation" : "backward", "median µs", "min µs", "useful TFLOP/s",
                                   "computed TFLOP/s"};
   const std::vector<std::string> own =
       fwd ? std::vector<std::string>{"scores computed", "computed/useful", "rel L2", "max abs", "bleed rel L2"}

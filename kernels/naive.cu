@@ -9,7 +9,7 @@
 
 #include "kernels/attention.hpp"
 #include "kernels/cuda_check.hpp"
-#include "core/layout.hpp"
+#include "kernels/naive_query.cuh"
 
 namespace attnlab {
 
@@ -28,12 +28,11 @@ int uniform_row_extent(const Layout& layout) {
 // keys (by cell_kind), 0 elsewhere; LSE = max + ln(sum). S arrives scaled.
 template <typename T>
 __global__ void masked_softmax(LayoutView lv, int extent, int heads, const float* scores, T* probs, float* lse) {
-  const std::int64_t query = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  NaiveQuery w;
+  if (!warp_query(lv, extent, heads, w)) return;
   const int lane = threadIdx.x % 32;
-  if (query >= std::int64_t(lv.num_rows) * heads * extent) return;
-  const int r = static_cast<int>(query / (std::int64_t(heads) * extent));
-  const int head = static_cast<int>(query / extent % heads);
-  const int q = static_cast<int>(query % extent);
+  const std::int64_t query = w.index;
+  const int r = w.row, head = w.head, q = w.q;
   const float* s = scores + query * extent;
   T* out = probs + query * extent;
 

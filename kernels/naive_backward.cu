@@ -9,6 +9,7 @@
 #include "kernels/backward.hpp"
 #include "kernels/backward_steps.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/naive_query.cuh"
 
 namespace attnlab {
 
@@ -25,12 +26,11 @@ std::size_t score_cells(const Layout& layout, const AttentionProblem& problem) {
 template <typename T>
 __global__ void masked_score_gradients(LayoutView lv, int extent, int heads, const T* probs, const float* d_probs,
                                        const float* delta, T* d_scores) {
-  const std::int64_t query = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  NaiveQuery w;
+  if (!warp_query(lv, extent, heads, w)) return;
   const int lane = threadIdx.x % 32;
-  if (query >= std::int64_t(lv.num_rows) * heads * extent) return;
-  const int r = static_cast<int>(query / (std::int64_t(heads) * extent));
-  const int head = static_cast<int>(query / extent % heads);
-  const int q = static_cast<int>(query % extent);
+  const std::int64_t query = w.index;
+  const int r = w.row, head = w.head, q = w.q;
   const T* p = probs + query * extent;
   const float* dp = d_probs + query * extent;
   T* ds = d_scores + query * extent;

@@ -191,13 +191,9 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   p.heads = 3;
   p.kv_heads = 1;
   p.head_dim = 64;
-  const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
   for (bool causal : {true, false})
     for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
-      for (const Layout& layout :
-           {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, 4200, causal, w),
-            make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal, w),
-            make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, w)}) {
+      for (const Layout& layout : counting_layouts(causal, w)) {
         DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
         AttentionTensors t(layout.buffer_tokens(), p);
         GradientTensors g(layout.buffer_tokens(), p);

@@ -36,12 +36,8 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
   p.heads = 3;
   p.kv_heads = 1;
   p.head_dim = 64;
-  const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
   for (bool causal : {true, false}) {
-    for (const Layout& layout :
-         {make_varlen_layout(lengths, causal), make_padded_layout(lengths, 4200, causal),
-          make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal),
-          make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal)}) {
+    for (const Layout& layout : counting_layouts(causal)) {
       const KernelCounts counted = count_on_gpu(layout, p);
       const TileShape tile = kernel_tile(test_kernel());
       const CellCounts expected = count_layout(layout, tile).times(p.heads);

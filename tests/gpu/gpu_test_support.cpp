@@ -67,6 +67,13 @@ Implementation flash_implementation(LayoutKind kind) {
 
 }  // namespace
 
+std::vector<Layout> counting_layouts(bool causal, Window window) {
+  const std::vector<int> lengths{1, 2, 63, 64, 65, 511, 513, 4097, 1, 1, 1, 130};
+  return {make_varlen_layout(lengths, causal, window), make_padded_layout(lengths, 4200, causal, window),
+          make_packed_layout(lengths, 777, PackingPolicy::concatenate, causal, window),
+          make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, window)};
+}
+
 KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
   AttentionRun run(layout, flash_implementation(layout.kind), problem, test_kernel());
   AttentionTensors& t = run.add_input_set();

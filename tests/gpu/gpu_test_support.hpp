@@ -50,6 +50,9 @@ std::vector<int> awkward_lengths();
 // poisoned inputs (values do not matter to counts): what it counted. It also expects
 // the run's own comparison with the cost model to agree.
 KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem);
+// The layouts the counting tests walk: varlen, padded to 4200, packed rows of 777
+// (concatenate and best fit) of one awkward set of lengths, under a mask.
+std::vector<Layout> counting_layouts(bool causal, Window window = {});
 
 // The bound each dtype's relative L2 error must stay under (measured errors are
 // far below: the test output prints them).

@@ -67,6 +67,7 @@ class DeviceBuffer {
   void download(void* host, std::size_t bytes) const;
   // Fills every byte with 0xFF: NaN in bf16, fp16 and fp32, so unwritten outputs show.
   void poison();
+  void zero();
 
  private:
   void* ptr_ = nullptr;

@@ -5,19 +5,24 @@
 // of the KV head's group, query tile visiting key tile j), i.e. the forward's
 // tiles seen from the key side (query_tiles_visiting). Per query tile:
 //   Sᵀ = K·Qᵀ -> Pᵀ = exp(S·scale − LSE), masked -> dV += Pᵀ·dO -> dPᵀ = V·dOᵀ ->
-//   dSᵀ = Pᵀ∘(dPᵀ − Δ) -> dK += dSᵀ·Q -> dQ += dS·K (fp32 atomics).
+//   dSᵀ = Pᵀ∘(dPᵀ − Δ) -> dK += dSᵀ·Q -> dQ += dS·K (fp32 atomics, see below).
 // Each warp owns 16 keys for the first five steps (the forward's helpers apply
 // with keys in the place of queries) and 16 queries for the dQ step, which reads
 // dS back from shared memory. P is recomputed from the forward's LSE; nothing of
 // size N² is stored.
 //
 // dQ: a query tile gets contributions from every key tile it visits, which
-// belong to different CTAs. They are summed with fp32 atomicAdd into a zeroed
-// accumulator, then scaled and converted to the dtype. The alternative, a second
-// kernel that walks query tiles and recomputes S and dP for dQ alone, makes the
-// backward 7 GEMMs per tile instead of 5; the atomics cost one fp32
-// read-modify-write of the tile's dQ in L2 instead. The price: dQ's summation order
-// varies from run to run, so dQ is not bit-reproducible (dK and dV are).
+// belong to different CTAs. They are summed with fp32 atomic adds into a zeroed
+// accumulator. The alternative, a second kernel that walks query tiles and
+// recomputes S and dP for dQ alone, makes the backward 7 GEMMs per tile instead
+// of 5; the atomics cost one fp32 read-modify-write of the tile's dQ in L2
+// instead. The price: dQ's summation order varies from run to run, so dQ is not
+// bit-reproducible (dK and dV are). Each CTA then counts its arrival at the
+// query tile (dq_arrivals); the last of its key_tiles_visited to arrive scales
+// the sums into dQ in the dtype while they are still in L2, and zeroes the
+// accumulator and the count behind it. So no kernel clears the accumulator
+// before the backward or converts it after (measured on uniform-64x512: the
+// clearing and the conversion took a fifth of the backward's time).
 //
 // GQA: the group's query heads are looped inside the CTA, so dK and dV are summed
 // over the group in registers and written once, without atomics.
@@ -40,7 +45,9 @@ struct BackwardParams {
   const void* d_o;
   const float* lse;    // the forward's, natural log, [position][head]
   const float* delta;  // Δ = rowsum(dO∘O), [position][head]
-  float* dq_accum;     // zeroed; receives dS·K (the scale is applied on conversion)
+  float* dq_accum;     // zero on entry and on exit: receives dS·K (the scale is applied by finish_dq)
+  int* dq_arrivals;    // zero on entry and on exit: [position][head], at each query tile's first position
+  void* dq;            // dQ = scale·dS·K, in the dtype
   void* dk;
   void* dv;
   float scale;           // the softmax scale: dK = scale·dSᵀ·Q
@@ -141,6 +148,19 @@ __device__ __forceinline__ void stage_score_gradients(T* ds_tile, const Scores& 
     }
 }
 
+// Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound
+// by the L2's atomic throughput: on sm_90 one 8-byte reduction lets the four lanes
+// of a row fill one 32-byte sector with one operation, where two 4-byte ones leave
+// each of two operations half a sector (measured: L2 83.7% busy with 4-byte ones).
+__device__ __forceinline__ void atomic_add_pair(float* at, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(at), "f"(a), "f"(b) : "memory");
+#else
+  atomicAdd(at, a);
+  atomicAdd(at + 1, b);
+#endif
+}
+
 // dQ += dS·K for the warp's 16 queries of the tile, added into the fp32
 // accumulator `dq` (its first row; `stride` floats per row), rows at or past
 // `rows_present` skipped. dS comes from the dSᵀ tile: ldmatrix.trans of keys x
@@ -168,11 +188,56 @@ __device__ __forceinline__ void accumulate_dq(float* dq, std::int64_t stride, in
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int row = (lane >> 2) + 8 * (e >> 1);
-        if (row < rows_present) atomicAdd(dq + row * stride + (j + h) * 8 + ((lane & 3) << 1) + (e & 1), acc[h][e]);
+      for (int i = 0; i < 2; ++i) {
+        const int row = (lane >> 2) + 8 * i;
+        if (row < rows_present)
+          atomic_add_pair(dq + row * stride + (j + h) * 8 + ((lane & 3) << 1), acc[h][2 * i], acc[h][2 * i + 1]);
       }
   }
+}
+
+// A CTA's arrival at a query tile's dQ, after a barrier that follows every
+// thread's additions to it; one thread. Returns how many key tiles had arrived
+// before. The fence makes the CTA's additions visible before the count (barrier
+// then fence is cumulative in the PTX memory model, as in CUTLASS's semaphore).
+__device__ __forceinline__ int arrive_at_dq(int* arrivals) {
+  __threadfence();
+  return atomicAdd(arrivals, 1);
+}
+
+// dQ of `rows` rows of one query tile and head (`first`: its first row's
+// position·heads + head), by the last key tile to arrive, after its fence: the
+// sums scaled and rounded to the dtype, the accumulator zeroed behind them. All
+// threads. Rows past the row's valid tokens were never added to: they give 0.
+// The sums come from L2 by cp.async into shared memory (rows below kRows/2 at
+// `upper`, the rest at `lower`: the step's Q and dO buffers, free by then), so
+// that no register waits on them.
+template <typename T, int D>
+__device__ void finish_dq(const BackwardParams& p, std::int64_t first, int rows, float* upper, float* lower) {
+  const std::int64_t stride = std::int64_t(p.heads) * D;
+  float* const sums = p.dq_accum + first * D;
+  T* const dq = static_cast<T*>(p.dq) + first * D;
+  constexpr int chunks = D / 4;  // four floats each
+  static_assert(kRows / 2 * D * sizeof(float) == kRows * D * sizeof(T), "half the sums fill one Q buffer");
+  const auto row_of = [](int n) { return (threadIdx.x + n * kThreads) / chunks; };
+  const auto column_of = [](int n) { return (threadIdx.x + n * kThreads) % chunks * 4; };
+  const auto staged = [&](int n) {
+    return (row_of(n) < kRows / 2 ? upper : lower) + row_of(n) % (kRows / 2) * D + column_of(n);
+  };
+#pragma unroll
+  for (int n = 0; n < kRows * chunks / kThreads; ++n)
+    if (row_of(n) < rows) copy_async_16(staged(n), sums + row_of(n) * stride + column_of(n), 16);
+  commit_copies();
+  wait_copies<0>();  // each thread reads back only what it copied: no barrier
+#pragma unroll
+  for (int n = 0; n < kRows * chunks / kThreads; ++n)
+    if (row_of(n) < rows) {
+      const float4 sum = *reinterpret_cast<const float4*>(staged(n));
+      const std::int64_t at = row_of(n) * stride + column_of(n);
+      *reinterpret_cast<uint2*>(dq + at) =
+          make_uint2(pack_pair<T>(sum.x * p.scale, sum.y * p.scale), pack_pair<T>(sum.z * p.scale, sum.w * p.scale));
+      __stcg(reinterpret_cast<float4*>(sums + at), make_float4(0.f, 0.f, 0.f, 0.f));
+    }
 }
 
 // The warp's 16 rows x D of an accumulator times `factor` into `out` (its first
@@ -218,6 +283,15 @@ struct KeyTileItem {
   __device__ int steps() const { return group * query_tile_count; }
   __device__ int head_of(int step) const { return kv_head * group + step / query_tile_count; }
   __device__ int q0_of(int step) const { return (first_query_tile + step % query_tile_count) * kRows; }
+  // The step's query tile and head in dq_arrivals, and the position·heads + head of its first row.
+  __device__ std::int64_t dq_first(int step, int heads) const {
+    return std::int64_t(row_begin + q0_of(step)) * heads + head_of(step);
+  }
+  // The step's query tile is finished when every key tile it visits has arrived.
+  __device__ int dq_arrivals_expected(const LayoutView& lv, int step) const {
+    return key_tiles_visited(lv, TileShape{kRows, kCols}, row, q0_of(step) / kRows).count();
+  }
+  __device__ int dq_rows(int step) const { return min(kRows, extent - q0_of(step)); }
 };
 
 // Starts loading one step's query tile into the given buffers: Q and dO rows,
@@ -258,6 +332,8 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
   constexpr TileShape tile{kRows, kCols};
   const LayoutView& lv = p.layout;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // A step's Q or dO buffer as finish_dq's fp32 staging, once the step no longer reads it.
+  const auto staging = [](T* tiles, int buffer) { return reinterpret_cast<float*>(tiles + buffer * kRows * D); };
 
   const KeyTileItem<T, D> item(p, blockIdx.x);
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
@@ -267,6 +343,9 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
   commit_copies();
   if (steps > 0) start_query_tile<T, D>(p, item, item.head_of(0), item.q0_of(0), q_tiles, do_tiles, infos[0]);
   commit_copies();
+
+  __shared__ bool finishing;  // thread 0's answer to "was the previous step the last arrival at its dQ?"
+  int arrived_before = 0;     // thread 0's
 
   Output<D> dk = {}, dv = {};
   const int first_key_of_thread = item.k0 + warp * 16 + (lane >> 2);  // row position of the thread's first key
@@ -292,6 +371,9 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
     Scores s;
     scores_kq<T, D>(s, k_tile, q_tile, warp, lane);
     probabilities(s, info, first_key_of_thread, tile_needs_mask(lv, item.row, q0, item.k0, tile), p.scale_log2, lane);
+    // The previous step's dQ additions had this step's first product to land in L2:
+    // the arrival's fence waits for little, and its count is needed only before dQ.
+    if (step > 0 && threadIdx.x == 0) arrived_before = arrive_at_dq(p.dq_arrivals + item.dq_first(step - 1, p.heads));
     ProbabilityFragments pf;
     probabilities_as_a<T>(pf, s);
     accumulate_pv<T, D>(dv, pf, do_tile, lane);  // dV += Pᵀ·dO
@@ -304,13 +386,31 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
     probabilities_as_a<T>(dsf, ds);
     accumulate_pv<T, D>(dk, dsf, q_tile, lane);  // dK += dSᵀ·Q
 
-    __syncthreads();  // every warp's rows of dSᵀ staged
+    if (step > 0 && threadIdx.x == 0) {
+      finishing = arrived_before + 1 == item.dq_arrivals_expected(lv, step - 1);
+      if (finishing) __threadfence();  // the other CTAs' additions are read after their arrivals
+    }
+    __syncthreads();  // every warp's rows of dSᵀ staged, `finishing` set
+    if (step > 0 && finishing)
+      finish_dq<T, D>(p, item.dq_first(step - 1, p.heads), item.dq_rows(step - 1), staging(q_tiles, buffer),
+                      staging(do_tiles, buffer));
     const int dq_row = q0 + warp * 16;
     accumulate_dq<T, D>(p.dq_accum + (std::int64_t(item.row_begin + dq_row) * p.heads + head) * D,
                         std::int64_t(p.heads) * D, item.valid - dq_row, ds_tile, k_tile, warp, lane);
     __syncthreads();  // dSᵀ and this step's buffers are free for the step after next
   }
   wait_copies<0>();
+  if (steps > 0) {  // the last step's arrival
+    if (threadIdx.x == 0) {
+      finishing = arrive_at_dq(p.dq_arrivals + item.dq_first(steps - 1, p.heads)) + 1 ==
+                  item.dq_arrivals_expected(lv, steps - 1);
+      if (finishing) __threadfence();
+    }
+    __syncthreads();
+    if (finishing)
+      finish_dq<T, D>(p, item.dq_first(steps - 1, p.heads), item.dq_rows(steps - 1), staging(q_tiles, (steps - 1) & 1),
+                      staging(do_tiles, (steps - 1) & 1));
+  }
 
   // dK, dV of every key of the tile inside the row, padding keys too (zeros there).
   const int key_row = item.k0 + warp * 16;

@@ -101,6 +101,10 @@ void DeviceBuffer::poison() {
   if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes_));
 }
 
+void DeviceBuffer::zero() {
+  if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0, bytes_));
+}
+
 namespace {
 
 template <typename T>

@@ -71,9 +71,7 @@ void show_sources(AppState& state) {
   ImGui::SameLine();
   if (ImGui::Button("load") && !results.load_path.empty()) load_results(results, results.load_path);
   ImGui::SameLine();
-  ImGui::RadioButton("forward", &results.pass_filter, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("backward", &results.pass_filter, 1);
+  show_pass_choice(state);
   for (const std::string& problem : results.problems)
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "skipped %s", problem.c_str());
   show_live_run(state);
@@ -384,7 +382,7 @@ void show_timings_view(AppState& state) {
   show_sources(state);
   ResultsState& results = state.results;
   const Scenario& scenario = state.model().scenario;
-  const Pass pass = results.pass_filter == 0 ? Pass::fwd : Pass::bwd;
+  const Pass pass = state.pass;
   const Configuration own = own_configuration(scenario, pass);
   std::vector<MeasuredRun> of_scenario =
       primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });

@@ -17,8 +17,6 @@ namespace attnlab::gui {
 
 namespace {
 
-constexpr ImU32 workspace_bar = IM_COL32(200, 206, 226, 255);  // the backward's own buffers, beside model_bar
-
 // One implementation's figure in both passes, with the numbers printed beside the bars.
 struct PassBar {
   std::int64_t forward = 0, backward = 0;
@@ -41,7 +39,7 @@ void show_pass_bars(const char* title, const PassBars& bars, float height_to_fil
     const PassBar& b = bars[static_cast<int>(i)];
     const float bwd = width * float(double(b.backward) / double(most)), fwd = width * float(double(b.forward) / double(most));
     bar_row(implementation_name(i), thick, width + gap, b.backward_text, 1,
-            [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + bwd, at.y + thick), workspace_bar); });
+            [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + bwd, at.y + thick), backward_bar); });
     bar_row("", thin, fwd + gap, b.forward_text, 0.85f,
             [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + fwd, at.y + thin), model_bar); });
   }
@@ -88,7 +86,7 @@ void show_memory_bars(const ScenarioModel& model) {
             format_bytes(double(b.extra_memory_bytes)) + " (" + format_ratio(double(b.extra_memory_bytes) / varlen) + " varlen)", 1,
             [&](ImDrawList* draw, ImVec2 at) {
               draw->AddRectFilled(at, ImVec2(at.x + kept, at.y + height), model_bar);
-              draw->AddRectFilled(ImVec2(at.x + kept, at.y), ImVec2(at.x + kept + workspace, at.y + height), workspace_bar);
+              draw->AddRectFilled(ImVec2(at.x + kept, at.y), ImVec2(at.x + kept + workspace, at.y + height), backward_bar);
             });
   }
 }

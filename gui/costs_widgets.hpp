@@ -12,6 +12,9 @@ namespace attnlab::gui {
 // The model's bars, and measured ones (ncu's bytes) beside them; no cell kind's colour.
 inline constexpr ImU32 model_bar = IM_COL32(140, 153, 190, 255);
 inline constexpr ImU32 measured_bar = IM_COL32(240, 240, 255, 255);
+// The backward half: its bars beside the forward's (model_bar), and what it allocates
+// beside what the forward kept for it.
+inline constexpr ImU32 backward_bar = IM_COL32(200, 206, 226, 255);
 
 // The width the implementation names take at the left of every bar.
 float bar_label_width();

@@ -119,8 +119,9 @@ void show_backward_table(const ScenarioModel& model) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
                      "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
-                     "TFLOP/s are reported in. Memory: beyond the inputs, O (and the gradients). The model and its "
-                     "formulas: core/README.md, \"Backward\"; attnlab model prints the same figures.");
+                     "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
+                     "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
+                     "\"Backward\"; attnlab model prints the same figures.");
   ImGui::PopStyleColor();
 }
 

@@ -214,8 +214,8 @@ void show_cost_table(const ScenarioModel& model) {
   }
   ImGui::EndTable();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (backward: "
-                     "2.5x). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
+  ImGui::TextWrapped("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
+                     "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
                      "bytes in the results files.");
   ImGui::PopStyleColor();
 }

@@ -32,9 +32,7 @@ void show_pass_bars(const char* title, const PassBars& bars, float height_to_fil
   ImGui::TextWrapped("%s", title);
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0.00x fwd)").x;
-  const float pair = std::max(ImGui::GetTextLineHeight() * 2, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y * 2);
-  const float thick = std::min(pair * 0.55f, ImGui::GetTextLineHeight() * 2.6f);
-  const float thin = std::max(ImGui::GetTextLineHeight() * 0.8f, std::min(pair - thick, ImGui::GetTextLineHeight() * 2.0f));
+  const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const PassBar& b = bars[static_cast<int>(i)];
     const float bwd = width * float(double(b.backward) / double(most)), fwd = width * float(double(b.forward) / double(most));

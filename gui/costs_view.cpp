@@ -71,9 +71,7 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
                                     : "HBM bytes: the model's (no measured bytes for this scenario)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
-  const float pair = std::max(ImGui::GetTextLineHeight() * 2, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y * 2);
-  const float thick = std::min(pair * 0.55f, ImGui::GetTextLineHeight() * 2.6f);
-  const float thin = std::max(ImGui::GetTextLineHeight() * 0.8f, std::min(pair - thick, ImGui::GetTextLineHeight() * 2.0f));
+  const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const ImplementationCost& c = model.costs[i];
     const float w = width * float(double(c.hbm.total()) / double(most));

@@ -24,6 +24,13 @@ float bar_label_width();
 void bar_row(const char* label, float height, float text_x, const std::string& text, float text_scale,
              const std::function<void(ImDrawList*, ImVec2)>& paint);
 
+// A bar and the thinner one below it (one implementation's pair), as tall as four
+// pairs filling `height_to_fill` allow (0: their natural height).
+struct BarPairHeights {
+  float thick, thin;
+};
+BarPairHeights bar_pair_heights(float height_to_fill);
+
 // The next column of the current table, holding `text`.
 void text_cell(const std::string& text);
 

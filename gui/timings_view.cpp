@@ -2,7 +2,9 @@
 // side, one primary run per configuration (primary_runs.hpp) with its file and the
 // spread of the other runs; each source's own ratios beside the model's; and a
 // roofline under the H100's measured ceilings (roofline.hpp says where each point
-// goes). Files that cannot be read are listed and skipped.
+// goes). Files that cannot be read are listed and skipped. Under the backward choice,
+// the backward rows by the same rules, and forward + backward per implementation
+// where one file measured both (pass_pairs.hpp).
 #include <imgui.h>
 #include <imgui_stdlib.h>
 

@@ -53,6 +53,12 @@ bool show_model_error(AppState& state) {
   return true;
 }
 
+void show_pass_choice(AppState& state) {
+  if (ImGui::RadioButton("forward", state.pass == Pass::fwd)) state.pass = Pass::fwd;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("backward", state.pass == Pass::bwd)) state.pass = Pass::bwd;
+}
+
 void draw_app(AppState& state) {
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(viewport->WorkPos);

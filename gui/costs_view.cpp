@@ -3,15 +3,15 @@
 // from the model's ratio to the measured ones; HBM bytes, the model's and ncu's
 // measured ones, with naive's broken down by tensor. Measured numbers come from the
 // primary run of the scenario's own configuration (primary_runs.hpp), file named.
+// The backward pass has its own half (costs_backward_view.cpp), chosen at the top.
 #include <imgui.h>
 
 #include <algorithm>
 #include <array>
-#include <cfloat>
-#include <functional>
 #include <optional>
 
 #include "gui/cell_colors.hpp"
+#include "gui/costs_widgets.hpp"
 #include "gui/number_format.hpp"
 #include "gui/ratio_chain.hpp"
 #include "gui/views.hpp"
@@ -30,25 +30,6 @@ const MeasuredRun* run_of(const OurRuns& runs, Implementation i) {
 const Run* bytes_run(const OurRuns& runs, Implementation i) {
   const MeasuredRun* m = run_of(runs, i);
   return m ? m->with_measured_bytes() : nullptr;
-}
-
-float bar_label_width() { return ImGui::CalcTextSize("padded  ").x; }
-
-// One row of a bar chart, `height` tall: the label, then the bar painted by `paint` at
-// its left end, then `text` at `text_x` from the bar's start; label and text centred on the bar.
-void bar_row(const char* label, float height, float text_x, const std::string& text, float text_scale,
-             const std::function<void(ImDrawList*, ImVec2)>& paint) {
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  const ImVec2 at = ImGui::GetCursorScreenPos();
-  const float label_width = bar_label_width();
-  const float line = ImGui::GetTextLineHeight();
-  draw->AddText(ImVec2(at.x, at.y + (height - line) / 2), ImGui::GetColorU32(ImGuiCol_Text), label);
-  paint(draw, ImVec2(at.x + label_width, at.y));
-  ImFont* font = ImGui::GetFont();
-  const float size = ImGui::GetFontSize() * text_scale;
-  draw->AddText(font, size, ImVec2(at.x + label_width + text_x, at.y + (height - size) / 2), ImGui::GetColorU32(ImGuiCol_Text),
-                text.c_str());
-  ImGui::Dummy(ImVec2(label_width + text_x + font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x, height));
 }
 
 // One horizontal bar per implementation, its length the scores computed, split by cell kind.
@@ -74,9 +55,6 @@ void show_score_bars(const ScenarioModel& model, float height_to_fill) {
   }
 }
 
-constexpr ImU32 model_bar = IM_COL32(140, 153, 190, 255);
-constexpr ImU32 measured_bar = IM_COL32(240, 240, 255, 255);
-
 // Per implementation: the model's HBM bytes (a thick bar) and, where a run holds them,
 // ncu's measured DRAM bytes (a thinner bar below), each with its number.
 void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height_to_fill) {
@@ -93,9 +71,7 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
                                     : "HBM bytes: the model's (no measured bytes for this scenario)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
-  const float pair = std::max(ImGui::GetTextLineHeight() * 2, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y * 2);
-  const float thick = std::min(pair * 0.55f, ImGui::GetTextLineHeight() * 2.6f);
-  const float thin = std::max(ImGui::GetTextLineHeight() * 0.8f, std::min(pair - thick, ImGui::GetTextLineHeight() * 2.0f));
+  const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const ImplementationCost& c = model.costs[i];
     const float w = width * float(double(c.hbm.total()) / double(most));
@@ -211,11 +187,6 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs) {
   return worst->implementation;
 }
 
-void cell(const std::string& text) {
-  ImGui::TableNextColumn();
-  ImGui::TextUnformatted(text.c_str());
-}
-
 void show_cost_table(const ScenarioModel& model) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollX;
@@ -233,16 +204,16 @@ void show_cost_table(const ScenarioModel& model) {
   ImGui::TableHeadersRow();
   for (const ImplementationCost& c : model.costs.costs) {
     ImGui::TableNextRow();
-    cell(implementation_name(c.implementation));
-    cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
-    for (CellKind kind : kinds) cell(format_count(double(c.scores[kind])));
-    cell(format_count(double(c.flops_fwd)));
-    cell(format_bytes(double(c.extra_memory_bytes)));
+    text_cell(implementation_name(c.implementation));
+    text_cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
+    for (CellKind kind : kinds) text_cell(format_count(double(c.scores[kind])));
+    text_cell(format_count(double(c.flops_fwd)));
+    text_cell(format_bytes(double(c.extra_memory_bytes)));
   }
   ImGui::EndTable();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (backward: "
-                     "2.5x). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
+  ImGui::TextWrapped("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
+                     "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
                      "bytes in the results files.");
   ImGui::PopStyleColor();
 }
@@ -253,9 +224,15 @@ void show_costs_view(AppState& state) {
   if (show_model_error(state)) return;
   const ScenarioModel& model = state.model();
   const Scenario& s = model.scenario;
-  ImGui::TextWrapped("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, forward pass.",
+  show_pass_choice(state);
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, %s pass.",
               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
-              model.tile.cols);
+              model.tile.cols, state.pass == Pass::fwd ? "forward" : "backward");
+  if (state.pass == Pass::bwd) {
+    show_backward_costs(model);
+    return;
+  }
   // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.
   OurRuns runs;
   std::vector<SourceRatios> ratios;

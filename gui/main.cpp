@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   std::string results_folder = std::string(ATTNLAB_SOURCE_DIR) + "/results/h100";
   float text_scale = 1.0f;
   double mask_cells = 0;
-  std::string mouse_arg;
+  std::string mouse_arg, pass_arg = "fwd";
   app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
   app.add_option("--view", view_arg, "the view to show: scenario, masks, costs, timings, walkthrough or step");
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector")->check(CLI::Range(0.75, 3.0));
   app.add_option("--mask-cells", mask_cells, "Masks view: start on the first N x N cells of each picture (default: all)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--pass", pass_arg, "Costs and Timings: the pass they start on, fwd or bwd");
   app.add_option("--mouse", mouse_arg, "with --screenshot: rest the mouse at X,Y (shows the tooltip there)");
   try {
     app.parse(argc, argv);
@@ -36,11 +37,13 @@ int main(int argc, char** argv) {
   return attnlab::run_program("attnlab-gui", [&] {
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected scenario, masks, costs, timings, walkthrough or step, got \"" + view_arg + "\"");
+    if (pass_arg != "fwd" && pass_arg != "bwd") throw attnlab::InputError("--pass: expected fwd or bwd, got \"" + pass_arg + "\"");
     const WindowSize size = parse_window_size(size_arg);
     const std::optional<ScreenPoint> mouse = mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
     AppState state = make_app_state(scenario_arg, results_folder);
     state.view = *view;
     state.text_scale = text_scale;
+    state.pass = pass_arg == "fwd" ? attnlab::Pass::fwd : attnlab::Pass::bwd;
     for (MaskViewport& vp : state.mask_viewports) vp.fit_cells = mask_cells;
     state.build_model_in_background = screenshot.empty();
     GuiWindow window(size.width, size.height, screenshot.empty());

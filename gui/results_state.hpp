@@ -23,7 +23,6 @@ struct ResultsState {
   std::vector<ResultsFile> files;     // in results_file_order (core/results_order.hpp): the primary run's file first
   std::vector<std::string> problems;  // files skipped, and why
   std::string load_path;              // the Timings view's "load a file or folder" field
-  int pass_filter = 0;                // 0 = fwd, 1 = bwd
   bool all_scenarios = false;         // else only the rows of the current scenario (all when it has none)
   // The Timings view's choice of shape, as "bf16 d64 h16"; empty, or a shape this scenario was not measured in: its own.
   std::string shape;

@@ -17,13 +17,14 @@ const Layout& ScenarioModel::layout_of(Implementation i) const {
 }
 
 ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t version) {
-  ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}, version};
+  ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}, {}, version};
   try {
     if (scenario.doc_lengths.empty()) throw std::invalid_argument("the scenario has no documents");
     m.padded = scenario.padded_layout();
     m.packed = scenario.packed_layout();
     m.varlen = scenario.varlen_layout();
     m.costs = model_costs(scenario, m.padded, m.packed, m.varlen, tile);
+    m.backward = model_backward_costs(scenario, m.costs, m.padded, m.packed, m.varlen);
   } catch (const std::exception& e) {
     m.error = e.what();
   }

@@ -1,10 +1,12 @@
 #pragma once
 // Everything the views show that follows from the scenario and the tile shape:
-// the three layouts and the cost model of the four implementations. Built in one
+// the three layouts and the cost model of the four implementations, forward and
+// backward (core/backward_cost.hpp, dQ summed by fp32 atomics as our kernel does). Built in one
 // go from the scenario, never edited, so it cannot drift from what the user set.
 #include <string>
 #include <vector>
 
+#include "core/backward_cost.hpp"
 #include "core/cost_model.hpp"
 #include "core/scenario.hpp"
 
@@ -17,12 +19,14 @@ struct ScenarioModel {
   Layout padded, packed, varlen;
   std::vector<std::int64_t> doc_offsets;  // canonical start of each document, total at the end
   CostModel costs;                        // per implementation, all heads
+  BackwardModel backward;                 // the backward pass of each, from `costs`
   std::uint64_t version = 0;              // AppState::scenario_version it was built for
 
   bool ok() const { return error.empty(); }
   const Layout& layout_of(Implementation i) const;
   // The tile an implementation computes in (the cost model's: naive materializes a whole padded row).
   TileShape tile_of(Implementation i) const { return costs[i].tile; }
+  const BackwardCost& backward_of(Implementation i) const { return backward[static_cast<int>(i)]; }
 };
 
 ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t version = 0);

@@ -2,7 +2,9 @@
 // side, one primary run per configuration (primary_runs.hpp) with its file and the
 // spread of the other runs; each source's own ratios beside the model's; and a
 // roofline under the H100's measured ceilings (roofline.hpp says where each point
-// goes). Files that cannot be read are listed and skipped.
+// goes). Files that cannot be read are listed and skipped. Under the backward choice,
+// the backward rows by the same rules, and forward + backward per implementation
+// where one file measured both (pass_pairs.hpp).
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -11,10 +13,12 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gui/implementation_colors.hpp"
 #include "gui/number_format.hpp"
+#include "gui/pass_pairs.hpp"
 #include "gui/roofline.hpp"
 #include "gui/source_ratios.hpp"
 #include "gui/views.hpp"
@@ -23,10 +27,19 @@ namespace attnlab::gui {
 
 namespace {
 
-std::optional<Implementation> implementation_of(const ResultRow& r) {
+// One of ours, by the name a results row gives it; none for a peer's kernel name.
+std::optional<Implementation> implementation_of(std::string_view name) {
   for (Implementation i : all_implementations)
-    if (r.implementation == implementation_name(i)) return i;
+    if (name == implementation_name(i)) return i;
   return std::nullopt;
+}
+
+// An implementation's name in its plots' colour (a peer's kernel name as it is).
+void show_implementation_name(const std::string& name) {
+  if (const auto impl = implementation_of(name))
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(implementation_color(*impl)), "%s", name.c_str());
+  else
+    ImGui::TextUnformatted(name.c_str());
 }
 
 std::string configuration_label(const Configuration& c, const Configuration& own) {
@@ -71,9 +84,7 @@ void show_sources(AppState& state) {
   ImGui::SameLine();
   if (ImGui::Button("load") && !results.load_path.empty()) load_results(results, results.load_path);
   ImGui::SameLine();
-  ImGui::RadioButton("forward", &results.pass_filter, 0);
-  ImGui::SameLine();
-  ImGui::RadioButton("backward", &results.pass_filter, 1);
+  show_pass_choice(state);
   for (const std::string& problem : results.problems)
     ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "skipped %s", problem.c_str());
   show_live_run(state);
@@ -107,12 +118,8 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
       ImGui::Text("%s %s d%d", r.scenario.c_str(), dtype_name(r.dtype), r.head_dim);
     }
     ImGui::TableNextColumn();
-    const auto impl = implementation_of(r);
-    if (impl) {
-      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(implementation_color(*impl)), "%s", r.implementation.c_str());
-    } else {
-      ImGui::TextUnformatted(r.implementation.c_str());
-    }
+    const auto impl = implementation_of(r.implementation);
+    show_implementation_name(r.implementation);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.source.c_str());
     ImGui::TableNextColumn();
@@ -154,6 +161,53 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
                           file_name(m.primary).c_str(), format_us(*r.median_us).c_str(), files.c_str());
       }
     }
+  }
+  ImGui::EndTable();
+}
+
+// Forward, backward and their sum per source and implementation (pass_pairs.hpp): the
+// sum only where one file holds both passes, and a missing pass said in words.
+void show_pass_pairs(const std::vector<PassPair>& pairs, float height) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                    ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+  ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
+  if (!ImGui::BeginTable("pass pairs", 7, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const char* title : {"implementation", "source", "forward", "backward", "forward + backward", "bwd / fwd", "from"})
+    ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  const auto pass_cell = [](const std::optional<Run>& run, const char* missing) {
+    ImGui::TableNextColumn();
+    if (run)
+      ImGui::TextUnformatted(format_us(*run->row->median_us).c_str());
+    else
+      ImGui::TextDisabled("%s", missing);
+  };
+  for (const PassPair& p : pairs) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    show_implementation_name(p.implementation);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(p.source.c_str());
+    pass_cell(p.fwd, "not measured");
+    pass_cell(p.bwd, "not measured");
+    ImGui::TableNextColumn();
+    if (const std::optional<double> sum = p.sum_us())
+      ImGui::TextUnformatted(format_us(*sum).c_str());
+    else
+      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "not summed" : "-");
+    ImGui::TableNextColumn();
+    if (p.one_file)
+      ImGui::TextUnformatted(format_ratio(*p.bwd->row->median_us / *p.fwd->row->median_us).c_str());
+    else
+      ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
+    if (p.one_file)
+      ImGui::Text("%s, both passes", p.one_file->filename().string().c_str());
+    else if (p.fwd && p.bwd)
+      ImGui::TextDisabled("not one file: fwd %s, bwd %s", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str());
+    else
+      ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(), p.fwd ? "backward" : "forward");
   }
   ImGui::EndTable();
 }
@@ -327,13 +381,13 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float mi
   // Useful joined to computed, for each run that has both.
   for (std::size_t i = 0; i + 1 < placed.size(); ++i)
     if (placed[i].point.run == placed[i + 1].point.run) {
-      const auto impl = implementation_of(*placed[i].point.run->primary.row);
+      const auto impl = implementation_of(placed[i].point.run->primary.row->implementation);
       draw->AddLine(placed[i].at, placed[i + 1].at, impl ? implementation_color(*impl) : IM_COL32(200, 200, 200, 255), 1);
     }
   std::vector<Box> markers;
   for (const Placed& p : placed) {
     const ResultRow& r = *p.point.run->primary.row;
-    const auto impl = implementation_of(r);
+    const auto impl = implementation_of(r.implementation);
     const ImU32 color = impl ? implementation_color(*impl) : IM_COL32(200, 200, 200, 255);
     draw_marker(draw, p.at, radius, family_marker(family_of(r.source)), color, p.point.flops == FlopsBasis::computed);
     float left = p.at.x - radius * 1.3f;
@@ -384,7 +438,7 @@ void show_timings_view(AppState& state) {
   show_sources(state);
   ResultsState& results = state.results;
   const Scenario& scenario = state.model().scenario;
-  const Pass pass = results.pass_filter == 0 ? Pass::fwd : Pass::bwd;
+  const Pass pass = state.pass;
   const Configuration own = own_configuration(scenario, pass);
   std::vector<MeasuredRun> of_scenario =
       primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });
@@ -453,6 +507,11 @@ void show_timings_view(AppState& state) {
   if (every) {
     show_roofline(runs, false, 18);
     return;
+  }
+  if (pass == Pass::bwd) {
+    const std::vector<PassPair> pairs = pass_pairs(results, configurations[chosen_index]);
+    const float line = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().CellPadding.y * 2;
+    show_pass_pairs(pairs, std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling

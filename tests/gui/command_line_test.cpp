@@ -37,6 +37,7 @@ TEST(CommandLine, BadArgumentsExitTwoNamingTheirFlag) {
       {"--view masks --scenario no-such-scenario", "no-such-scenario"},
       {"--view masks --mouse 10x20", "--mouse"},
       {"--view masks --text-scale 9", "--text-scale"},
+      {"--view costs --pass both", "--pass"},
   };
   for (const auto& c : cases) {
     const Outcome o = run_gui(std::string("--screenshot /tmp/never-written.png ") + c.args);

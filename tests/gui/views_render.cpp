@@ -14,6 +14,7 @@
 
 #include "core/scenario_file.hpp"
 #include "gui/cell_colors.hpp"
+#include "gui/costs_widgets.hpp"
 #include "gui/gui_window.hpp"
 #include "gui/scenario_edits.hpp"
 #include "temp_path.hpp"
@@ -206,6 +207,74 @@ TEST(CostsView, TheBottomThirdOfALargeWindowIsNotEmpty) {
   for (int y = image.height * 2 / 3; y < image.height - 4; ++y)
     for (int x = 0; x < image.width; ++x, ++all) drawn += rgb_at(image, x, y) != background;
   EXPECT_GT(double(drawn) / double(all), 0.08) << drawn << " of " << all << " pixels drawn";
+}
+
+// The backward's memory bar of naive on one-doc-16384: the part the forward kept (S and
+// P, model_bar's colour) then the backward's own (lighter), side by side on one pixel
+// row and nowhere else; their widths split as core/backward_cost's figures do.
+TEST(CostsView, NaivesBackwardMemoryBarSplitsAsTheModel) {
+  AppState state = state_on("one-doc-16384", View::costs);
+  state.pass = Pass::bwd;
+  const Image image = window->render_offscreen(state, 1600, 1000);
+  const ScenarioModel& model = state.model();
+  const auto rgb_of = [](ImU32 c) { return Rgb{std::uint8_t(c), std::uint8_t(c >> 8), std::uint8_t(c >> 16)}; };
+  const Rgb kept = rgb_of(model_bar), workspace = rgb_of(backward_bar);
+  int best_kept = 0, best_workspace = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width;) {
+      int k = 0, w = 0;
+      while (x + k < image.width && rgb_at(image, x + k, y) == kept) ++k;
+      while (x + k + w < image.width && rgb_at(image, x + k + w, y) == workspace) ++w;
+      if (k > 0 && w > 0 && k + w > best_kept + best_workspace) best_kept = k, best_workspace = w;
+      x += std::max(1, k + w);
+    }
+  ASSERT_GT(best_kept + best_workspace, 600) << "no wide two-part bar found";
+  const double shown = double(best_kept) / double(best_kept + best_workspace);
+  const double model_share = double(model.costs[Implementation::naive].extra_memory_bytes) /
+                             double(model.backward_of(Implementation::naive).extra_memory_bytes);
+  EXPECT_NEAR(shown, model_share, 2.0 / (best_kept + best_workspace));
+  // The forward's half draws no such bar.
+  state.pass = Pass::fwd;
+  const Image forward = window->render_offscreen(state, 1600, 1000);
+  long long lighter = 0;
+  for (int y = 0; y < forward.height; ++y)
+    for (int x = 0; x < forward.width; ++x) lighter += rgb_at(forward, x, y) == workspace;
+  EXPECT_EQ(lighter, 0);
+}
+
+// The rows (headers included) of each table the last frame drew, by its number of columns.
+std::multimap<int, int> tables_drawn() {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  std::multimap<int, int> rows;
+  for (int n = 0; n < g.Tables.GetMapSize(); ++n)
+    if (const ImGuiTable* t = g.Tables.TryGetMapData(n); t && t->LastFrameActive == g.FrameCount)
+      rows.emplace(t->ColumnsCount, t->CurrentRow + 1);
+  return rows;
+}
+
+// The backward choice with a file that holds both passes of varlen and only the forward
+// of packed: the forward + backward table (7 columns) lists both, one row each, and
+// only under the backward choice.
+TEST(TimingsView, BackwardChoiceListsEveryPairMissingPassesIncluded) {
+  const auto folder = unique_temp_path("render-bwd");
+  std::filesystem::remove_all(folder);
+  ResultRow bwd = our_row("varlen", 2009);
+  bwd.pass = Pass::bwd;
+  bwd.useful_tflops = 85;
+  write_results_csv(folder / "attnlab-run.csv", {our_row("varlen", 380), bwd, our_row("packed", 2234)});
+  AppState state = state_on("uniform-64x512", View::timings);
+  state.pass = Pass::bwd;
+  load_results_folder(state.results, folder);
+  window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.view, View::timings);
+  const std::multimap<int, int> backward = tables_drawn();
+  ASSERT_EQ(backward.count(7), 1u);
+  EXPECT_EQ(backward.find(7)->second, 1 + 2);  // the headers, varlen, packed
+  EXPECT_EQ(backward.find(9)->second, 1 + 1);  // the backward rows: varlen alone
+  state.pass = Pass::fwd;
+  window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(tables_drawn().count(7), 0u);
+  std::filesystem::remove_all(folder);
 }
 
 // The walkthrough's close-up draws each cell in its own kind: the diagonal tile the

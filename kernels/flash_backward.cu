@@ -23,7 +23,7 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
   p.layout = layout.view();
-  p.work = static_cast<const WorkItem*>(layout.work_list());
+  p.work = static_cast<const WorkItem*>(layout.backward_work_list());
   p.heads = problem.heads;
   p.kv_heads = problem.kv_heads;
   p.scale = problem.softmax_scale();
@@ -40,7 +40,7 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   p.dk = g.dk.data();
   p.dv = g.dv.data();
   p.counts = counters.device();
-  const int items = layout.work_items();
+  const int items = layout.backward_work_items();
   const bool bf16 = problem.dtype == DType::bf16;
   if (problem.head_dim == 64)
     bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);

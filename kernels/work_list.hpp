@@ -21,4 +21,9 @@ struct WorkItem {
 
 std::vector<WorkItem> flash_work_list(const Layout& layout, TileShape tile);
 
+// The flash backward's schedule: one item per (row, pair of adjacent key tiles),
+// its index in `query_tile` (key tiles 2i and 2i + 1), in the same order: rows
+// with the most (key tile, query tile) visits first, then the pairs with most.
+std::vector<WorkItem> backward_work_list(const Layout& layout, TileShape tile);
+
 }  // namespace attnlab

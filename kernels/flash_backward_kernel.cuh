@@ -36,7 +36,8 @@ namespace attnlab::flash {
 // tile per CTA (the L2's atomic throughput bounds this kernel). The tiles stay the
 // forward's kRows x kCols: a query tile that visits one tile of the pair leaves the
 // other's warps idle for that step, so the tiles visited and counted are the forward's.
-inline constexpr int kPairKeys = 2 * kCols;
+inline constexpr int kKeyTiles = backward_key_tiles;  // per CTA
+inline constexpr int kPairKeys = kKeyTiles * kCols;
 inline constexpr int kPairWarps = kPairKeys / 16;
 inline constexpr int kPairThreads = kPairWarps * 32;
 
@@ -177,13 +178,13 @@ __device__ __forceinline__ void atomic_add_pair(float* at, float a, float b) {
 template <typename T, int D>
 __device__ __forceinline__ void accumulate_dq(float* dq, std::int64_t stride, int rows_present, const T* ds_tile,
                                               const T* k_tile, unsigned halves, int warp, int lane) {
-  constexpr int query_warps = kRows / 16, columns = D / 2, per_pass = 2;  // 8-column blocks per pass
+  constexpr int query_warps = kRows / 16, columns = D / kKeyTiles, per_pass = 2;  // 8-column blocks per pass
   const int query_chunk = warp % query_warps * 2, first_chunk = warp / query_warps * (columns / 8);
 #pragma unroll
   for (int j = 0; j < columns / 8; j += per_pass) {
     float acc[per_pass][4] = {};
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < kKeyTiles; ++h) {
       if (!(halves >> h & 1)) continue;
 #pragma unroll
       for (int kk = h * kCols / 16; kk < (h + 1) * kCols / 16; ++kk) {
@@ -289,15 +290,15 @@ struct KeyPairItem {
     kv_head = index % p.kv_heads;
     group = p.heads / p.kv_heads;
     row = w.row;
-    first_key_tile = 2 * w.query_tile;  // the item's tile index counts pairs
+    first_key_tile = kKeyTiles * w.query_tile;  // the item's tile index counts pairs
     k0 = first_key_tile * kCols;
     row_begin = p.layout.row_start[row];
     extent = p.layout.row_start[row + 1] - row_begin;
     valid = p.layout.row_valid[row];
     TileRange visiting = query_tiles_visiting(p.layout, tile, row, first_key_tile);
-    if (k0 + kCols < extent) {
-      const TileRange second = query_tiles_visiting(p.layout, tile, row, first_key_tile + 1);
-      visiting = {min(visiting.first, second.first), max(visiting.end, second.end)};
+    for (int t = 1; t < kKeyTiles && k0 + t * kCols < extent; ++t) {
+      const TileRange next = query_tiles_visiting(p.layout, tile, row, first_key_tile + t);
+      visiting = {min(visiting.first, next.first), max(visiting.end, next.end)};
     }
     first_query_tile = visiting.first;
     query_tile_count = visiting.count();
@@ -311,7 +312,7 @@ struct KeyPairItem {
   __device__ unsigned halves(const LayoutView& lv, int step) const {
     const TileRange keys = key_tiles_visited(lv, TileShape{kRows, kCols}, row, q0_of(step) / kRows);
     unsigned h = 0;
-    for (int t = 0; t < 2; ++t)
+    for (int t = 0; t < kKeyTiles; ++t)
       if (first_key_tile + t >= keys.first && first_key_tile + t < keys.end) h |= 1u << t;
     return h;
   }
@@ -322,7 +323,7 @@ struct KeyPairItem {
   // The step's query tile is finished when every pair holding a key tile it visits has arrived.
   __device__ int dq_arrivals_expected(const LayoutView& lv, int step) const {
     const TileRange keys = key_tiles_visited(lv, TileShape{kRows, kCols}, row, q0_of(step) / kRows);
-    return keys.count() > 0 ? (keys.end - 1) / 2 - keys.first / 2 + 1 : 0;
+    return keys.count() > 0 ? (keys.end - 1) / kKeyTiles - keys.first / kKeyTiles + 1 : 0;
   }
   __device__ int dq_rows(int step) const { return min(kRows, extent - q0_of(step)); }
 };
@@ -360,7 +361,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
 // whose count shows this CTA last is finished then (finish_dq), in the Q and dO
 // buffers of the step in hand, which it no longer reads after dK.
 template <typename T, int D>
-__global__ void __launch_bounds__(kPairThreads, 1) backward(const BackwardParams p) {
+__global__ void __launch_bounds__(kPairThreads, 2 / kKeyTiles) backward(const BackwardParams p) {
   extern __shared__ __align__(128) unsigned char smem[];
   T* const k_tile = reinterpret_cast<T*>(smem);  // both key tiles: kPairKeys rows
   T* const v_tile = k_tile + kPairKeys * D;
@@ -407,7 +408,7 @@ __global__ void __launch_bounds__(kPairThreads, 1) backward(const BackwardParams
     const T* const do_tile = do_tiles + buffer * kRows * D;
     const QueryInfo& info = infos[buffer];
     if (p.counts && threadIdx.x == 0)
-      for (int t = 0; t < 2; ++t)
+      for (int t = 0; t < kKeyTiles; ++t)
         if (halves >> t & 1) {
           counted += count_tile(lv, item.row, q0, item.k0 + t * kCols, tile);
           ++visited;
@@ -450,7 +451,7 @@ __global__ void __launch_bounds__(kPairThreads, 1) backward(const BackwardParams
                       staging(do_tiles, buffer));
     if (halves) {
       const int dq_row = q0 + warp % (kRows / 16) * 16;
-      const int dq_column = warp / (kRows / 16) * (D / 2);
+      const int dq_column = warp / (kRows / 16) * (D / kKeyTiles);
       accumulate_dq<T, D>(p.dq_accum + (std::int64_t(item.row_begin + dq_row) * p.heads + head) * D + dq_column,
                           std::int64_t(p.heads) * D, item.valid - dq_row, ds_tile, k_tile, halves, warp, lane);
     }

@@ -37,10 +37,10 @@ std::vector<WorkItem> backward_work_list(const Layout& layout, TileShape tile) {
   const LayoutView v = layout.view();
   const auto key_tiles = [&](int r) { return tiles_along(row_extent(v, r), tile.cols); };
   return heaviest_first(
-      v, [&](int r) { return (key_tiles(r) + 1) / 2; },
-      [&](int r, int pair) {
+      v, [&](int r) { return (key_tiles(r) + backward_key_tiles - 1) / backward_key_tiles; },
+      [&](int r, int run) {
         int visits = 0;
-        for (int kt = 2 * pair; kt < 2 * pair + 2 && kt < key_tiles(r); ++kt)
+        for (int kt = backward_key_tiles * run; kt < backward_key_tiles * (run + 1) && kt < key_tiles(r); ++kt)
           visits += query_tiles_visiting(v, tile, r, kt).count();
         return visits;
       });

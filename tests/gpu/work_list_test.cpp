@@ -66,8 +66,9 @@ TEST(WorkList, BackwardCoversEveryKeyTileOnceInPairsRowsTogether) {
       for (std::size_t i = 0; i < items.size(); ++i) {
         const WorkItem& w = items[i];
         const int row_key_tiles = tiles_along(row_extent(v, w.row), work_tile.cols);
-        ASSERT_LT(2 * w.query_tile, row_key_tiles);
-        for (int kt = 2 * w.query_tile; kt < 2 * w.query_tile + 2 && kt < row_key_tiles; ++kt) {
+        const int first = backward_key_tiles * w.query_tile;
+        ASSERT_LT(first, row_key_tiles);
+        for (int kt = first; kt < first + backward_key_tiles && kt < row_key_tiles; ++kt) {
           EXPECT_TRUE(key_tiles.insert({w.row, kt}).second);
           visits += query_tiles_visiting(v, work_tile, w.row, kt).count();
         }

@@ -67,16 +67,14 @@ class DeviceBuffer {
   void download(void* host, std::size_t bytes) const;
   // Fills every byte with 0xFF: NaN in bf16, fp16 and fp32, so unwritten outputs show.
   void poison();
-  void zero();
 
  private:
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
 
-// A host Layout's index arrays on the device, plus a flash kernel's work lists at its
-// tile (forward: one item per (row, query tile); backward: per (row, pair of key
-// tiles); most work first). The Layout must outlive it.
+// A host Layout's index arrays on the device, plus a flash kernel's work list at its
+// tile (one item per (row, query tile), longest first). The Layout must outlive it.
 class DeviceLayout {
  public:
   DeviceLayout(const Layout& layout, TileShape work_tile);
@@ -85,16 +83,13 @@ class DeviceLayout {
   LayoutView view() const;  // device pointers: for kernels only
   int work_items() const { return work_items_; }
   const void* work_list() const { return work_.data(); }
-  int backward_work_items() const { return backward_work_items_; }
-  const void* backward_work_list() const { return backward_work_.data(); }
   const std::int64_t* token_source() const { return static_cast<const std::int64_t*>(token_source_.data()); }
 
  private:
   const Layout* host_;
   TileShape work_tile_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_,
-      backward_work_;
-  int work_items_ = 0, backward_work_items_ = 0;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_;
+  int work_items_ = 0;
 };
 
 // ---- the problem -----------------------------------------------------------

@@ -159,8 +159,7 @@ RunCheck AttentionRun::check(RunInputs& inputs) {
 RunCheck AttentionRun::check_backward(RunInputs& inputs) {
   AttentionTensors& t = input_set(0);
   GradientTensors& g = gradients(0);
-  // Not the dQ accumulator and arrivals: the flash backward relies on finding them zero.
-  for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.delta}) b->poison();
+  for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.delta, &g.dq_accum}) b->poison();
   forward(t);
   launch(0);
   const HostGradients host = download_gradients(g, problem_.dtype);

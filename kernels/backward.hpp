@@ -24,9 +24,7 @@ struct GradientTensors {
   DeviceBuffer dq;        // like Q
   DeviceBuffer dk, dv;    // like K and V: [position][kv_head][head_dim]
   DeviceBuffer delta;     // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
-  // The flash backward's own state, zero between its calls (it leaves them so):
-  DeviceBuffer dq_accum;     // dQ / scale in fp32 [position][head][head_dim], summed by atomics
-  DeviceBuffer dq_arrivals;  // int32 [position][head]: key tiles that added to the query tile starting there
+  DeviceBuffer dq_accum;  // workspace of the flash backward: dQ / scale in fp32, summed by atomics
 };
 
 // What GradientTensors allocates for `positions` buffer positions.

@@ -1,5 +1,5 @@
-// run_flash_backward: Δ = rowsum(dO∘O), then the tiled kernel for the dtype and
-// head dim, which also finishes dQ (its accumulator is zero between calls).
+// run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator, the tiled
+// kernel for the dtype and head dim, then dQ = scale·accumulator in the dtype.
 #include <cmath>
 
 #include "kernels/backward.hpp"
@@ -19,11 +19,12 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
                                 " positions and gradients " + std::to_string(g.positions) + ", the layout " +
                                 std::to_string(positions));
   compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()));
+  CUDA_CHECK(cudaMemsetAsync(g.dq_accum.data(), 0, g.dq_accum.bytes()));
 
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
   p.layout = layout.view();
-  p.work = static_cast<const WorkItem*>(layout.backward_work_list());
+  p.work = static_cast<const WorkItem*>(layout.work_list());
   p.heads = problem.heads;
   p.kv_heads = problem.kv_heads;
   p.scale = problem.softmax_scale();
@@ -35,17 +36,16 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   p.lse = static_cast<const float*>(t.lse.data());
   p.delta = static_cast<const float*>(g.delta.data());
   p.dq_accum = static_cast<float*>(g.dq_accum.data());
-  p.dq_arrivals = static_cast<int*>(g.dq_arrivals.data());
-  p.dq = g.dq.data();
   p.dk = g.dk.data();
   p.dv = g.dv.data();
   p.counts = counters.device();
-  const int items = layout.backward_work_items();
+  const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
   if (problem.head_dim == 64)
     bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);
   else
     bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
+  convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
   counters.read();
 }
 

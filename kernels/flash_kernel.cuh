@@ -113,15 +113,14 @@ __device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
 }
 
 // Starts copying `rows` rows of one head (row stride `stride` elements) into a
-// swizzled tile, shared among `threads` threads; rows at or past `rows_present`
-// are filled with zeros instead.
-template <typename T, int D, int rows, int threads = kThreads>
+// swizzled tile; rows at or past `rows_present` are filled with zeros instead.
+template <typename T, int D, int rows>
 __device__ __forceinline__ void copy_tile_async(T* tile, const T* first_row, std::int64_t stride, int rows_present) {
   constexpr int chunks = D / 8;
-  static_assert(rows * chunks % threads == 0);
+  static_assert(rows * chunks % kThreads == 0);
 #pragma unroll
-  for (int n = 0; n < rows * chunks / threads; ++n) {
-    const int i = threadIdx.x + n * threads;
+  for (int n = 0; n < rows * chunks / kThreads; ++n) {
+    const int i = threadIdx.x + n * kThreads;
     const int row = i / chunks, chunk = i % chunks;
     const bool present = row < rows_present;
     const T* src = present ? first_row + row * stride + chunk * 8 : first_row;

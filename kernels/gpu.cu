@@ -101,10 +101,6 @@ void DeviceBuffer::poison() {
   if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes_));
 }
 
-void DeviceBuffer::zero() {
-  if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0, bytes_));
-}
-
 namespace {
 
 template <typename T>
@@ -129,9 +125,6 @@ DeviceLayout::DeviceLayout(const Layout& layout, TileShape work_tile)
   const std::vector<WorkItem> work = flash_work_list(layout, work_tile);
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
-  const std::vector<WorkItem> backward_work = attnlab::backward_work_list(layout, work_tile);
-  backward_work_items_ = static_cast<int>(backward_work.size());
-  backward_work_ = upload_vector(backward_work);
 }
 
 LayoutView DeviceLayout::view() const {

@@ -17,7 +17,6 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept = default;
 void DeviceBuffer::upload(const void*, std::size_t) { no_cuda(); }
 void DeviceBuffer::download(void*, std::size_t) const { no_cuda(); }
 void DeviceBuffer::poison() { no_cuda(); }
-void DeviceBuffer::zero() { no_cuda(); }
 
 DeviceLayout::DeviceLayout(const Layout&, TileShape) { no_cuda(); }
 LayoutView DeviceLayout::view() const { no_cuda(); }

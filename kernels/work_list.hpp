@@ -21,13 +21,4 @@ struct WorkItem {
 
 std::vector<WorkItem> flash_work_list(const Layout& layout, TileShape tile);
 
-// The flash backward's schedule: one item per (row, run of backward_key_tiles
-// adjacent key tiles), its index in `query_tile` (key tiles n·i ..), in the same
-// order: rows with the most (key tile, query tile) visits first, then the runs with most.
-#ifndef ATTNLAB_BWD_KEY_TILES
-#define ATTNLAB_BWD_KEY_TILES 2
-#endif
-inline constexpr int backward_key_tiles = ATTNLAB_BWD_KEY_TILES;
-std::vector<WorkItem> backward_work_list(const Layout& layout, TileShape tile);
-
 }  // namespace attnlab

@@ -1,6 +1,5 @@
-// Host-only checks of the flash kernels' schedules: the forward's work list covers
-// every query tile once, heaviest rows first with each row's tiles together; the
-// backward's covers every key tile once, in pairs. They need
+// Host-only checks of the flash kernels' schedule: the work list covers every
+// query tile once, heaviest rows first with each row's tiles together. They need
 // no GPU. (The mask shortcuts are checked in the CPU suite: tests/cpu/mask_test.cpp.)
 #include <gtest/gtest.h>
 
@@ -51,38 +50,6 @@ TEST(WorkList, CoversEveryQueryTileOnceHeaviestRowsFirstRowsTogether) {
           EXPECT_TRUE(rows_done.insert(a.row).second) << "row " << a.row << " split in the list";
         }
       }
-    }
-}
-
-TEST(WorkList, BackwardCoversEveryKeyTileOnceInPairsRowsTogether) {
-  std::mt19937 rng(10);
-  for (int trial = 0; trial < 20; ++trial)
-    for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
-      const std::vector<WorkItem> items = backward_work_list(layout, work_tile);
-      const LayoutView v = layout.view();
-      std::set<std::pair<int, int>> key_tiles;  // (row, key tile) of every pair
-      std::set<int> rows_done;
-      std::int64_t visits = 0, forward_visits = 0;
-      for (std::size_t i = 0; i < items.size(); ++i) {
-        const WorkItem& w = items[i];
-        const int row_key_tiles = tiles_along(row_extent(v, w.row), work_tile.cols);
-        const int first = backward_key_tiles * w.query_tile;
-        ASSERT_LT(first, row_key_tiles);
-        for (int kt = first; kt < first + backward_key_tiles && kt < row_key_tiles; ++kt) {
-          EXPECT_TRUE(key_tiles.insert({w.row, kt}).second);
-          visits += query_tiles_visiting(v, work_tile, w.row, kt).count();
-        }
-        if (i > 0 && items[i - 1].row != w.row)
-          EXPECT_TRUE(rows_done.insert(items[i - 1].row).second) << "row " << items[i - 1].row << " split in the list";
-      }
-      std::size_t expected_key_tiles = 0;
-      for (int r = 0; r < v.num_rows; ++r) {
-        expected_key_tiles += tiles_along(row_extent(v, r), work_tile.cols);
-        for (int qt = 0; qt < query_tiles(v, work_tile, r); ++qt)
-          forward_visits += key_tiles_visited(v, work_tile, r, qt).count();
-      }
-      EXPECT_EQ(key_tiles.size(), expected_key_tiles);
-      EXPECT_EQ(visits, forward_visits);  // the pairs walk the forward's tiles from the key side
     }
 }
 

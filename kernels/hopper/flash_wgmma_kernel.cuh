@@ -1,0 +1,413 @@
+#pragma once
+// The Hopper forward kernel (FlashAttention-3 style, sm_90a) behind padded,
+// packed and varlen, beside the teaching kernel (kernels/flash_kernel.cuh),
+// whose algorithm it keeps step for step: the layout decides the rows, the key
+// tiles visited and the mask (core/layout.hpp); the math is
+//   S = Q·Kᵀ (wgmma, both from shared memory) -> mask -> online softmax
+//   (registers) -> O += P·V (wgmma, P from registers).
+// What changes is who does what. A CTA is three warpgroups:
+//  - the producer (warpgroup 0; one warp works) copies the Q tile and a ring of
+//    K/V stages with the tensor-memory copy engine (TMA), each stage guarded by
+//    a "full" mbarrier (the bytes landed) and an "empty" one (both consumers done);
+//  - two consumers (warpgroups 1 and 2) each own 64 of the tile's 128 query rows
+//    (a wgmma is 64 rows high) and run the math on the same K/V stages.
+// The producer gives most of its registers to the consumers (setmaxnreg).
+// Tile: 128 query rows x 128 keys (kernel_tile(FlashKernel::wgmma_sm90)).
+#include "kernels/flash_kernel.cuh"
+#include "kernels/hopper/flash_wgmma.hpp"
+#include "kernels/hopper/hopper_ptx.cuh"
+
+namespace attnlab::hopper {
+
+inline constexpr int kWarpgroup = 128;
+inline constexpr int kConsumers = 2;                            // warpgroups of 64 query rows
+inline constexpr int kConsumerThreads = kConsumers * kWarpgroup;  // what an "empty" barrier waits for
+inline constexpr int kThreads = kWarpgroup + kConsumerThreads;
+// 40 x 128 + 232 x 256 registers fit the SM's 64 K: the consumers hold S (64 per
+// thread), O (D/2) and P (32); the producer only computes addresses.
+inline constexpr int kProducerRegisters = 40;
+inline constexpr int kConsumerRegisters = 232;
+
+// fast_exp2, quad_max, quad_sum, pack_pair, add_counts and the parameters are the teaching kernel's.
+using flash::DeviceCounts;
+using flash::fast_exp2;
+using flash::pack_pair;
+using flash::quad_max;
+using flash::quad_sum;
+
+// The teaching kernel's parameters plus the three tensor maps TMA reads through:
+// Q, K and V as [position][head][d], boxes of 128 positions x 64 elements.
+struct Params {
+  flash::Params flash;
+  CUtensorMap q_map, k_map, v_map;
+};
+
+// Shared memory: the Q tile, `stages` K and V tiles, the output staging tile and
+// the mbarriers. Every tile is 128 rows x D in TMA's 128-byte swizzle: D/64
+// blocks of [128 rows][64 elements], each 1024-byte aligned.
+template <int D>
+struct SharedLayout {
+  static constexpr int stages = D == 128 ? 2 : 4;
+  static constexpr int tile_bytes = kRows * D * 2;
+  static constexpr int block_bytes = kRows * 128;  // one [128][64] block
+  static constexpr int q = 0;
+  static constexpr int k = q + tile_bytes;
+  static constexpr int v = k + stages * tile_bytes;
+  static constexpr int o = v + stages * tile_bytes;
+  static constexpr int barriers = o + tile_bytes;
+  static constexpr int barrier_count = 2 + 4 * stages;
+  static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
+};
+
+// Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile.
+__device__ __forceinline__ int tile_offset(int row, int chunk) {
+  return (chunk / 8) * (kRows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
+}
+
+template <int D>
+struct Shared {
+  using L = SharedLayout<D>;
+  unsigned char* base;
+  __device__ unsigned char* q() const { return base + L::q; }
+  __device__ unsigned char* k(int stage) const { return base + L::k + stage * L::tile_bytes; }
+  __device__ unsigned char* v(int stage) const { return base + L::v + stage * L::tile_bytes; }
+  __device__ unsigned char* o() const { return base + L::o; }
+  __device__ std::uint64_t* barrier(int i) const { return reinterpret_cast<std::uint64_t*>(base + L::barriers) + i; }
+  __device__ std::uint64_t* q_full() const { return barrier(0); }
+  __device__ std::uint64_t* q_empty() const { return barrier(1); }
+  __device__ std::uint64_t* k_full(int stage) const { return barrier(2 + stage); }
+  __device__ std::uint64_t* k_empty(int stage) const { return barrier(2 + L::stages + stage); }
+  __device__ std::uint64_t* v_full(int stage) const { return barrier(2 + 2 * L::stages + stage); }
+  __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 + 3 * L::stages + stage); }
+};
+
+// Where one work item is: a (row, query tile) of the layout and one head.
+struct Item {
+  int row, q0, row_begin, extent, valid, head, kv_head;
+  TileRange key_tiles;  // the key tiles it visits
+
+  __device__ Item(const flash::Params& p, int index) {
+    const WorkItem w = p.work[index / p.heads];
+    head = index % p.heads;
+    kv_head = head / (p.heads / p.kv_heads);
+    row = w.row;
+    q0 = w.query_tile * kRows;
+    row_begin = p.layout.row_start[row];
+    extent = p.layout.row_start[row + 1] - row_begin;
+    valid = p.layout.row_valid[row];
+    key_tiles = key_tiles_visited(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
+  }
+};
+
+// The persistent grid's order: CTA b takes items b, b + gridDim.x, ... of the
+// work list times the heads (heaviest rows first, a row's tiles and heads together).
+// Producer and consumers walk the same sequence, so they need not talk about it.
+// K/V tile number t of a CTA sits in stage t % stages, in that stage's use t / stages.
+
+// ---- the producer ------------------------------------------------------------------
+
+// Copies a V tile whose keys run past the row's valid tokens, zero-filling those
+// rows: TMA would read whatever lies there (the next document, or padding), and
+// although P is 0 for them, 0 · NaN would still poison O. One warp, 16 bytes per copy.
+template <typename T, int D>
+__device__ __forceinline__ void copy_tile_zero_filled(unsigned char* tile, const T* first_row, std::int64_t stride,
+                                                      int rows_present, int lane) {
+  constexpr int chunks = D / 8;
+#pragma unroll 2
+  for (int i = lane; i < kRows * chunks; i += 32) {
+    const int row = i / chunks, chunk = i % chunks;
+    uint4 value = make_uint4(0, 0, 0, 0);
+    if (row < rows_present) value = *reinterpret_cast<const uint4*>(first_row + row * stride + chunk * 8);
+    *reinterpret_cast<uint4*>(tile + tile_offset(row, chunk)) = value;
+  }
+  fence_shared_for_async();  // wgmma reads these next
+}
+
+// Lane 0 issues every TMA copy; the whole warp fills V tiles that cross the row's end.
+template <typename T, int D>
+__device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
+  using L = SharedLayout<D>;
+  const int lane = threadIdx.x % 32;
+  if (lane == 0) {
+    prefetch_tensor_map(&p.q_map);
+    prefetch_tensor_map(&p.k_map);
+    prefetch_tensor_map(&p.v_map);
+  }
+  int tile_count = 0;
+  int item_count = 0;
+  for (int index = blockIdx.x; index < total_items; index += gridDim.x, ++item_count) {
+    const Item item(p.flash, index);
+    if (lane == 0) {
+      // The Q buffer is free once both consumers finished the previous item's last Q·Kᵀ.
+      barrier_wait(s.q_empty(), (item_count & 1) ^ 1);
+      barrier_arrive_expect_bytes(s.q_full(), L::tile_bytes);
+      for (int b = 0; b < D / 64; ++b)
+        copy_box(s.q() + b * L::block_bytes, &p.q_map, s.q_full(), b * 64, item.head, item.row_begin + item.q0);
+    }
+    for (int kt = item.key_tiles.first; kt < item.key_tiles.end; ++kt, ++tile_count) {
+      const int stage = tile_count % L::stages;
+      const int parity = ((tile_count / L::stages) & 1) ^ 1;  // the previous use of the stage
+      const int k0 = kt * kCols;
+      if (lane == 0) {
+        barrier_wait(s.k_empty(stage), parity);
+        barrier_arrive_expect_bytes(s.k_full(stage), L::tile_bytes);
+        for (int b = 0; b < D / 64; ++b)
+          copy_box(s.k(stage) + b * L::block_bytes, &p.k_map, s.k_full(stage), b * 64, item.kv_head,
+                   item.row_begin + k0);
+      }
+      // Keys past the row's valid end are masked in S; for K, nothing more is needed.
+      barrier_wait(s.v_empty(stage), parity);
+      if (k0 + kCols <= item.valid) {
+        if (lane == 0) {
+          barrier_arrive_expect_bytes(s.v_full(stage), L::tile_bytes);
+          for (int b = 0; b < D / 64; ++b)
+            copy_box(s.v(stage) + b * L::block_bytes, &p.v_map, s.v_full(stage), b * 64, item.kv_head,
+                     item.row_begin + k0);
+        }
+      } else {
+        const std::int64_t stride = std::int64_t(p.flash.kv_heads) * D;
+        const T* first = static_cast<const T*>(p.flash.v) + (item.row_begin + k0) * stride + item.kv_head * D;
+        copy_tile_zero_filled<T, D>(s.v(stage), first, stride, item.valid - k0, lane);
+        __syncwarp();
+        if (lane == 0) barrier_arrive(s.v_full(stage));
+      }
+    }
+  }
+}
+
+// ---- the consumers: the algorithm's steps for one warpgroup's 64 query rows ---------
+//
+// A wgmma accumulator of 64 x N: warp w of the warpgroup holds rows 16w..16w+15;
+// element e of a thread is row lane/4 + 8·((e/2)%2), column 8·(e/4) + 2·(lane%4) + e%2
+// (per 8 columns, the mma.sync layout the teaching kernel uses).
+
+using Scores = float[kCols / 2];               // S or P of the warpgroup's rows against one key tile
+template <int D> using Output = float[D / 2];  // the warpgroup's O accumulator
+using ProbabilityFragments = std::uint32_t[kCols / 16][4];
+
+// s = Q·Kᵀ: D/16 wgmmas of 16 elements along d, each reading its slice of a 128-byte row.
+template <typename T, int D>
+__device__ __forceinline__ void scores_qk(Scores& s, const unsigned char* q_rows, const unsigned char* k_tile) {
+  constexpr int block = SharedLayout<D>::block_bytes;
+  pin_registers(s);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const int offset = (kk / 4) * block + (kk % 4) * 32;
+    wgmma_64x128_shared<std::is_same_v<T, __nv_bfloat16>>(s, matrix_descriptor(q_rows + offset, 16),
+                                                          matrix_descriptor(k_tile + offset, 16), kk > 0);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+  pin_registers(s);
+}
+
+// Cells that are not attended (causal_masked, window_masked, padding) get -inf:
+// each query row attends one range of keys, attended_keys (core/layout.hpp).
+__device__ __forceinline__ void mask_scores(Scores& s, const KeyRange (&keys)[2], int k0, int lane) {
+#pragma unroll
+  for (int e = 0; e < kCols / 2; ++e) {
+    const int key = k0 + (e / 4) * 8 + (lane % 4) * 2 + (e % 2);
+    const KeyRange& range = keys[(e / 2) % 2];
+    if (key < range.first || key > range.last) s[e] = -INFINITY;
+  }
+}
+
+// Online softmax over one more key tile, as the teaching kernel's: new running
+// max, rescale the sum and O so far, s becomes P = exp2(S·c - max·c), c = scale·log2 e.
+template <int D>
+__device__ __forceinline__ void online_softmax(Scores& s, Output<D>& o, float (&row_max)[2], float (&row_sum)[2],
+                                               float scale_log2) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    float tile_max = -INFINITY;
+#pragma unroll
+    for (int j = 0; j < kCols / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[4 * j + 2 * i], s[4 * j + 2 * i + 1]));
+    const float new_max = fmaxf(row_max[i], quad_max(tile_max));
+    // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
+    const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
+    const float rescale = fast_exp2(row_max[i] * scale_log2 - max_scaled);
+    row_max[i] = new_max;
+    float sum = 0.f;
+#pragma unroll
+    for (int j = 0; j < kCols / 8; ++j)
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        float& x = s[4 * j + 2 * i + c];
+        x = fast_exp2(fmaf(x, scale_log2, -max_scaled));
+        sum += x;
+      }
+    row_sum[i] = row_sum[i] * rescale + sum;
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j) {
+      o[4 * j + 2 * i] *= rescale;
+      o[4 * j + 2 * i + 1] *= rescale;
+    }
+  }
+}
+
+// P in 16 bits as wgmma's A operand from registers: the accumulator of keys
+// 16kk..16kk+15 is, per warp, the A fragment of that 16-deep step.
+template <typename T>
+__device__ __forceinline__ void probabilities_as_a(ProbabilityFragments& pf, const Scores& s) {
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) pf[kk][r] = pack_pair<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+}
+
+// O += P·V: 8 wgmmas of 16 keys; V's rows are keys, read transposed (d contiguous),
+// its two 64-wide d blocks one tile block apart.
+template <typename T, int D>
+__device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFragments& pf, const unsigned char* v_tile) {
+  constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  pin_registers(o);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk) {
+    const std::uint64_t b = matrix_descriptor(v_tile + kk * 16 * 128, SharedLayout<D>::block_bytes);
+    if constexpr (D == 128)
+      wgmma_64x128_registers<bf16>(o, pf[kk], b);
+    else
+      wgmma_64x64_registers<bf16>(o, pf[kk], b);
+  }
+  wgmma_commit();
+  wgmma_wait<0>();
+  pin_registers(o);
+}
+
+// O /= row sum, LSE = ln(sum) + max·scale (a row with no attended key: O = 0,
+// LSE = -inf). The warpgroup stages its 64 rows in its half of the output tile,
+// then stores them 16 bytes per thread; rows past the row's extent are not stored.
+template <typename T, int D>
+__device__ __forceinline__ void store_output(const flash::Params& p, const Item& item, const Output<D>& o,
+                                             const float (&row_max)[2], const float (&row_sum)[2],
+                                             unsigned char* o_tile, int consumer, int thread) {
+  const int warp = thread / 32, lane = thread % 32;
+  const float ln2 = 0.6931471805599453f;
+  float inv_sum[2], lse[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const float sum = quad_sum(row_sum[i]);
+    inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
+    lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
+  }
+  const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
+  sync_threads_of(1 + consumer, kWarpgroup);  // the previous item's rows have left the staging tile
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      *reinterpret_cast<std::uint32_t*>(o_tile + tile_offset(first_row + 8 * i, j) + (lane % 4) * 4) =
+          pack_pair<T>(o[4 * j + 2 * i] * inv_sum[i], o[4 * j + 2 * i + 1] * inv_sum[i]);
+  sync_threads_of(1 + consumer, kWarpgroup);
+  constexpr int chunks = D / 8;
+#pragma unroll
+  for (int n = 0; n < 64 * chunks / kWarpgroup; ++n) {
+    const int i = thread + kWarpgroup * n;
+    const int row = 64 * consumer + i / chunks, chunk = i % chunks;
+    if (item.q0 + row < item.extent)
+      *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
+                                (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
+          *reinterpret_cast<const uint4*>(o_tile + tile_offset(row, chunk));
+  }
+  if (lane % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int q = item.q0 + first_row + 8 * i;
+      if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
+    }
+  }
+}
+
+// One consumer warpgroup: per item, wait for Q, then per key tile wait for K,
+// S = Q·Kᵀ, release K, mask, softmax, wait for V, O += P·V, release V; then the output.
+template <typename T, int D>
+__device__ void consume(const Params& params, const Shared<D>& s, int total_items, int consumer) {
+  using L = SharedLayout<D>;
+  const flash::Params& p = params.flash;
+  const LayoutView& lv = p.layout;
+  constexpr TileShape tile{kRows, kCols};
+  const int thread = threadIdx.x - kWarpgroup * (1 + consumer);  // 0..127 in the warpgroup
+  const int lane = thread % 32;
+  const int first_row = 64 * consumer + 16 * (thread / 32) + lane / 4;
+  const unsigned char* q_rows = s.q() + 64 * consumer * 128;  // the warpgroup's 64 rows of each Q block
+  const bool counter = p.counts && consumer == 0 && thread == 0;
+  CellCounts counted;
+  long long visited = 0;
+
+  int tile_count = 0;
+  int item_count = 0;
+  for (int index = blockIdx.x; index < total_items; index += gridDim.x, ++item_count) {
+    const Item item(p, index);
+    KeyRange keys[2];  // the keys each of this thread's two query rows attends
+#pragma unroll
+    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.row, item.q0 + first_row + 8 * i);
+    Output<D> o = {};
+    float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
+    float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
+
+    barrier_wait(s.q_full(), item_count & 1);
+    const int visits = item.key_tiles.count();
+    if (visits == 0) barrier_arrive(s.q_empty());
+    for (int step = 0; step < visits; ++step, ++tile_count) {
+      const int stage = tile_count % L::stages;
+      const int parity = (tile_count / L::stages) & 1;
+      const int k0 = (item.key_tiles.first + step) * kCols;
+
+      barrier_wait(s.k_full(stage), parity);
+      Scores scores = {};
+      scores_qk<T, D>(scores, q_rows, s.k(stage));
+      barrier_arrive(s.k_empty(stage));
+      if (step == visits - 1) barrier_arrive(s.q_empty());  // the next item's Q may come in
+
+      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) mask_scores(scores, keys, k0, lane);
+      if (counter) {
+        counted += count_tile(lv, item.row, item.q0, k0, tile);
+        ++visited;
+      }
+      online_softmax<D>(scores, o, row_max, row_sum, p.scale_log2);
+      ProbabilityFragments pf;
+      probabilities_as_a<T>(pf, scores);
+
+      barrier_wait(s.v_full(stage), parity);
+      accumulate_pv<T, D>(o, pf, s.v(stage));
+      barrier_arrive(s.v_empty(stage));
+    }
+    store_output<T, D>(p, item, o, row_max, row_sum, s.o(), consumer, thread);
+  }
+  if (counter) flash::add_counts(p.counts, counted, visited);
+}
+
+// ---- the kernel ----------------------------------------------------------------------
+
+template <typename T, int D>
+__global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ Params params, int total_items) {
+  extern __shared__ unsigned char shared_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
+  const Shared<D> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
+  using L = SharedLayout<D>;
+  if (threadIdx.x == 0) {
+    barrier_init(s.q_full(), 1);
+    barrier_init(s.q_empty(), kConsumerThreads);
+    for (int stage = 0; stage < L::stages; ++stage) {
+      barrier_init(s.k_full(stage), 1);
+      barrier_init(s.v_full(stage), 1);
+      barrier_init(s.k_empty(stage), kConsumerThreads);
+      barrier_init(s.v_empty(stage), kConsumerThreads);
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / kWarpgroup;
+  if (warpgroup == 0) {
+    release_registers<kProducerRegisters>();
+    if (threadIdx.x < 32) produce<T, D>(params, s, total_items);
+  } else {
+    claim_registers<kConsumerRegisters>();
+    consume<T, D>(params, s, total_items, warpgroup - 1);
+  }
+}
+
+}  // namespace attnlab::hopper

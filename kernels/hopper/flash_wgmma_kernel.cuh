@@ -81,22 +81,24 @@ struct Shared {
   __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 + 3 * L::stages + stage); }
 };
 
-// Where one work item is: a (row, query tile) of the layout and one head.
+// Where one work item is: a (row, query tile) of the layout and one head
+// (the work list holds (row, query tile); index = its position * heads + head).
 struct Item {
-  int row, q0, row_begin, extent, valid, head, kv_head;
-  TileRange key_tiles;  // the key tiles it visits
+  WorkItem work;
+  int head, kv_head;
+  int q0;                      // the tile's first query, inside the row
+  int row_begin, extent, valid;  // the row's buffer position, its length and its valid tokens
+  TileRange key_tiles;         // the key tiles it visits
 
-  __device__ Item(const flash::Params& p, int index) {
-    const WorkItem w = p.work[index / p.heads];
-    head = index % p.heads;
-    kv_head = head / (p.heads / p.kv_heads);
-    row = w.row;
-    q0 = w.query_tile * kRows;
-    row_begin = p.layout.row_start[row];
-    extent = p.layout.row_start[row + 1] - row_begin;
-    valid = p.layout.row_valid[row];
-    key_tiles = key_tiles_visited(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
-  }
+  __device__ Item(const flash::Params& p, int index)
+      : work(p.work[index / p.heads]),
+        head(index % p.heads),
+        kv_head(head / (p.heads / p.kv_heads)),
+        q0(work.query_tile * kRows),
+        row_begin(p.layout.row_start[work.row]),
+        extent(row_extent(p.layout, work.row)),
+        valid(p.layout.row_valid[work.row]),
+        key_tiles(key_tiles_visited(p.layout, TileShape{kRows, kCols}, work.row, work.query_tile)) {}
 };
 
 // The persistent grid's order: CTA b takes items b, b + gridDim.x, ... of the
@@ -213,11 +215,12 @@ __device__ __forceinline__ void mask_scores(Scores& s, const KeyRange (&keys)[2]
   }
 }
 
-// Online softmax over one more key tile, as the teaching kernel's: new running
-// max, rescale the sum and O so far, s becomes P = exp2(S·c - max·c), c = scale·log2 e.
-template <int D>
-__device__ __forceinline__ void online_softmax(Scores& s, Output<D>& o, float (&row_max)[2], float (&row_sum)[2],
-                                               float scale_log2) {
+// Online softmax over one more key tile, as the teaching kernel's, in two parts
+// (so a later rung can run the first while a wgmma still adds into O): the new
+// running max, the factor O and the sum so far are rescaled by, and s becomes
+// P = exp2(S·c - max·c), c = scale·log2 e; then O itself is rescaled.
+__device__ __forceinline__ void online_softmax(Scores& s, float (&row_max)[2], float (&row_sum)[2],
+                                               float (&rescale)[2], float scale_log2) {
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     float tile_max = -INFINITY;
@@ -226,7 +229,7 @@ __device__ __forceinline__ void online_softmax(Scores& s, Output<D>& o, float (&
     const float new_max = fmaxf(row_max[i], quad_max(tile_max));
     // A row with nothing visible yet keeps max -inf; subtract 0 then, so exp2(-inf) = 0, not NaN.
     const float max_scaled = new_max == -INFINITY ? 0.f : new_max * scale_log2;
-    const float rescale = fast_exp2(row_max[i] * scale_log2 - max_scaled);
+    rescale[i] = fast_exp2(row_max[i] * scale_log2 - max_scaled);
     row_max[i] = new_max;
     float sum = 0.f;
 #pragma unroll
@@ -237,13 +240,14 @@ __device__ __forceinline__ void online_softmax(Scores& s, Output<D>& o, float (&
         x = fast_exp2(fmaf(x, scale_log2, -max_scaled));
         sum += x;
       }
-    row_sum[i] = row_sum[i] * rescale + sum;
-#pragma unroll
-    for (int j = 0; j < D / 8; ++j) {
-      o[4 * j + 2 * i] *= rescale;
-      o[4 * j + 2 * i + 1] *= rescale;
-    }
+    row_sum[i] = row_sum[i] * rescale[i] + sum;
   }
+}
+
+template <int D>
+__device__ __forceinline__ void rescale_output(Output<D>& o, const float (&rescale)[2]) {
+#pragma unroll
+  for (int e = 0; e < D / 2; ++e) o[e] *= rescale[(e / 2) % 2];
 }
 
 // P in 16 bits as wgmma's A operand from registers: the accumulator of keys
@@ -266,10 +270,7 @@ __device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFra
 #pragma unroll
   for (int kk = 0; kk < kCols / 16; ++kk) {
     const std::uint64_t b = matrix_descriptor(v_tile + kk * 16 * 128, SharedLayout<D>::block_bytes);
-    if constexpr (D == 128)
-      wgmma_64x128_registers<bf16>(o, pf[kk], b);
-    else
-      wgmma_64x64_registers<bf16>(o, pf[kk], b);
+    wgmma_64xn_registers<bf16, D>(o, pf[kk], b);
   }
   wgmma_commit();
   wgmma_wait<0>();
@@ -284,13 +285,13 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
                                              const float (&row_max)[2], const float (&row_sum)[2],
                                              unsigned char* o_tile, int consumer, int thread) {
   const int warp = thread / 32, lane = thread % 32;
-  const float ln2 = 0.6931471805599453f;
-  float inv_sum[2], lse[2];
+  float inv_sum[2], lse[2];  // 1/sum scales O; LSE = (max·c + log2 sum)·ln 2
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    const float sum = quad_sum(row_sum[i]);
-    inv_sum[i] = sum > 0.f ? 1.f / sum : 0.f;
-    lse[i] = sum > 0.f ? (row_max[i] * p.scale_log2 + log2f(sum)) * ln2 : -INFINITY;
+    const float total = quad_sum(row_sum[i]);
+    const bool attended = total > 0.f;
+    inv_sum[i] = attended ? __frcp_rn(total) : 0.f;
+    lse[i] = attended ? fmaf(row_max[i], p.scale_log2, log2f(total)) * float(M_LN2) : -INFINITY;
   }
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
   sync_threads_of(1 + consumer, kWarpgroup);  // the previous item's rows have left the staging tile
@@ -342,7 +343,7 @@ __device__ void consume(const Params& params, const Shared<D>& s, int total_item
     const Item item(p, index);
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
-    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.row, item.q0 + first_row + 8 * i);
+    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.work.row, item.q0 + first_row + 8 * i);
     Output<D> o = {};
     float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
     float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
@@ -361,12 +362,14 @@ __device__ void consume(const Params& params, const Shared<D>& s, int total_item
       barrier_arrive(s.k_empty(stage));
       if (step == visits - 1) barrier_arrive(s.q_empty());  // the next item's Q may come in
 
-      if (tile_needs_mask(lv, item.row, item.q0, k0, tile)) mask_scores(scores, keys, k0, lane);
+      if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) mask_scores(scores, keys, k0, lane);
       if (counter) {
-        counted += count_tile(lv, item.row, item.q0, k0, tile);
+        counted += count_tile(lv, item.work.row, item.q0, k0, tile);
         ++visited;
       }
-      online_softmax<D>(scores, o, row_max, row_sum, p.scale_log2);
+      float rescale[2];
+      online_softmax(scores, row_max, row_sum, rescale, p.scale_log2);
+      rescale_output<D>(o, rescale);
       ProbabilityFragments pf;
       probabilities_as_a<T>(pf, scores);
 

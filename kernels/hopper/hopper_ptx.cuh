@@ -111,6 +111,14 @@ __device__ __forceinline__ void pin_registers(float (&r)[n]) {
 #pragma unroll
   for (int i = 0; i < n; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
+// The same for fragments a wgmma reads: they stay live (unchanged) until here.
+template <int n, int m>
+__device__ __forceinline__ void pin_registers(std::uint32_t (&r)[n][m]) {
+#pragma unroll
+  for (int i = 0; i < n; ++i)
+#pragma unroll
+    for (int j = 0; j < m; ++j) asm volatile("" : "+r"(r[i][j])::"memory");
+}
 
 // The accumulator lists of the wgmma wrappers below.
 #define ATTNLAB_ACC32(d)                                                                                         \
@@ -151,32 +159,24 @@ __device__ __forceinline__ void wgmma_64x128_shared(float (&d)[64], std::uint64_
 
 // d (64 x N, fp32) += A·B, A (64 x 16) from registers in the mma.sync A-fragment
 // layout per warp, B (16 x N) from shared memory read transposed (N contiguous).
-template <bool bf16>
-__device__ __forceinline__ void wgmma_64x128_registers(float (&d)[64], const std::uint32_t (&a)[4], std::uint64_t b) {
-#define ATTNLAB_WGMMA_RS(type)                                                                                    \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                                 \
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " " ATTNLAB_REGS64                \
-               ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                                                   \
-               : ATTNLAB_ACC64(d)                                                                                 \
+// N = 128 or 64: d holds N/2 accumulators per thread.
+template <bool bf16, int n>
+__device__ __forceinline__ void wgmma_64xn_registers(float (&d)[n / 2], const std::uint32_t (&a)[4], std::uint64_t b) {
+  static_assert(n == 128 || n == 64);
+  // a_regs, b_desc, pred: A's four registers, B's descriptor and the accumulate predicate, numbered after d's.
+#define ATTNLAB_WGMMA_RS(shape, type, regs, acc, a_regs, b_desc, pred)                                         \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " pred ", 0;\nwgmma.mma_async.sync.aligned." shape ".f32." type \
+               "." type " " regs ", " a_regs ", " b_desc ", p, 1, 1, 1;\n}\n"                                   \
+               : acc(d)                                                                                         \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(1))
-  if constexpr (bf16)
-    ATTNLAB_WGMMA_RS("bf16");
+  if constexpr (n == 128 && bf16)
+    ATTNLAB_WGMMA_RS("m64n128k16", "bf16", ATTNLAB_REGS64, ATTNLAB_ACC64, "{%64, %65, %66, %67}", "%68", "%69");
+  else if constexpr (n == 128)
+    ATTNLAB_WGMMA_RS("m64n128k16", "f16", ATTNLAB_REGS64, ATTNLAB_ACC64, "{%64, %65, %66, %67}", "%68", "%69");
+  else if constexpr (bf16)
+    ATTNLAB_WGMMA_RS("m64n64k16", "bf16", ATTNLAB_REGS32, ATTNLAB_ACC32, "{%32, %33, %34, %35}", "%36", "%37");
   else
-    ATTNLAB_WGMMA_RS("f16");
-#undef ATTNLAB_WGMMA_RS
-}
-template <bool bf16>
-__device__ __forceinline__ void wgmma_64x64_registers(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t b) {
-#define ATTNLAB_WGMMA_RS(type)                                                                                    \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                                 \
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32." type "." type " " ATTNLAB_REGS32                 \
-               ", {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"                                                   \
-               : ATTNLAB_ACC32(d)                                                                                 \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(1))
-  if constexpr (bf16)
-    ATTNLAB_WGMMA_RS("bf16");
-  else
-    ATTNLAB_WGMMA_RS("f16");
+    ATTNLAB_WGMMA_RS("m64n64k16", "f16", ATTNLAB_REGS32, ATTNLAB_ACC32, "{%32, %33, %34, %35}", "%36", "%37");
 #undef ATTNLAB_WGMMA_RS
 }
 #undef ATTNLAB_ACC32

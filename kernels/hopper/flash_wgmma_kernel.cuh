@@ -23,8 +23,8 @@ inline constexpr int kWarpgroup = 128;
 inline constexpr int kConsumers = 2;                            // warpgroups of 64 query rows
 inline constexpr int kConsumerThreads = kConsumers * kWarpgroup;  // what an "empty" barrier waits for
 inline constexpr int kThreads = kWarpgroup + kConsumerThreads;
-// 40 x 128 + 232 x 256 registers fit the SM's 64 K: the consumers hold S (64 per
-// thread), O (D/2) and P (32); the producer only computes addresses.
+// 40 x 128 + 232 x 256 registers fit the CTA's 384 x 168 at launch: the consumers
+// hold S (64 per thread), O (D/2) and P (32); the producer only computes addresses.
 inline constexpr int kProducerRegisters = 40;
 inline constexpr int kConsumerRegisters = 232;
 

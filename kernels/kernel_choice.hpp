@@ -50,7 +50,8 @@ FlashKernel parse_flash_kernel(std::string_view name, std::string_view flag = "-
 // architectures include sm_90, kernels/CMakeLists.txt).
 bool flash_kernel_built(FlashKernel k);
 
-// The value of --kernel on a GPU of `compute_capability` (e.g. 90): empty takes the
+// The value of --kernel on a GPU of `compute_capability` (e.g. 90; an older one where
+// ATTNLAB_LAUNCH_AS names one, kernels/launch_config.hpp): empty takes the
 // fastest kernel it supports and this build holds (with `backward`, the fastest with a
 // backward pass). Throws InputError naming `flag` for an unknown name or a kernel the
 // GPU cannot run, the build lacks or that has no backward when one is asked for,

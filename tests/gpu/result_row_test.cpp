@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "core/cost_model.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/run_info.hpp"
 #include "kernels/scenario_plan.hpp"
 
@@ -86,6 +88,11 @@ TEST(FlashKernels, EachNamesItsTileAndTheFastestSupportedIsTheDefault) {
   EXPECT_EQ(choose_flash_kernel("mma-sm80", 80), FlashKernel::mma_sm80);
   EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 86), InputError);
   EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90, "--kernel", true), InputError);
+  // A GPU launching as an sm_86 (ATTNLAB_LAUNCH_AS) runs what an sm_86 runs.
+  ::setenv(launch_as_variable, "sm_86", 1);
+  EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::mma_sm80);
+  EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90), InputError);
+  ::unsetenv(launch_as_variable);
   EXPECT_THROW(choose_flash_kernel("", 75), NoGpuError);
   try {
     choose_flash_kernel("wgmma", 90);

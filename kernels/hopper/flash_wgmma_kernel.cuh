@@ -23,10 +23,11 @@ inline constexpr int kWarpgroup = 128;
 inline constexpr int kConsumers = 2;                            // warpgroups of 64 query rows
 inline constexpr int kConsumerThreads = kConsumers * kWarpgroup;  // what an "empty" barrier waits for
 inline constexpr int kThreads = kWarpgroup + kConsumerThreads;
-// 40 x 128 + 232 x 256 registers fit the CTA's 384 x 168 at launch: the consumers
-// hold S (64 per thread), O (D/2) and P (32); the producer only computes addresses.
-inline constexpr int kProducerRegisters = 40;
-inline constexpr int kConsumerRegisters = 232;
+// 56 x 128 + 224 x 256 registers fit the CTA's 384 x 168: the consumers hold S
+// (64 per thread), O (D/2) and P (32); the producer computes addresses and fills
+// the tiles that cross a row's end (with 40 it spilled).
+inline constexpr int kProducerRegisters = 56;
+inline constexpr int kConsumerRegisters = 224;
 
 // fast_exp2, quad_max, quad_sum, pack_pair, add_counts and the parameters are the teaching kernel's.
 using flash::DeviceCounts;
@@ -40,23 +41,25 @@ using flash::quad_sum;
 struct Params {
   flash::Params flash;
   CUtensorMap q_map, k_map, v_map;
+  int* next_item;  // the scheduler's counter, zero at launch: items handed out beyond the first gridDim.x
 };
 
-// Shared memory: the Q tile, `stages` K and V tiles, the output staging tile and
-// the mbarriers. Every tile is 128 rows x D in TMA's 128-byte swizzle: D/64
-// blocks of [128 rows][64 elements], each 1024-byte aligned.
+// Shared memory: two Q tiles (the next item's Q lands while this item computes;
+// an item's output is staged in its own Q tile once its last Q·Kᵀ is done),
+// `stages` K and V tiles, and the mbarriers. Every tile is 128 rows x D in TMA's
+// 128-byte swizzle: D/64 blocks of [128 rows][64 elements], each 1024-byte aligned.
 template <int D>
 struct SharedLayout {
   static constexpr int stages = D == 128 ? 2 : 4;
   static constexpr int tile_bytes = kRows * D * 2;
   static constexpr int block_bytes = kRows * 128;  // one [128][64] block
   static constexpr int q = 0;
-  static constexpr int k = q + tile_bytes;
+  static constexpr int k = q + 2 * tile_bytes;
   static constexpr int v = k + stages * tile_bytes;
-  static constexpr int o = v + stages * tile_bytes;
-  static constexpr int barriers = o + tile_bytes;
-  static constexpr int barrier_count = 2 + 4 * stages;
-  static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
+  static constexpr int barriers = v + stages * tile_bytes;
+  static constexpr int barrier_count = 4 + 4 * stages;
+  static constexpr int item_slots = barriers + barrier_count * 8;  // the item index of each Q buffer
+  static constexpr int bytes = item_slots + 2 * 4 + 1024;          // + room to align the base to 1024
 };
 
 // Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile.
@@ -68,17 +71,17 @@ template <int D>
 struct Shared {
   using L = SharedLayout<D>;
   unsigned char* base;
-  __device__ unsigned char* q() const { return base + L::q; }
+  __device__ unsigned char* q(int buffer) const { return base + L::q + buffer * L::tile_bytes; }
   __device__ unsigned char* k(int stage) const { return base + L::k + stage * L::tile_bytes; }
   __device__ unsigned char* v(int stage) const { return base + L::v + stage * L::tile_bytes; }
-  __device__ unsigned char* o() const { return base + L::o; }
   __device__ std::uint64_t* barrier(int i) const { return reinterpret_cast<std::uint64_t*>(base + L::barriers) + i; }
-  __device__ std::uint64_t* q_full() const { return barrier(0); }
-  __device__ std::uint64_t* q_empty() const { return barrier(1); }
-  __device__ std::uint64_t* k_full(int stage) const { return barrier(2 + stage); }
-  __device__ std::uint64_t* k_empty(int stage) const { return barrier(2 + L::stages + stage); }
-  __device__ std::uint64_t* v_full(int stage) const { return barrier(2 + 2 * L::stages + stage); }
-  __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 + 3 * L::stages + stage); }
+  __device__ std::uint64_t* q_full(int buffer) const { return barrier(buffer); }
+  __device__ std::uint64_t* q_empty(int buffer) const { return barrier(2 + buffer); }
+  __device__ std::uint64_t* k_full(int stage) const { return barrier(4 + stage); }
+  __device__ std::uint64_t* k_empty(int stage) const { return barrier(4 + L::stages + stage); }
+  __device__ std::uint64_t* v_full(int stage) const { return barrier(4 + 2 * L::stages + stage); }
+  __device__ std::uint64_t* v_empty(int stage) const { return barrier(4 + 3 * L::stages + stage); }
+  __device__ volatile int* item_slot(int buffer) const { return reinterpret_cast<int*>(base + L::item_slots) + buffer; }
 };
 
 // Where one work item is: a (row, query tile) of the layout and one head
@@ -101,10 +104,15 @@ struct Item {
         key_tiles(key_tiles_visited(p.layout, TileShape{kRows, kCols}, work.row, work.query_tile)) {}
 };
 
-// The persistent grid's order: CTA b takes items b, b + gridDim.x, ... of the
-// work list times the heads (heaviest rows first, a row's tiles and heads together).
-// Producer and consumers walk the same sequence, so they need not talk about it.
-// K/V tile number t of a CTA sits in stage t % stages, in that stage's use t / stages.
+// The scheduler: a persistent grid over the work list times the heads (index =
+// item * heads + head: heaviest rows first, a row's tiles and heads together, so
+// the CTAs running at one time share that row's K and V in L2). CTA b starts with
+// item b; after that, whichever CTA's producer asks first takes the next item from
+// an atomic counter, so a CTA that drew light items takes more. The producer
+// passes each item's index to the consumers beside its Q tile: the CTA's item
+// number i uses Q buffer i % 2 (and its index slot) for the (i / 2)th time; -1
+// there means no more work. K/V tile number t of a CTA sits in stage t % stages,
+// in that stage's use t / stages.
 
 // ---- the producer ------------------------------------------------------------------
 
@@ -136,15 +144,25 @@ __device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
     prefetch_tensor_map(&p.v_map);
   }
   int tile_count = 0;
-  int item_count = 0;
-  for (int index = blockIdx.x; index < total_items; index += gridDim.x, ++item_count) {
-    const Item item(p.flash, index);
+  int index = blockIdx.x;
+  for (int item_count = 0;; ++item_count) {
+    const bool done = index >= total_items;
+    const int buffer = item_count % 2;
     if (lane == 0) {
-      // The Q buffer is free once both consumers finished the previous item's last Q·Kᵀ.
-      barrier_wait(s.q_empty(), (item_count & 1) ^ 1);
-      barrier_arrive_expect_bytes(s.q_full(), L::tile_bytes);
+      // The Q buffer is free once both consumers have stored the output of the item before last.
+      barrier_wait(s.q_empty(buffer), ((item_count / 2) & 1) ^ 1);
+      *s.item_slot(buffer) = done ? -1 : index;  // published by the arrival below
+      if (done) barrier_arrive(s.q_full(buffer));
+    }
+    if (done) break;
+    const Item item(p.flash, index);
+    int next = 0;
+    if (lane == 0) {
+      barrier_arrive_expect_bytes(s.q_full(buffer), L::tile_bytes);
       for (int b = 0; b < D / 64; ++b)
-        copy_box(s.q() + b * L::block_bytes, &p.q_map, s.q_full(), b * 64, item.head, item.row_begin + item.q0);
+        copy_box(s.q(buffer) + b * L::block_bytes, &p.q_map, s.q_full(buffer), b * 64, item.head,
+                 item.row_begin + item.q0);
+      next = gridDim.x + atomicAdd(p.next_item, 1);  // its latency hides behind this item's loads
     }
     for (int kt = item.key_tiles.first; kt < item.key_tiles.end; ++kt, ++tile_count) {
       const int stage = tile_count % L::stages;
@@ -174,6 +192,7 @@ __device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
         if (lane == 0) barrier_arrive(s.v_full(stage));
       }
     }
+    index = __shfl_sync(0xffffffffu, next, 0);
   }
 }
 
@@ -187,12 +206,11 @@ using Scores = float[kCols / 2];               // S or P of the warpgroup's rows
 template <int D> using Output = float[D / 2];  // the warpgroup's O accumulator
 using ProbabilityFragments = std::uint32_t[kCols / 16][4];
 
-// s = Q·Kᵀ: D/16 wgmmas of 16 elements along d, each reading its slice of a 128-byte row.
+// Starts s = Q·Kᵀ: D/16 wgmmas of 16 elements along d, each reading its slice of a
+// 128-byte row; one commit group. The caller issues wgmma_fence first and waits.
 template <typename T, int D>
-__device__ __forceinline__ void scores_qk(Scores& s, const unsigned char* q_rows, const unsigned char* k_tile) {
+__device__ __forceinline__ void start_scores_qk(Scores& s, const unsigned char* q_rows, const unsigned char* k_tile) {
   constexpr int block = SharedLayout<D>::block_bytes;
-  pin_registers(s);
-  wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int offset = (kk / 4) * block + (kk % 4) * 32;
@@ -200,8 +218,6 @@ __device__ __forceinline__ void scores_qk(Scores& s, const unsigned char* q_rows
                                                           matrix_descriptor(k_tile + offset, 16), kk > 0);
   }
   wgmma_commit();
-  wgmma_wait<0>();
-  pin_registers(s);
 }
 
 // Cells that are not attended (causal_masked, window_masked, padding) get -inf:
@@ -215,10 +231,10 @@ __device__ __forceinline__ void mask_scores(Scores& s, const KeyRange (&keys)[2]
   }
 }
 
-// Online softmax over one more key tile, as the teaching kernel's, in two parts
-// (so a later rung can run the first while a wgmma still adds into O): the new
-// running max, the factor O and the sum so far are rescaled by, and s becomes
-// P = exp2(S·c - max·c), c = scale·log2 e; then O itself is rescaled.
+// Online softmax over one more key tile, as the teaching kernel's, without
+// touching O (a wgmma may still be adding into it): the new running max, the
+// factor O and the sum so far are rescaled by, and s becomes P = exp2(S·c - max·c),
+// c = scale·log2 e.
 __device__ __forceinline__ void online_softmax(Scores& s, float (&row_max)[2], float (&row_sum)[2],
                                                float (&rescale)[2], float scale_log2) {
 #pragma unroll
@@ -260,26 +276,24 @@ __device__ __forceinline__ void probabilities_as_a(ProbabilityFragments& pf, con
     for (int r = 0; r < 4; ++r) pf[kk][r] = pack_pair<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
 }
 
-// O += P·V: 8 wgmmas of 16 keys; V's rows are keys, read transposed (d contiguous),
-// its two 64-wide d blocks one tile block apart.
+// Starts O += P·V: 8 wgmmas of 16 keys; V's rows are keys, read transposed (d
+// contiguous), its two 64-wide d blocks one tile block apart; one commit group.
 template <typename T, int D>
-__device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFragments& pf, const unsigned char* v_tile) {
+__device__ __forceinline__ void start_accumulate_pv(Output<D>& o, const ProbabilityFragments& pf,
+                                                    const unsigned char* v_tile) {
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
-  pin_registers(o);
-  wgmma_fence();
 #pragma unroll
   for (int kk = 0; kk < kCols / 16; ++kk) {
     const std::uint64_t b = matrix_descriptor(v_tile + kk * 16 * 128, SharedLayout<D>::block_bytes);
     wgmma_64xn_registers<bf16, D>(o, pf[kk], b);
   }
   wgmma_commit();
-  wgmma_wait<0>();
-  pin_registers(o);
 }
 
 // O /= row sum, LSE = ln(sum) + max·scale (a row with no attended key: O = 0,
-// LSE = -inf). The warpgroup stages its 64 rows in its half of the output tile,
-// then stores them 16 bytes per thread; rows past the row's extent are not stored.
+// LSE = -inf). The warpgroup stages its 64 rows in its own 64 rows of the item's
+// Q tile (its last Q·Kᵀ is done; the other warpgroup reads only its own rows), then
+// stores them 16 bytes per thread; rows past the row's extent are not stored.
 template <typename T, int D>
 __device__ __forceinline__ void store_output(const flash::Params& p, const Item& item, const Output<D>& o,
                                              const float (&row_max)[2], const float (&row_sum)[2],
@@ -294,7 +308,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
     lse[i] = attended ? fmaf(row_max[i], p.scale_log2, log2f(total)) * float(M_LN2) : -INFINITY;
   }
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
-  sync_threads_of(1 + consumer, kWarpgroup);  // the previous item's rows have left the staging tile
+  sync_threads_of(1 + consumer, kWarpgroup);  // every warp's Q·Kᵀ reads of these rows are done
 #pragma unroll
   for (int j = 0; j < D / 8; ++j)
 #pragma unroll
@@ -312,6 +326,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
                                 (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
           *reinterpret_cast<const uint4*>(o_tile + tile_offset(row, chunk));
   }
+  fence_shared_for_async();  // TMA writes the next Q over these rows after the release below
   if (lane % 4 == 0) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
@@ -321,10 +336,13 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   }
 }
 
-// One consumer warpgroup: per item, wait for Q, then per key tile wait for K,
-// S = Q·Kᵀ, release K, mask, softmax, wait for V, O += P·V, release V; then the output.
+// One consumer warpgroup. Per item: wait for Q; per key tile j, S_j = Q·K_jᵀ and
+// O += P_{j-1}·V_{j-1} are issued together, and the softmax of S_j (the exp2s)
+// runs while the tensor cores still add P_{j-1}·V_{j-1} into O; only then is O
+// rescaled and P_j packed (FlashAttention-3's overlap inside a warpgroup). Each
+// K and V stage is released as soon as its wgmma has read it. Then the output.
 template <typename T, int D>
-__device__ void consume(const Params& params, const Shared<D>& s, int total_items, int consumer) {
+__device__ void consume(const Params& params, const Shared<D>& s, int consumer) {
   using L = SharedLayout<D>;
   const flash::Params& p = params.flash;
   const LayoutView& lv = p.layout;
@@ -332,14 +350,18 @@ __device__ void consume(const Params& params, const Shared<D>& s, int total_item
   const int thread = threadIdx.x - kWarpgroup * (1 + consumer);  // 0..127 in the warpgroup
   const int lane = thread % 32;
   const int first_row = 64 * consumer + 16 * (thread / 32) + lane / 4;
-  const unsigned char* q_rows = s.q() + 64 * consumer * 128;  // the warpgroup's 64 rows of each Q block
   const bool counter = p.counts && consumer == 0 && thread == 0;
   CellCounts counted;
   long long visited = 0;
+  const auto stage_of = [](int t) { return t % L::stages; };
+  const auto parity_of = [](int t) { return (t / L::stages) & 1; };
 
-  int tile_count = 0;
-  int item_count = 0;
-  for (int index = blockIdx.x; index < total_items; index += gridDim.x, ++item_count) {
+  int tile_count = 0;  // K/V tiles consumed before this item
+  for (int item_count = 0;; ++item_count) {
+    const int buffer = item_count % 2;
+    barrier_wait(s.q_full(buffer), (item_count / 2) & 1);
+    const int index = *s.item_slot(buffer);
+    if (index < 0) break;
     const Item item(p, index);
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
@@ -347,37 +369,61 @@ __device__ void consume(const Params& params, const Shared<D>& s, int total_item
     Output<D> o = {};
     float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
     float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
-
-    barrier_wait(s.q_full(), item_count & 1);
+    float rescale[2];
+    Scores scores = {};
+    ProbabilityFragments pf;
     const int visits = item.key_tiles.count();
-    if (visits == 0) barrier_arrive(s.q_empty());
-    for (int step = 0; step < visits; ++step, ++tile_count) {
-      const int stage = tile_count % L::stages;
-      const int parity = (tile_count / L::stages) & 1;
+    // S_j is ready: release K_j, mask, count, softmax.
+    const auto scores_to_probabilities = [&](int step) {
+      barrier_arrive(s.k_empty(stage_of(tile_count + step)));
       const int k0 = (item.key_tiles.first + step) * kCols;
-
-      barrier_wait(s.k_full(stage), parity);
-      Scores scores = {};
-      scores_qk<T, D>(scores, q_rows, s.k(stage));
-      barrier_arrive(s.k_empty(stage));
-      if (step == visits - 1) barrier_arrive(s.q_empty());  // the next item's Q may come in
-
       if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) mask_scores(scores, keys, k0, lane);
       if (counter) {
         counted += count_tile(lv, item.work.row, item.q0, k0, tile);
         ++visited;
       }
-      float rescale[2];
       online_softmax(scores, row_max, row_sum, rescale, p.scale_log2);
-      rescale_output<D>(o, rescale);
-      ProbabilityFragments pf;
-      probabilities_as_a<T>(pf, scores);
+    };
 
-      barrier_wait(s.v_full(stage), parity);
-      accumulate_pv<T, D>(o, pf, s.v(stage));
-      barrier_arrive(s.v_empty(stage));
+    unsigned char* const q_tile = s.q(buffer);
+    const unsigned char* q_rows = q_tile + 64 * consumer * 128;  // the warpgroup's 64 rows of each Q block
+    for (int step = 0; step < visits; ++step) {
+      const int t = tile_count + step;
+      barrier_wait(s.k_full(stage_of(t)), parity_of(t));
+      pin_registers(scores);
+      wgmma_fence();
+      start_scores_qk<T, D>(scores, q_rows, s.k(stage_of(t)));
+      if (step > 0) {
+        barrier_wait(s.v_full(stage_of(t - 1)), parity_of(t - 1));
+        start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t - 1)));
+        wgmma_wait<1>();  // S_j is done; P_{j-1}·V_{j-1} may still run
+      } else {
+        wgmma_wait<0>();
+      }
+      pin_registers(scores);
+      scores_to_probabilities(step);
+      if (step > 0) {
+        wgmma_wait<0>();
+        pin_registers(o);
+        pin_registers(pf);  // P_{j-1} stays where the wgmma read it until here
+        barrier_arrive(s.v_empty(stage_of(t - 1)));
+        rescale_output<D>(o, rescale);
+      }
+      probabilities_as_a<T>(pf, scores);
     }
-    store_output<T, D>(p, item, o, row_max, row_sum, s.o(), consumer, thread);
+    if (visits > 0) {  // the last tile's P·V
+      const int t = tile_count + visits - 1;
+      barrier_wait(s.v_full(stage_of(t)), parity_of(t));
+      pin_registers(o);
+      wgmma_fence();
+      start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t)));
+      wgmma_wait<0>();
+      pin_registers(o);
+      barrier_arrive(s.v_empty(stage_of(t)));
+    }
+    tile_count += visits;
+    store_output<T, D>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
+    barrier_arrive(s.q_empty(buffer));  // the item after next may load its Q here
   }
   if (counter) flash::add_counts(p.counts, counted, visited);
 }
@@ -391,8 +437,10 @@ __global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ P
   const Shared<D> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
   using L = SharedLayout<D>;
   if (threadIdx.x == 0) {
-    barrier_init(s.q_full(), 1);
-    barrier_init(s.q_empty(), kConsumerThreads);
+    for (int buffer = 0; buffer < 2; ++buffer) {
+      barrier_init(s.q_full(buffer), 1);
+      barrier_init(s.q_empty(buffer), kConsumerThreads);
+    }
     for (int stage = 0; stage < L::stages; ++stage) {
       barrier_init(s.k_full(stage), 1);
       barrier_init(s.v_full(stage), 1);
@@ -409,7 +457,7 @@ __global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ P
     if (threadIdx.x < 32) produce<T, D>(params, s, total_items);
   } else {
     claim_registers<kConsumerRegisters>();
-    consume<T, D>(params, s, total_items, warpgroup - 1);
+    consume<T, D>(params, s, warpgroup - 1);
   }
 }
 

@@ -40,6 +40,9 @@ CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
   return map;
 }
 
+// The scheduler's counter of this file's kernels (they run one at a time, in order).
+static __device__ int next_item_counter;
+
 // One CTA per SM (its shared memory and 384 threads), each walking the work list.
 template <typename T, int D>
 void launch_forward(const flash::Params& flash_params, int work_items, std::int64_t positions) {
@@ -53,6 +56,8 @@ void launch_forward(const flash::Params& flash_params, int work_items, std::int6
   p.q_map = token_map<T, D>(flash_params.q, flash_params.heads, positions);
   p.k_map = token_map<T, D>(flash_params.k, flash_params.kv_heads, positions);
   p.v_map = token_map<T, D>(flash_params.v, flash_params.kv_heads, positions);
+  CUDA_CHECK(cudaGetSymbolAddress(reinterpret_cast<void**>(&p.next_item), next_item_counter));
+  CUDA_CHECK(cudaMemsetAsync(p.next_item, 0, sizeof(int)));
   const int blocks = static_cast<int>(std::min<long long>(items, config.resident_ctas));
   forward<T, D><<<blocks, kThreads, config.dynamic_shared>>>(p, static_cast<int>(items));
   CUDA_CHECK_LAUNCH();

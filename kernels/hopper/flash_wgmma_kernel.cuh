@@ -44,6 +44,35 @@ struct Params {
   int* next_item;  // the scheduler's counter, zero at launch: items handed out beyond the first gridDim.x
 };
 
+// Where one work item is: a (row, query tile) of the layout and one head
+// (the work list holds (row, query tile); index = its position * heads + head).
+struct Item {
+  WorkItem work;
+  int head, kv_head;
+  int q0;                      // the tile's first query, inside the row
+  int row_begin, extent, valid;  // the row's buffer position, its length and its valid tokens
+  TileRange key_tiles;         // the key tiles it visits
+
+  Item() = default;
+  __device__ Item(const flash::Params& p, int index)
+      : work(p.work[index / p.heads]),
+        head(index % p.heads),
+        kv_head(head / (p.heads / p.kv_heads)),
+        q0(work.query_tile * kRows),
+        row_begin(p.layout.row_start[work.row]),
+        extent(row_extent(p.layout, work.row)),
+        valid(p.layout.row_valid[work.row]),
+        key_tiles(key_tiles_visited(p.layout, TileShape{kRows, kCols}, work.row, work.query_tile)) {}
+};
+
+// What the producer tells the consumers about the item of a Q buffer: the item
+// itself, decoded once (its coordinates come from global memory, a round trip
+// the consumers would otherwise wait for at every item), or that the work is done.
+struct ItemSlot {
+  Item item;
+  bool done;
+};
+
 // Shared memory: two Q tiles (the next item's Q lands while this item computes;
 // an item's output is staged in its own Q tile once its last Q·Kᵀ is done),
 // `stages` K and V tiles, and the mbarriers. Every tile is 128 rows x D in TMA's
@@ -58,8 +87,8 @@ struct SharedLayout {
   static constexpr int v = k + stages * tile_bytes;
   static constexpr int barriers = v + stages * tile_bytes;
   static constexpr int barrier_count = 4 + 4 * stages;
-  static constexpr int item_slots = barriers + barrier_count * 8;  // the item index of each Q buffer
-  static constexpr int bytes = item_slots + 2 * 4 + 1024;          // + room to align the base to 1024
+  static constexpr int item_slots = barriers + barrier_count * 8;  // an ItemSlot per Q buffer
+  static constexpr int bytes = item_slots + 2 * int(sizeof(ItemSlot)) + 1024;  // + room to align the base to 1024
 };
 
 // Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile.
@@ -81,27 +110,7 @@ struct Shared {
   __device__ std::uint64_t* k_empty(int stage) const { return barrier(4 + L::stages + stage); }
   __device__ std::uint64_t* v_full(int stage) const { return barrier(4 + 2 * L::stages + stage); }
   __device__ std::uint64_t* v_empty(int stage) const { return barrier(4 + 3 * L::stages + stage); }
-  __device__ volatile int* item_slot(int buffer) const { return reinterpret_cast<int*>(base + L::item_slots) + buffer; }
-};
-
-// Where one work item is: a (row, query tile) of the layout and one head
-// (the work list holds (row, query tile); index = its position * heads + head).
-struct Item {
-  WorkItem work;
-  int head, kv_head;
-  int q0;                      // the tile's first query, inside the row
-  int row_begin, extent, valid;  // the row's buffer position, its length and its valid tokens
-  TileRange key_tiles;         // the key tiles it visits
-
-  __device__ Item(const flash::Params& p, int index)
-      : work(p.work[index / p.heads]),
-        head(index % p.heads),
-        kv_head(head / (p.heads / p.kv_heads)),
-        q0(work.query_tile * kRows),
-        row_begin(p.layout.row_start[work.row]),
-        extent(row_extent(p.layout, work.row)),
-        valid(p.layout.row_valid[work.row]),
-        key_tiles(key_tiles_visited(p.layout, TileShape{kRows, kCols}, work.row, work.query_tile)) {}
+  __device__ ItemSlot* item_slot(int buffer) const { return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer; }
 };
 
 // The scheduler: a persistent grid over the work list times the heads (index =
@@ -109,9 +118,8 @@ struct Item {
 // the CTAs running at one time share that row's K and V in L2). CTA b starts with
 // item b; after that, whichever CTA's producer asks first takes the next item from
 // an atomic counter, so a CTA that drew light items takes more. The producer
-// passes each item's index to the consumers beside its Q tile: the CTA's item
-// number i uses Q buffer i % 2 (and its index slot) for the (i / 2)th time; -1
-// there means no more work. K/V tile number t of a CTA sits in stage t % stages,
+// passes each item to the consumers beside its Q tile: the CTA's item number i
+// uses Q buffer i % 2 (and its ItemSlot) for the (i / 2)th time. K/V tile number t of a CTA sits in stage t % stages,
 // in that stage's use t / stages.
 
 // ---- the producer ------------------------------------------------------------------
@@ -148,14 +156,17 @@ __device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
   for (int item_count = 0;; ++item_count) {
     const bool done = index >= total_items;
     const int buffer = item_count % 2;
+    Item item;
+    if (!done) item = Item(p.flash, index);
     if (lane == 0) {
       // The Q buffer is free once both consumers have stored the output of the item before last.
       barrier_wait(s.q_empty(buffer), ((item_count / 2) & 1) ^ 1);
-      *s.item_slot(buffer) = done ? -1 : index;  // published by the arrival below
+      ItemSlot& slot = *s.item_slot(buffer);  // published by the arrival below
+      slot.item = item;
+      slot.done = done;
       if (done) barrier_arrive(s.q_full(buffer));
     }
     if (done) break;
-    const Item item(p.flash, index);
     int next = 0;
     if (lane == 0) {
       barrier_arrive_expect_bytes(s.q_full(buffer), L::tile_bytes);
@@ -360,9 +371,8 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
   for (int item_count = 0;; ++item_count) {
     const int buffer = item_count % 2;
     barrier_wait(s.q_full(buffer), (item_count / 2) & 1);
-    const int index = *s.item_slot(buffer);
-    if (index < 0) break;
-    const Item item(p, index);
+    if (s.item_slot(buffer)->done) break;
+    const Item item = s.item_slot(buffer)->item;
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
     for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.work.row, item.q0 + first_row + 8 * i);

@@ -347,7 +347,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   }
 }
 
-// One consumer warpgroup. Per item: wait for Q; per key tile j, S_j = Q·K_jᵀ and
+// One consumer warpgroup. Per item: wait for Q; per key tile j, on its turn, S_j = Q·K_jᵀ and
 // O += P_{j-1}·V_{j-1} are issued together, and the softmax of S_j (the exp2s)
 // runs while the tensor cores still add P_{j-1}·V_{j-1} into O; only then is O
 // rescaled and P_j packed (FlashAttention-3's overlap inside a warpgroup). Each
@@ -366,6 +366,14 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
   long long visited = 0;
   const auto stage_of = [](int t) { return t % L::stages; };
   const auto parity_of = [](int t) { return (t / L::stages) & 1; };
+  // The two consumers take turns to issue their wgmmas (FlashAttention-3's scheduler
+  // barrier), so one's matrix products run while the other's softmax does: consumer c
+  // waits for its turn on barrier 3 + c and hands it over on the other's. Both issue
+  // at the same points (one per key tile, one for an item's last P·V), so the turns
+  // stay in step; consumer 0 starts with its turn.
+  const auto wait_turn = [&] { sync_threads_of(3 + consumer, kConsumerThreads); };
+  const auto pass_turn = [&] { arrive_threads_of(4 - consumer, kConsumerThreads); };
+  if (consumer == 0) arrive_threads_of(3, kConsumerThreads);
 
   int tile_count = 0;  // K/V tiles consumed before this item
   for (int item_count = 0;; ++item_count) {
@@ -400,14 +408,17 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
     for (int step = 0; step < visits; ++step) {
       const int t = tile_count + step;
       barrier_wait(s.k_full(stage_of(t)), parity_of(t));
+      wait_turn();
       pin_registers(scores);
       wgmma_fence();
       start_scores_qk<T, D>(scores, q_rows, s.k(stage_of(t)));
       if (step > 0) {
         barrier_wait(s.v_full(stage_of(t - 1)), parity_of(t - 1));
         start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t - 1)));
+        pass_turn();
         wgmma_wait<1>();  // S_j is done; P_{j-1}·V_{j-1} may still run
       } else {
+        pass_turn();
         wgmma_wait<0>();
       }
       pin_registers(scores);
@@ -424,9 +435,11 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
     if (visits > 0) {  // the last tile's P·V
       const int t = tile_count + visits - 1;
       barrier_wait(s.v_full(stage_of(t)), parity_of(t));
+      wait_turn();
       pin_registers(o);
       wgmma_fence();
       start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t)));
+      pass_turn();
       wgmma_wait<0>();
       pin_registers(o);
       barrier_arrive(s.v_empty(stage_of(t)));

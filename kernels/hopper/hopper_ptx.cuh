@@ -83,6 +83,10 @@ __device__ __forceinline__ void claim_registers() {
 __device__ __forceinline__ void sync_threads_of(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+// Counts towards barrier `id`'s `threads` without waiting for it.
+__device__ __forceinline__ void arrive_threads_of(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
 
 // ---- wgmma -------------------------------------------------------------------------
 

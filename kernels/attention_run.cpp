@@ -55,6 +55,9 @@ AttentionRun::AttentionRun(const Layout& layout, const Layout* per_document, Imp
       model_counts_(model),
       device_layout_(layout, kernel_tile(kernel)) {
   problem_.validate();
+  if (pass == Pass::bwd && !materializes_scores(implementation) && !flash_kernel_info(kernel).has_backward)
+    throw std::invalid_argument(std::string("the flash backward reads ") + flash_kernel_info(FlashKernel::mma_sm80).name +
+                                "'s work list and outputs, not " + flash_kernel_info(kernel).name + "'s");
   if (layout.kind != layout_of(implementation))
     throw std::invalid_argument(std::string(implementation_name(implementation)) + " runs over a " +
                                 layout_kind_name(layout_of(implementation)) + " layout, got a " +

@@ -2,8 +2,9 @@
 # What one call of the device machine does (shared/device/README.md, way 1):
 # build there, run the GPU tests, compute-sanitizer, and `attnlab run` over the
 # shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
-#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [sm80]
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80]
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
+# ladder = both flash kernels on the three uniform scenarios of kernels/README.md's ladder;
 # sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below).
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
@@ -39,7 +40,8 @@ for stage in "$@"; do
       ;;
     sanitize)
       small=tests/gpu/sanitizer-small.toml
-      filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal'
+      # The Accuracy names end in _wgmma_sm90 for the Hopper kernel: the trailing * takes both kernels.
+      filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full*:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal*'
       {
         for tool in memcheck racecheck synccheck initcheck; do
           echo "---- $tool: attnlab run $small"
@@ -59,6 +61,13 @@ for stage in "$@"; do
       # shellcheck disable=SC2086
       $attnlab run $scenarios --count --out "$out/attnlab-run.csv" >"$out/run.log" 2>&1 || failed+=(run)
       cat "$out/run.log"
+      ;;
+    ladder)
+      for kernel in wgmma-sm90 mma-sm80; do
+        $attnlab run uniform-64x512 uniform-16x2048 one-doc-16384 --implementations varlen --kernel $kernel --count \
+          --out "$out/attnlab-ladder-$kernel.csv" >"$out/ladder-$kernel.log" 2>&1 || failed+=(ladder-$kernel)
+        grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-$kernel.log"
+      done
       ;;
     sm80)
       # What an Ampere or Ada GPU would run, on this one: every kernel of ours compiled at

@@ -7,12 +7,20 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_launch.hpp"
 #include "kernels/kernel_counters.cuh"
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+#include "kernels/hopper/flash_wgmma.hpp"
+#endif
 
 namespace attnlab {
 
 static_assert(flash::kRows == kernel_tile(FlashKernel::mma_sm80).rows &&
                   flash::kCols == kernel_tile(FlashKernel::mma_sm80).cols,
               "the work list and the cost model use the kernel's tile (kernels/kernel_choice.hpp)");
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+static_assert(hopper::kRows == kernel_tile(FlashKernel::wgmma_sm90).rows &&
+                  hopper::kCols == kernel_tile(FlashKernel::wgmma_sm90).cols,
+              "the work list and the cost model use the kernel's tile (kernels/kernel_choice.hpp)");
+#endif
 static_assert(kernel_tile(FlashKernel::mma_sm80) == default_flash_tile,
               "the cost model's default tile is the teaching kernel's tile");
 
@@ -47,6 +55,18 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
       else
         bf16 ? flash::launch_forward<__nv_bfloat16, 128>(p, items) : flash::launch_forward<__half, 128>(p, items);
       break;
+    case FlashKernel::wgmma_sm90:
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+      if (problem.head_dim == 64)
+        bf16 ? hopper::launch_forward<__nv_bfloat16, 64>(p, items, t.positions)
+             : hopper::launch_forward<__half, 64>(p, items, t.positions);
+      else
+        bf16 ? hopper::launch_forward<__nv_bfloat16, 128>(p, items, t.positions)
+             : hopper::launch_forward<__half, 128>(p, items, t.positions);
+      break;
+#else
+      throw NoGpuError("wgmma-sm90 is not in this build (its CUDA architectures lack sm_90)");
+#endif
   }
   counters.read();
 }

@@ -12,18 +12,20 @@
 
 namespace attnlab {
 
-enum class FlashKernel { mma_sm80 };
+enum class FlashKernel { wgmma_sm90, mma_sm80 };
 
 struct FlashKernelInfo {
   FlashKernel kernel;
   const char* name;            // as --kernel and the results' kernel column spell it
   TileShape tile;              // query rows x key columns of one CTA's tile
   int min_compute_capability;  // e.g. 80: any sm_80 or later GPU
+  bool has_backward;           // the flash backward reads this kernel's work list and saved outputs
 };
 
 // Fastest first: with no --kernel a run takes the first one the GPU supports.
-inline constexpr std::array<FlashKernelInfo, 1> flash_kernels{{
-    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80},  // the teaching kernel: mma.sync, ldmatrix, cp.async
+inline constexpr std::array<FlashKernelInfo, 2> flash_kernels{{
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, false},  // Hopper: wgmma, TMA, producer and consumer warpgroups
+    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
 }};
 
 constexpr const FlashKernelInfo& flash_kernel_info(FlashKernel k) {
@@ -44,10 +46,18 @@ inline const char* kernel_name(Implementation implementation, FlashKernel flash)
 // The kernel of that name; InputError naming `flag` for an unknown one.
 FlashKernel parse_flash_kernel(std::string_view name, std::string_view flag = "--kernel");
 
-// The value of --kernel on a GPU of `compute_capability` (e.g. 90): empty takes the
-// fastest kernel it supports. Throws InputError naming `flag` for an unknown name or
-// a kernel the GPU cannot run, NoGpuError when it runs none of them.
-FlashKernel choose_flash_kernel(std::string_view name, int compute_capability, std::string_view flag = "--kernel");
+// Whether this build holds the kernel's code (wgmma-sm90: only where the CUDA
+// architectures include sm_90, kernels/CMakeLists.txt).
+bool flash_kernel_built(FlashKernel k);
+
+// The value of --kernel on a GPU of `compute_capability` (e.g. 90; an older one where
+// ATTNLAB_LAUNCH_AS names one, kernels/launch_config.hpp): empty takes the
+// fastest kernel it supports and this build holds (with `backward`, the fastest with a
+// backward pass). Throws InputError naming `flag` for an unknown name or a kernel the
+// GPU cannot run, the build lacks or that has no backward when one is asked for,
+// NoGpuError when the GPU runs none of them.
+FlashKernel choose_flash_kernel(std::string_view name, int compute_capability, std::string_view flag = "--kernel",
+                                bool backward = false);
 
 // "mma-sm80" (or "a, b"): the names --kernel takes, for help texts and errors.
 std::string flash_kernel_names();

@@ -16,6 +16,9 @@
 namespace attnlab::test {
 namespace {
 
+// The backward reads the teaching kernel's work list and saved outputs (kernel_choice.hpp: has_backward).
+constexpr FlashKernel kBackwardKernel = FlashKernel::mma_sm80;
+
 // Seeded random Q, K, V and dO (rounded to the dtype) gathered into `layout`; the
 // forward, then the backward of the same implementation into poisoned gradients
 // (workspace poisoned too), compared with the fp64 reference backward of the same
@@ -28,7 +31,7 @@ struct BackwardRun {
 BackwardRun run_backward_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
                                    std::uint64_t seed) {
   RunInputs inputs(canonical_tokens(layout), problem, seed, RunInputs::Coverage::everything);
-  AttentionRun run(layout, implementation, problem, test_kernel(), Pass::bwd);
+  AttentionRun run(layout, implementation, problem, kBackwardKernel, Pass::bwd);
   const RunCheck check = run.check(inputs);
   return {*check.gradients, check.written};
 }
@@ -194,18 +197,18 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   for (bool causal : {true, false})
     for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
       for (const Layout& layout : counting_layouts(causal, w)) {
-        DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
+        DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
         AttentionTensors t(layout.buffer_tokens(), p);
         GradientTensors g(layout.buffer_tokens(), p);
         for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
         KernelCounts forward, backward;
-        run_flash(test_kernel(), device_layout, p, t, &forward);
+        run_flash(kBackwardKernel, device_layout, p, t, &forward);
         run_flash_backward(device_layout, p, t, g, &backward);
         const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full") +
                                  " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
         EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
         EXPECT_EQ(backward.cells, forward.cells) << what;
-        EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(test_kernel())).times(p.heads)) << what;
+        EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kBackwardKernel)).times(p.heads)) << what;
       }
 }
 
@@ -218,12 +221,12 @@ TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
   p.kv_heads = 2;
   const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
   const AttentionInputs inputs = make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
-  DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
+  DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
   AttentionTensors t(layout.buffer_tokens(), p);
   upload_qkv(t, p.dtype, inputs.q, inputs.k, inputs.v);
   GradientTensors g(layout.buffer_tokens(), p);
   upload_d_o(g, p.dtype, make_random_grad_output(inputs, 6));
-  run_flash(test_kernel(), device_layout, p, t);
+  run_flash(kBackwardKernel, device_layout, p, t);
   run_flash_backward(device_layout, p, t, g);
   const HostGradients first = download_gradients(g, p.dtype);
   g.dk.poison();
@@ -239,7 +242,7 @@ TEST(NaiveBackwardMemory, RefusesAWorkspaceLargerThanFreeMemory) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;  // 16 heads, head dim 128: dP and dS of one 300k-token row are about 8.6 TB
   const Layout layout = make_padded_layout({300000}, 300000, true);
-  DeviceLayout device_layout(layout, kernel_tile(test_kernel()));
+  DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
   const std::size_t needed = naive_backward_workspace_bytes(layout, p);
   EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6 + std::size_t(2) * 300000 * 16 * 128 * 4);
   try {

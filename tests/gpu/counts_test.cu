@@ -17,15 +17,17 @@ TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
     AttentionProblem p = attention_problem(s);
     p.head_dim = 64;  // counts do not depend on the head dim; 64 keeps the run short
     const ScenarioLayouts layouts(s);
-    const CostModel model = model_costs(s, kernel_tile(test_kernel()));
+    for (FlashKernel kernel : test_kernels()) {
+    const CostModel model = model_costs(s, kernel_tile(kernel));
     for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
-      const KernelCounts counted = count_on_gpu(layouts.of(impl), p);
+      const KernelCounts counted = count_on_gpu(layouts.of(impl), p, kernel);
       const ImplementationCost& expected = model[impl];
-      std::printf("  %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", s.name.c_str(),
+      std::printf("  %-10s %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", flash_kernel_info(kernel).name, s.name.c_str(),
                   implementation_name(impl), static_cast<long long>(counted.visited_tiles),
                   static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells[CellKind::useful]));
       EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
       EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
+    }
     }
   }
 }
@@ -37,9 +39,11 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
   p.kv_heads = 1;
   p.head_dim = 64;
   for (bool causal : {true, false}) {
-    for (const Layout& layout : counting_layouts(causal)) {
-      const KernelCounts counted = count_on_gpu(layout, p);
-      const TileShape tile = kernel_tile(test_kernel());
+    for (const Layout& layout : counting_layouts(causal))
+    for (FlashKernel kernel : test_kernels()) {
+      SCOPED_TRACE(flash_kernel_info(kernel).name);
+      const KernelCounts counted = count_on_gpu(layout, p, kernel);
+      const TileShape tile = kernel_tile(kernel);
       const CellCounts expected = count_layout(layout, tile).times(p.heads);
       EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
       EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited)

@@ -15,6 +15,21 @@ bool has_gpu() {
 
 FlashKernel test_kernel() { return choose_flash_kernel("", query_gpu().compute_capability); }
 
+bool runs_here(FlashKernel kernel) {
+  try {
+    return choose_flash_kernel(flash_kernel_info(kernel).name, query_gpu().compute_capability) == kernel;
+  } catch (const InputError&) {  // too new for this GPU (or the one ATTNLAB_LAUNCH_AS names), or not built
+    return false;
+  }
+}
+
+std::vector<FlashKernel> test_kernels() {
+  std::vector<FlashKernel> kernels;
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (runs_here(k.kernel)) kernels.push_back(k.kernel);
+  return kernels;
+}
+
 std::vector<KernelConfig> all_kernel_configs() {
   std::vector<KernelConfig> configs;
   for (DType dtype : {DType::bf16, DType::fp16})
@@ -23,13 +38,29 @@ std::vector<KernelConfig> all_kernel_configs() {
   return configs;
 }
 
+std::vector<KernelConfig> forward_kernel_configs() {
+  std::vector<KernelConfig> configs;
+  for (const FlashKernelInfo& k : flash_kernels)
+    for (KernelConfig c : all_kernel_configs()) {
+      c.kernel = k.kernel;
+      configs.push_back(c);
+    }
+  return configs;
+}
+
 void PrintTo(const KernelConfig& c, std::ostream* os) {
-  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal");
+  *os << dtype_name(c.dtype) << ", head dim " << c.head_dim << (c.causal ? ", causal" : ", not causal") << ", "
+      << flash_kernel_info(c.kernel).name;
 }
 
 std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info) {
   const KernelConfig& c = info.param;
-  return std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
+  std::string name = std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
+  if (c.kernel != FlashKernel::mma_sm80) {
+    name += std::string("_") + flash_kernel_info(c.kernel).name;
+    std::replace(name.begin(), name.end(), '-', '_');  // gtest names take no dashes
+  }
+  return name;
 }
 
 std::vector<int> awkward_lengths() {
@@ -47,9 +78,9 @@ std::int64_t canonical_tokens(const Layout& layout) {
 }
 
 RunCheck run_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
-                       std::uint64_t seed) {
+                       std::uint64_t seed, FlashKernel kernel) {
   RunInputs inputs(canonical_tokens(layout), problem, seed, RunInputs::Coverage::everything);
-  AttentionRun run(layout, implementation, problem, test_kernel());
+  AttentionRun run(layout, implementation, problem, kernel);
   return run.check(inputs);
 }
 
@@ -74,14 +105,14 @@ std::vector<Layout> counting_layouts(bool causal, Window window) {
           make_packed_layout(lengths, 777, PackingPolicy::best_fit, causal, window)};
 }
 
-KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem) {
-  AttentionRun run(layout, flash_implementation(layout.kind), problem, test_kernel());
+KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem, FlashKernel kernel) {
+  AttentionRun run(layout, flash_implementation(layout.kind), problem, kernel);
   AttentionTensors& t = run.add_input_set();
   t.q.poison();  // nothing reads uninitialized memory
   t.k.poison();
   t.v.poison();
   const std::optional<CountComparison> counts = run.count();
-  EXPECT_TRUE(counts && counts->equal()) << layout_kind_name(layout.kind);
+  EXPECT_TRUE(counts && counts->equal()) << layout_kind_name(layout.kind) << " " << flash_kernel_info(kernel).name;
   return counts ? counts->counted : KernelCounts{};
 }
 

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "core/cost_model.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/launch_config.hpp"
 #include "kernels/run_info.hpp"
 #include "kernels/scenario_plan.hpp"
 
@@ -76,14 +78,27 @@ TEST(FlashKernels, EachNamesItsTileAndTheFastestSupportedIsTheDefault) {
   EXPECT_EQ(kernel_tile(FlashKernel::mma_sm80), (TileShape{64, 64}));
   EXPECT_STREQ(kernel_name(Implementation::naive, FlashKernel::mma_sm80), "cublas");
   EXPECT_STREQ(kernel_name(Implementation::packed, FlashKernel::mma_sm80), "mma-sm80");
-  EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::mma_sm80);
+  EXPECT_EQ(kernel_tile(FlashKernel::wgmma_sm90), (TileShape{128, 128}));
+  EXPECT_STREQ(kernel_name(Implementation::varlen, FlashKernel::wgmma_sm90), "wgmma-sm90");
+  // The Hopper kernel where the build holds it, on compute capability 9.0 only; the teaching kernel elsewhere.
+  EXPECT_EQ(choose_flash_kernel("", 90),
+            flash_kernel_built(FlashKernel::wgmma_sm90) ? FlashKernel::wgmma_sm90 : FlashKernel::mma_sm80);
+  EXPECT_EQ(choose_flash_kernel("", 89), FlashKernel::mma_sm80);
+  EXPECT_EQ(choose_flash_kernel("", 90, "--kernel", true), FlashKernel::mma_sm80);  // the backward's kernel
   EXPECT_EQ(choose_flash_kernel("mma-sm80", 80), FlashKernel::mma_sm80);
+  EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 86), InputError);
+  EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90, "--kernel", true), InputError);
+  // A GPU launching as an sm_86 (ATTNLAB_LAUNCH_AS) runs what an sm_86 runs.
+  ::setenv(launch_as_variable, "sm_86", 1);
+  EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::mma_sm80);
+  EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90), InputError);
+  ::unsetenv(launch_as_variable);
   EXPECT_THROW(choose_flash_kernel("", 75), NoGpuError);
   try {
     choose_flash_kernel("wgmma", 90);
     ADD_FAILURE() << "an unknown kernel was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "--kernel: expected one of mma-sm80, got \"wgmma\"");
+    EXPECT_EQ(std::string(e.what()), "--kernel: expected one of wgmma-sm90, mma-sm80, got \"wgmma\"");
   }
   EXPECT_THROW(choose_flash_kernel("mma-sm80", 75), InputError);
 }

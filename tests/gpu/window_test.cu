@@ -47,9 +47,10 @@ class WindowAccuracy : public ::testing::TestWithParam<WindowConfig> {
     return p;
   }
 
-  void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed) {
-    const RunCheck run = run_and_check(impl, layout, problem(), seed);
-    std::printf("  %-6s %-6s window (%d, %d)  rel_l2 %.3e  max_abs %.3e\n", implementation_name(impl),
+  void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed, FlashKernel kernel) {
+    const RunCheck run = run_and_check(impl, layout, problem(), seed, kernel);
+    std::printf("  %-10s %-6s %-6s window (%d, %d)  rel_l2 %.3e  max_abs %.3e\n",
+                materializes_scores(impl) ? naive_kernel_name : flash_kernel_info(kernel).name, implementation_name(impl),
                 layout_kind_name(layout.kind), layout.window.left, layout.window.right, run.error.rel_l2,
                 run.error.max_abs);
     EXPECT_GT(run.error.values, 0);
@@ -63,11 +64,14 @@ TEST_P(WindowAccuracy, EveryImplementationMatchesItsReference) {
   ATTNLAB_REQUIRE_GPU();
   const WindowConfig& c = GetParam();
   const auto lengths = awkward_lengths();
-  expect_close(Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window), 21);
-  expect_close(Implementation::padded, make_padded_layout(lengths, 1500, c.causal, c.window), 22);
-  expect_close(Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window),
-               23);
-  expect_close(Implementation::naive, make_padded_layout(lengths, 1500, c.causal, c.window), 24);
+  for (FlashKernel kernel : test_kernels()) {
+    SCOPED_TRACE(flash_kernel_info(kernel).name);
+    expect_close(Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window), 21, kernel);
+    expect_close(Implementation::padded, make_padded_layout(lengths, 1500, c.causal, c.window), 22, kernel);
+    expect_close(Implementation::packed,
+                 make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window), 23, kernel);
+  }
+  expect_close(Implementation::naive, make_padded_layout(lengths, 1500, c.causal, c.window), 24, test_kernel());
 }
 
 // Causal windows below a tile (5), of one tile (64), of several (200), beyond every
@@ -88,9 +92,11 @@ TEST(WindowCounts, KernelCountsEqualTheModel) {
   for (Window w : {Window{5, 0}, Window{64, 0}, Window{512, 0}}) {
     const auto lengths = awkward_lengths();
     for (const Layout& layout : {make_varlen_layout(lengths, true, w), make_padded_layout(lengths, 1600, true, w),
-                                 make_packed_layout(lengths, 777, PackingPolicy::concatenate, true, w)}) {
-      const KernelCounts counted = count_on_gpu(layout, p);
-      const TileShape tile = kernel_tile(test_kernel());
+                                 make_packed_layout(lengths, 777, PackingPolicy::concatenate, true, w)})
+    for (FlashKernel kernel : test_kernels()) {
+      SCOPED_TRACE(flash_kernel_info(kernel).name);
+      const KernelCounts counted = count_on_gpu(layout, p, kernel);
+      const TileShape tile = kernel_tile(kernel);
       EXPECT_EQ(counted.cells, count_layout(layout, tile).times(p.heads)) << layout_kind_name(layout.kind);
       EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited);
     }

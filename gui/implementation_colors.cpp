@@ -29,8 +29,7 @@ MarkerShape family_marker(const SourceFamily* family) {
 }
 
 int kernel_rings(const std::vector<std::string>& kernels, const ResultRow& r) {
-  const std::optional<Implementation> i = parse_implementation(r.implementation);
-  if (r.source != "attnlab" || !i || materializes_scores(*i)) return 0;
+  if (!ours_of_a_flash_kernel(r)) return 0;
   const auto at = std::find(kernels.begin(), kernels.end(), r.kernel);
   return at == kernels.end() ? 0 : int(at - kernels.begin());
 }

@@ -6,10 +6,6 @@ namespace attnlab::gui {
 
 namespace {
 
-bool ours_of_a_flash_kernel(const ResultRow& r) {
-  const std::optional<Implementation> i = parse_implementation(r.implementation);
-  return r.source == "attnlab" && i && !materializes_scores(*i) && r.median_us;
-}
 
 // naive, padded, packed, varlen
 const std::array<SourceFamily, 6> families = {{
@@ -35,11 +31,16 @@ const SourceFamily* family_of(std::string_view source) {
   return nullptr;
 }
 
+bool ours_of_a_flash_kernel(const ResultRow& r) {
+  const std::optional<Implementation> i = parse_implementation(r.implementation);
+  return r.source == "attnlab" && i && !materializes_scores(*i);
+}
+
 std::vector<std::string> our_flash_kernels(const ResultsState& results) {
   std::vector<std::string> kernels;
   for (const ResultsFile& file : results.files)
     for (const ResultRow& r : file.rows)
-      if (ours_of_a_flash_kernel(r) && std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+      if (ours_of_a_flash_kernel(r) && r.median_us && std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
         kernels.push_back(r.kernel);
   return kernels;
 }
@@ -65,7 +66,7 @@ std::vector<SourceRatios> source_ratios(const ResultsState& results, const Confi
   for (const std::string& k : all_kernels)
     if (std::any_of(results.files.begin(), results.files.end(), [&](const ResultsFile& f) {
           return std::any_of(f.rows.begin(), f.rows.end(),
-                             [&](const ResultRow& r) { return ours_of_a_flash_kernel(r) && r.kernel == k && c.holds(r); });
+                             [&](const ResultRow& r) { return ours_of_a_flash_kernel(r) && r.median_us && r.kernel == k && c.holds(r); });
         }))
       our_kernels.emplace_back(k);
   if (our_kernels.empty()) our_kernels.emplace_back();

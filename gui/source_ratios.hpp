@@ -28,6 +28,9 @@ std::span<const SourceFamily> source_families();
 // The family a row's source belongs to; null for a source no family lists.
 const SourceFamily* family_of(std::string_view source);
 
+// A row of ours that a flash kernel ran (padded, packed, varlen), not naive's cuBLAS.
+bool ours_of_a_flash_kernel(const ResultRow& r);
+
 // The flash kernels of our rows (padded, packed, varlen; naive's is cuBLAS) in every
 // loaded file, in the order they first come in the files: "mma-sm80", or, where a
 // run measured both, e.g. "wgmma-sm90", "mma-sm80". An old file's empty kernel counts as one.

@@ -124,7 +124,7 @@ const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const Result
 // A row's time over our varlen's of `kernel`: a peer's against either kernel, ours
 // only against its own kernel's (naive's cuBLAS against each).
 std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r, const std::string& kernel) {
-  if (r.source == "attnlab" && r.implementation != "naive" && r.kernel != kernel) return std::nullopt;
+  if (ours_of_a_flash_kernel(r) && r.kernel != kernel) return std::nullopt;
   const MeasuredRun* varlen = our_varlen(runs, r, kernel);
   if (!varlen) return std::nullopt;
   return *r.median_us / *varlen->primary.row->median_us;
@@ -181,9 +181,9 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
     ImGui::TableNextColumn();
     // Its own family's varlen: for a flash kernel of ours, that kernel's (naive's cuBLAS: the first kernel's).
     const SourceFamily* family = family_of(r.source);
-    const bool our_flash = r.source == "attnlab" && impl && !materializes_scores(*impl);
-    const SourceRatios* own =
-        family ? ratios_of(ratios, family->name, our_flash ? std::optional<std::string_view>(r.kernel) : std::nullopt) : nullptr;
+    const SourceRatios* own = family ? ratios_of(ratios, family->name,
+                                                 ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt)
+                                     : nullptr;
     const std::optional<double> own_ratio = own && impl && !(own->padded_stands_for_varlen && *impl == Implementation::padded)
                                                 ? own->vs_varlen(*impl)
                                                 : std::nullopt;

@@ -130,14 +130,32 @@ class Run:
         return next((self.peers[n] for n in names if n in self.peers), None)
 
 
+def flash_kernels(bench) -> list[str]:
+    """Our flash kernels (padded, packed, varlen; naive's is cuBLAS) in the order they first
+    come in the files, as the GUI's our_flash_kernels (gui/source_ratios.hpp) lists them."""
+    return list(dict.fromkeys(r.get("kernel", "") for r in bench if r["implementation"] != "naive"))
+
+
 def group(bench, peers, run, attnlab: str) -> list[Run]:
     keyed = defaultdict(lambda: ({}, {}, {}))
+    # One flash kernel per shape, the first of flash_kernels measured in it, so that no ratio
+    # divides one kernel's time by another's (the GUI shows each kernel's own ratios).
+    kernel_of = {}
+    for k in flash_kernels(bench):
+        for r in bench:
+            if r["implementation"] != "naive" and r.get("kernel", "") == k:
+                kernel_of.setdefault((r["scenario"], r["dtype"], r["head_dim"]), k)
+
+    def of_the_kernel(r) -> bool:
+        return r["implementation"] == "naive" or r.get("kernel", "") == kernel_of.get((r["scenario"], r["dtype"], r["head_dim"]))
+
     for r in bench:  # where files repeat a case, the first file's row stands (file_order)
-        keyed[(r["scenario"], r["dtype"], r["head_dim"])][0].setdefault(r["implementation"], r)
+        if of_the_kernel(r):
+            keyed[(r["scenario"], r["dtype"], r["head_dim"])][0].setdefault(r["implementation"], r)
     for r in peers:
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][1].setdefault(r["source"], r)
     for r in run:
-        if r.get("rel_l2_error"):
+        if r.get("rel_l2_error") and of_the_kernel(r):
             keyed[(r["scenario"], r["dtype"], r["head_dim"])][2][r["implementation"]] = r["rel_l2_error"]
     models, runs = {}, []
     for key, (ours, peer_rows, errors) in keyed.items():

@@ -149,7 +149,8 @@ void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
 }
 
 // The largest waste against varlen, in words: the 8x of the article's case, and what it cost on the GPU.
-Implementation show_callout(const ScenarioModel& model, const OurRuns& runs) {
+// `kernel`: the flash kernel of `runs`, named where several are loaded ("" otherwise).
+Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, const std::string& kernel) {
   const ImplementationCost* worst = &model.costs[Implementation::padded];
   for (Implementation i : {Implementation::padded, Implementation::packed})
     if (model.costs[i].computed_vs_varlen > worst->computed_vs_varlen) worst = &model.costs[i];
@@ -170,8 +171,8 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs) {
     std::string spread;
     for (const MeasuredRun* m : {slow, fast})
       if (m->runs() > 1) spread += "; " + std::string(m->primary.row->implementation) + " " + spread_text(*m);
-    ImGui::TextWrapped("Measured on %s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
-                       implementation_name(worst->implementation),
+    ImGui::TextWrapped("Measured on %s%s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
+                       kernel.empty() ? "" : (", " + kernel).c_str(), implementation_name(worst->implementation),
                        format_ratio(*slow->primary.row->median_us / *fast->primary.row->median_us).c_str(),
                        format_us(*slow->primary.row->median_us).c_str(), format_us(*fast->primary.row->median_us).c_str(),
                        file_name(slow->primary).c_str(), spread.c_str());
@@ -236,13 +237,17 @@ void show_costs_view(AppState& state) {
   // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.
   OurRuns runs;
   std::vector<SourceRatios> ratios;
+  std::string kernel;
   if (!state.scenario_edited) {
-    const Configuration own = own_configuration(s);
-    for (Implementation i : all_implementations) runs[static_cast<int>(i)] = find_run(state.results, own, "attnlab", implementation_name(i));
-    ratios = source_ratios(state.results, own,
+    ratios = source_ratios(state.results, own_configuration(s),
                            model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+    // One flash kernel's runs (the first loaded, as the chain's "our time"), never a mix of two.
+    if (const SourceRatios* ours = ratios_of(ratios, ours_family)) {
+      runs = ours->runs;
+      if (ours->kernel_named) kernel = ours->kernel;
+    }
   }
-  const Implementation worst = show_callout(model, runs);
+  const Implementation worst = show_callout(model, runs, kernel);
   ImGui::Spacing();
   // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
   std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);

@@ -1,5 +1,7 @@
 #include "gui/implementation_colors.hpp"
 
+#include <algorithm>
+
 namespace attnlab::gui {
 
 Rgb implementation_rgb(Implementation i) {
@@ -26,7 +28,16 @@ MarkerShape family_marker(const SourceFamily* family) {
   return index < std::size(shapes) ? shapes[index] : MarkerShape::cross;
 }
 
-void draw_marker(ImDrawList* draw, ImVec2 c, float r, MarkerShape shape, ImU32 color, bool filled) {
+int kernel_rings(const std::vector<std::string>& kernels, const ResultRow& r) {
+  if (!ours_of_a_flash_kernel(r)) return 0;
+  const auto at = std::find(kernels.begin(), kernels.end(), r.kernel);
+  return at == kernels.end() ? 0 : int(at - kernels.begin());
+}
+
+float marker_reach(int rings) { return 1.3f + 0.7f * float(rings); }
+
+void draw_marker(ImDrawList* draw, ImVec2 c, float r, MarkerShape shape, ImU32 color, bool filled, int rings) {
+  for (int k = 1; k <= rings; ++k) draw_marker(draw, c, r * (1 + 0.6f * float(k)), shape, color, false);
   const float t = 1.5f;
   switch (shape) {
     case MarkerShape::circle:

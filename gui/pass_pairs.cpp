@@ -11,10 +11,14 @@ Configuration with_pass(Configuration c, Pass pass) {
   return c;
 }
 
-// The first row of `file` measuring this source and implementation in `c`, with a median.
+bool same_code(const PassPair& p, const ResultRow& r) {
+  return p.source == r.source && p.kernel == r.kernel && p.implementation == r.implementation;
+}
+
+// The first row of `file` measuring this source, kernel and implementation in `c`, with a median.
 const ResultRow* row_in(const ResultsFile& file, const Configuration& c, const PassPair& p) {
   for (const ResultRow& r : file.rows)
-    if (r.median_us && r.source == p.source && r.implementation == p.implementation && c.holds(r)) return &r;
+    if (r.median_us && same_code(p, r) && c.holds(r)) return &r;
   return nullptr;
 }
 
@@ -30,9 +34,8 @@ std::vector<PassPair> pass_pairs(const ResultsState& results, const Configuratio
   std::vector<PassPair> pairs;
   for (const MeasuredRun& m : primary_runs(results, [&](const ResultRow& r) { return fwd.holds(r) || bwd.holds(r); })) {
     const ResultRow& r = *m.primary.row;
-    auto pair = std::find_if(pairs.begin(), pairs.end(),
-                             [&](const PassPair& p) { return p.source == r.source && p.implementation == r.implementation; });
-    if (pair == pairs.end()) pair = pairs.insert(pairs.end(), PassPair{r.source, r.implementation, {}, {}, nullptr});
+    auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const PassPair& p) { return same_code(p, r); });
+    if (pair == pairs.end()) pair = pairs.insert(pairs.end(), PassPair{r.source, r.kernel, r.implementation, {}, {}, nullptr});
     (r.pass == Pass::fwd ? pair->fwd : pair->bwd) = m.primary;
   }
   for (PassPair& p : pairs)

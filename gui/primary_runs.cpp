@@ -41,7 +41,8 @@ std::vector<MeasuredRun> primary_runs(const ResultsState& results, const std::fu
       const Run run{&row, &file.path};
       const auto same = std::find_if(runs.begin(), runs.end(), [&](const MeasuredRun& m) {
         const ResultRow& p = *m.primary.row;
-        return p.source == row.source && p.implementation == row.implementation && configuration_of(p).holds(row);
+        return p.source == row.source && p.kernel == row.kernel && p.implementation == row.implementation &&
+               configuration_of(p).holds(row);
       });
       if (same == runs.end())
         runs.push_back({run, {}});
@@ -52,9 +53,9 @@ std::vector<MeasuredRun> primary_runs(const ResultsState& results, const std::fu
 }
 
 std::optional<MeasuredRun> find_run(const ResultsState& results, const Configuration& c, std::string_view source,
-                                    std::string_view implementation) {
+                                    std::string_view implementation, std::optional<std::string_view> kernel) {
   std::vector<MeasuredRun> found = primary_runs(results, [&](const ResultRow& r) {
-    return r.source == source && r.implementation == implementation && c.holds(r);
+    return r.source == source && r.implementation == implementation && (!kernel || r.kernel == *kernel) && c.holds(r);
   });
   if (found.empty()) return std::nullopt;
   return std::move(found.front());

@@ -40,7 +40,7 @@ struct Run {
 
 struct MeasuredRun {
   Run primary;
-  std::vector<Run> others;  // the same configuration and source in later files, in file order
+  std::vector<Run> others;  // the same configuration, source, kernel and implementation in later files, in file order
 
   std::size_t runs() const { return 1 + others.size(); }
   double fastest_us() const;  // lowest and highest median over every run
@@ -49,13 +49,16 @@ struct MeasuredRun {
   const Run* with_measured_bytes() const;
 };
 
-// The primary run of every (configuration, source, implementation) whose rows pass
-// `keep` and hold a median time, in the order the primary rows come in the files.
+// The primary run of every (configuration, source, kernel, implementation) whose rows
+// pass `keep` and hold a median time, in the order the primary rows come in the files.
+// Two kernels of ours (mma-sm80, wgmma-sm90) are two runs, never one.
 std::vector<MeasuredRun> primary_runs(const ResultsState& results, const std::function<bool(const ResultRow&)>& keep);
 
-// The run of one source and implementation in one configuration, if any file holds it.
+// The run of one source and implementation in one configuration, if any file holds
+// it: of `kernel`, or, without one, of the kernel whose row comes first in the files.
 std::optional<MeasuredRun> find_run(const ResultsState& results, const Configuration& c, std::string_view source,
-                                    std::string_view implementation);
+                                    std::string_view implementation,
+                                    std::optional<std::string_view> kernel = std::nullopt);
 
 // The configurations `runs` were measured in, `own` first where it is among them (the
 // scenario's own dtype and head dim: bf16, head dim 128 for uniform-64x512), then in file order.

@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
 
 #include "gui/number_format.hpp"
 
@@ -10,7 +11,9 @@ namespace attnlab::gui {
 
 namespace {
 
-ChainStage measured_stage(const char* label, const SourceRatios* source, Implementation impl) {
+// "our time (measured)", with the kernel where several of ours are loaded: "(measured, wgmma-sm90)".
+ChainStage measured_stage(const std::string& whose, const SourceRatios* source, Implementation impl) {
+  const std::string label = whose + " (measured" + (source && source->kernel_named ? ", " + source->kernel : "") + ")";
   ChainStage stage{label, std::nullopt, "not measured for this scenario"};
   if (!source || !source->vs_varlen(impl)) return stage;
   const MeasuredRun &a = *source->run(impl), &v = *source->varlen();
@@ -32,8 +35,8 @@ std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation i
   chain.push_back({"scores computed (model)", c.computed_vs_varlen,
                    "whole " + std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols) + " tiles: " +
                        format_count(double(c.scores_computed())) + " / " + format_count(double(v.scores_computed()))});
-  chain.push_back(measured_stage("our time (measured)", ratios_of(measured, ours_family), impl));
-  chain.push_back(measured_stage("FlashAttention-2's time (measured)", ratios_of(measured, fa2_family), impl));
+  chain.push_back(measured_stage("our time", ratios_of(measured, ours_family), impl));
+  chain.push_back(measured_stage("FlashAttention-2's time", ratios_of(measured, fa2_family), impl));
   return chain;
 }
 

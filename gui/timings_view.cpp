@@ -4,7 +4,9 @@
 // roofline under the H100's measured ceilings (roofline.hpp says where each point
 // goes). Files that cannot be read are listed and skipped. Under the backward choice,
 // the backward rows by the same rules, and forward + backward per implementation
-// where one file measured both (pass_pairs.hpp).
+// where one file measured both (pass_pairs.hpp). Where the files hold several flash
+// kernels of ours (mma-sm80, wgmma-sm90), each implementation's rows of each kernel
+// stand side by side, named and ringed apart (kernel_rings), each ratio within one kernel.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -34,12 +36,32 @@ std::optional<Implementation> implementation_of(std::string_view name) {
   return std::nullopt;
 }
 
-// An implementation's name in its plots' colour (a peer's kernel name as it is).
-void show_implementation_name(const std::string& name) {
-  if (const auto impl = implementation_of(name))
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(implementation_color(*impl)), "%s", name.c_str());
-  else
-    ImGui::TextUnformatted(name.c_str());
+// Our flash kernels as the view tells them apart (several loaded: named, and ringed on the plot).
+struct Kernels {
+  std::vector<std::string> ours;  // our_flash_kernels
+  bool named() const { return ours.size() > 1; }
+};
+
+// A run's implementation (and kernel, where named) in its plots' colour, after its
+// roofline marker where kernels are named (a peer's kernel name as it is).
+void show_implementation_name(const ResultRow& r, const Kernels& kernels) {
+  const std::string label = run_label(r, kernels.named());
+  const auto impl = implementation_of(r.implementation);
+  if (!impl) {
+    ImGui::TextUnformatted(label.c_str());
+    return;
+  }
+  const ImU32 color = implementation_color(*impl);
+  if (kernels.named()) {
+    const float side = ImGui::GetTextLineHeight();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const float radius = side / 2 * marker_reach(0) / marker_reach(int(kernels.ours.size()) - 1);  // the same for every kernel
+    draw_marker(ImGui::GetWindowDrawList(), ImVec2(at.x + side / 2, at.y + side / 2), radius, MarkerShape::circle, color, true,
+                kernel_rings(kernels.ours, r));
+    ImGui::Dummy(ImVec2(side, side));
+    ImGui::SameLine(0, 4);
+  }
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(color), "%s", label.c_str());
 }
 
 std::string configuration_label(const Configuration& c, const Configuration& own) {
@@ -90,25 +112,39 @@ void show_sources(AppState& state) {
   show_live_run(state);
 }
 
-const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like) {
+// Our varlen run of `kernel` in the configuration of `like`.
+const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like, const std::string& kernel) {
   for (const MeasuredRun& m : runs)
-    if (m.primary.row->source == "attnlab" && m.primary.row->implementation == "varlen" &&
+    if (m.primary.row->source == "attnlab" && m.primary.row->implementation == "varlen" && m.primary.row->kernel == kernel &&
         configuration_of(*m.primary.row) == configuration_of(like))
       return &m;
   return nullptr;
 }
 
+// A row's time over our varlen's of `kernel`: a peer's against either kernel, ours
+// only against its own kernel's (naive's cuBLAS against each).
+std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r, const std::string& kernel) {
+  if (ours_of_a_flash_kernel(r) && r.kernel != kernel) return std::nullopt;
+  const MeasuredRun* varlen = our_varlen(runs, r, kernel);
+  if (!varlen) return std::nullopt;
+  return *r.median_us / *varlen->primary.row->median_us;
+}
+
 // `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
-void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, bool show_scenario,
-                float height) {
+// Where kernels are named, "time / our varlen" is one column per kernel of ours.
+void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, const Kernels& kernels,
+                bool show_scenario, float height) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
-  if (!ImGui::BeginTable("results", show_scenario ? 10 : 9, flags, ImVec2(0, height))) return;
+  // One "time / our varlen" column per kernel named, else one of the only kernel (any, in an old file).
+  const std::vector<std::string> versus = kernels.named() ? kernels.ours : std::vector<std::string>{kernels.ours.empty() ? "" : kernels.ours[0]};
+  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(versus.size()), flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
-  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s", "time / our varlen",
-                            "time / its own varlen", "file", "other runs"})
-    ImGui::TableSetupColumn(title);
+  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s"}) ImGui::TableSetupColumn(title);
+  for (const std::string& k : versus)
+    ImGui::TableSetupColumn(kernels.named() ? ("time / varlen \xC2\xB7 " + k).c_str() : "time / our varlen");
+  for (const char* title : {"time / its own varlen", "file", "other runs"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   for (const MeasuredRun& m : runs) {
     const ResultRow& r = *m.primary.row;
@@ -119,7 +155,7 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
     }
     ImGui::TableNextColumn();
     const auto impl = implementation_of(r.implementation);
-    show_implementation_name(r.implementation);
+    show_implementation_name(r, kernels);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.source.c_str());
     ImGui::TableNextColumn();
@@ -137,12 +173,17 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
     } else {
       ImGui::TextUnformatted("-");
     }
+    for (const std::string& k : versus) {
+      ImGui::TableNextColumn();
+      const std::optional<double> ratio = vs_our_varlen(runs, r, k);
+      ImGui::TextUnformatted(ratio ? format_ratio(*ratio).c_str() : "-");
+    }
     ImGui::TableNextColumn();
-    const MeasuredRun* varlen = our_varlen(runs, r);
-    ImGui::TextUnformatted(varlen ? format_ratio(*r.median_us / *varlen->primary.row->median_us).c_str() : "-");
-    ImGui::TableNextColumn();
+    // Its own family's varlen: for a flash kernel of ours, that kernel's (naive's cuBLAS: the first kernel's).
     const SourceFamily* family = family_of(r.source);
-    const SourceRatios* own = family ? ratios_of(ratios, family->name) : nullptr;
+    const SourceRatios* own = family ? ratios_of(ratios, family->name,
+                                                 ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt)
+                                     : nullptr;
     const std::optional<double> own_ratio = own && impl && !(own->padded_stands_for_varlen && *impl == Implementation::padded)
                                                 ? own->vs_varlen(*impl)
                                                 : std::nullopt;
@@ -167,7 +208,7 @@ void show_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRa
 
 // Forward, backward and their sum per source and implementation (pass_pairs.hpp): the
 // sum only where one file holds both passes, and a missing pass said in words.
-void show_pass_pairs(const std::vector<PassPair>& pairs, float height) {
+void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
   ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
@@ -186,7 +227,7 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, float height) {
   for (const PassPair& p : pairs) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    show_implementation_name(p.implementation);
+    show_implementation_name(*(p.fwd ? p.fwd : p.bwd)->row, kernels);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(p.source.c_str());
     pass_cell(p.fwd, "not measured");
@@ -248,7 +289,7 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   for (const SourceRatios& s : ratios) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(std::string(s.family->name).c_str());
+    ImGui::TextUnformatted(s.label().c_str());
     ImGui::TableNextColumn();
     if (const MeasuredRun* v = s.varlen())
       ImGui::Text("%s%s", format_us(*v->primary.row->median_us).c_str(), s.padded_stands_for_varlen ? " *" : "");
@@ -270,26 +311,30 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   ImGui::PopStyleColor();
 }
 
-// The legend of the roofline: implementation colours, family shapes, what filled, hollow and the arrow mean.
-void show_roofline_legend(const std::vector<const SourceFamily*>& families) {
+// The legend of the roofline: implementation colours, family shapes, our kernels' rings
+// (where several are loaded), what filled, hollow and the arrow mean.
+void show_roofline_legend(const std::vector<const SourceFamily*>& families, const Kernels& kernels) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float r = ImGui::GetFontSize() * 0.32f, side = ImGui::GetFontSize();
   bool first = true;
   // One swatch and its name, on this line where it fits, else on the next.
-  const auto item = [&](MarkerShape shape, ImU32 color, bool filled, const std::string& name) {
+  const auto item = [&](MarkerShape shape, ImU32 color, bool filled, const std::string& name, int rings = 0) {
     if (!first) {
       ImGui::SameLine(0, side);
       if (ImGui::GetContentRegionAvail().x < side + 2 + ImGui::CalcTextSize(name.c_str()).x) ImGui::NewLine();
     }
     first = false;
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    draw_marker(draw, ImVec2(at.x + side / 2, at.y + ImGui::GetTextLineHeight() / 2), r, shape, color, filled);
+    draw_marker(draw, ImVec2(at.x + side / 2, at.y + ImGui::GetTextLineHeight() / 2), r, shape, color, filled, rings);
     ImGui::Dummy(ImVec2(side, ImGui::GetTextLineHeight()));
     ImGui::SameLine(0, 2);
     ImGui::TextUnformatted(name.c_str());
   };
   for (Implementation i : all_implementations) item(MarkerShape::circle, implementation_color(i), true, implementation_name(i));
   for (const SourceFamily* f : families) item(family_marker(f), IM_COL32(220, 220, 220, 255), false, std::string(f->short_name));
+  if (kernels.named())
+    for (std::size_t k = 0; k < kernels.ours.size(); ++k)
+      item(MarkerShape::circle, IM_COL32(220, 220, 220, 255), true, "ours " + kernels.ours[k], int(k));
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
                      "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
@@ -298,7 +343,7 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families) {
 }
 
 // `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
-void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float min_height) {
+void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels, bool labelled, float min_height) {
   struct Placed {
     RooflinePoint point;
     ImVec2 at;
@@ -319,7 +364,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float mi
     ImGui::SameLine();
     ImGui::TextDisabled("(%s without FLOP/s or byte counts: not plotted)", count_of(unplaced, "run").c_str());
   }
-  show_roofline_legend(families);
+  show_roofline_legend(families, kernels);
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 box(ImGui::GetContentRegionAvail().x, std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * min_height));
   ImGui::InvisibleButton("roofline", box);
@@ -389,14 +434,16 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float mi
     const ResultRow& r = *p.point.run->primary.row;
     const auto impl = implementation_of(r.implementation);
     const ImU32 color = impl ? implementation_color(*impl) : IM_COL32(200, 200, 200, 255);
-    draw_marker(draw, p.at, radius, family_marker(family_of(r.source)), color, p.point.flops == FlopsBasis::computed);
-    float left = p.at.x - radius * 1.3f;
+    const int rings = kernel_rings(kernels.ours, r);
+    draw_marker(draw, p.at, radius, family_marker(family_of(r.source)), color, p.point.flops == FlopsBasis::computed, rings);
+    const float reach = radius * marker_reach(rings);
+    float left = p.at.x - reach;
     if (p.point.bytes == BytesBasis::lower_bound) {
-      const float y = p.at.y, x = p.at.x - radius * 1.6f;
+      const float y = p.at.y, x = p.at.x - radius * 1.6f - (reach - radius * marker_reach(0));  // outside the rings
       draw->AddTriangleFilled(ImVec2(x - radius, y), ImVec2(x, y - radius * 0.6f), ImVec2(x, y + radius * 0.6f), color);
-      left = x - radius;
+      left = std::min(left, x - radius);
     }
-    markers.push_back({left, p.at.y - radius * 1.3f, p.at.x + radius * 1.3f, p.at.y + radius * 1.3f});
+    markers.push_back({left, p.at.y - reach, p.at.x + reach, p.at.y + reach});
   }
   // Labels beside the computed marker of each run (the useful one where there is none), never over another.
   if (labelled) {
@@ -406,7 +453,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float mi
       const bool first_of_run = i == 0 || placed[i - 1].point.run != placed[i].point.run;
       const ResultRow& r = *placed[i].point.run->primary.row;
       const SourceFamily* f = family_of(r.source);
-      texts.push_back(first_of_run ? (f ? std::string(f->short_name) : r.source) + " " + r.implementation : "");
+      texts.push_back(first_of_run ? (f ? std::string(f->short_name) : r.source) + " " + run_label(r, kernels.named()) : "");
       const ImVec2 s = ImGui::CalcTextSize(texts.back().c_str());
       sizes.push_back(texts.back().empty() ? std::pair{0.0f, 0.0f} : std::pair{s.x, s.y});
     }
@@ -423,7 +470,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, bool labelled, float mi
     const RooflinePoint& p = hovered->point;
     const ResultRow& r = *p.run->primary.row;
     ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s\nroof there: %.0f TFLOP/s",
-                      r.scenario.c_str(), r.implementation.c_str(), r.source.c_str(), dtype_name(r.dtype), r.head_dim,
+                      r.scenario.c_str(), run_label(r, kernels.named()).c_str(), r.source.c_str(), dtype_name(r.dtype), r.head_dim,
                       file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
                       p.flops == FlopsBasis::computed ? "computed" : "useful", p.flops_per_byte,
                       p.bytes_from ? ("ncu's bytes from " + file_name(*p.bytes_from)).c_str()
@@ -483,19 +530,32 @@ void show_timings_view(AppState& state) {
                        "folder above, or make one with `attnlab run` on a GPU machine.", pass_name(pass));
     return;
   }
-  // Scenario by scenario and shape by shape (in file order), ours first, fastest first within each.
+  // Scenario by scenario and shape by shape (in file order), ours first, fastest first within each;
+  // ours by implementation, the fastest kernel's run first, its other kernels' right after it.
   std::vector<Configuration> order;
   for (const MeasuredRun& m : runs)
     if (std::find(order.begin(), order.end(), configuration_of(*m.primary.row)) == order.end())
       order.push_back(configuration_of(*m.primary.row));
   const auto rank = [&](const ResultRow& r) { return std::find(order.begin(), order.end(), configuration_of(r)) - order.begin(); };
+  const auto fastest_of_implementation = [&](const ResultRow& r) {
+    double best = *r.median_us;
+    if (r.source == "attnlab")
+      for (const MeasuredRun& m : runs)
+        if (m.primary.row->source == "attnlab" && m.primary.row->implementation == r.implementation && rank(*m.primary.row) == rank(r))
+          best = std::min(best, *m.primary.row->median_us);
+    return best;
+  };
   std::stable_sort(runs.begin(), runs.end(), [&](const MeasuredRun& x, const MeasuredRun& y) {
     const ResultRow &a = *x.primary.row, &b = *y.primary.row;
     if (a.scenario != b.scenario) return a.scenario < b.scenario;
     if (rank(a) != rank(b)) return rank(a) < rank(b);
     if ((a.source == "attnlab") != (b.source == "attnlab")) return a.source == "attnlab";
+    const double fa = fastest_of_implementation(a), fb = fastest_of_implementation(b);
+    if (fa != fb) return fa < fb;
+    if (a.implementation != b.implementation) return a.implementation < b.implementation;
     return *a.median_us < *b.median_us;
   });
+  const Kernels kernels{our_flash_kernels(results)};
   const ScenarioModel& model = state.model();
   const std::vector<SourceRatios> ratios =
       every ? std::vector<SourceRatios>{}
@@ -503,20 +563,20 @@ void show_timings_view(AppState& state) {
                             model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
   const float avail = ImGui::GetContentRegionAvail().y;
   const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
-  show_table(runs, ratios, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
+  show_table(runs, ratios, kernels, every, std::min(avail * 0.32f, row_height * float(runs.size() + 1) + 2));
   if (every) {
-    show_roofline(runs, false, 18);
+    show_roofline(runs, kernels, false, 18);
     return;
   }
   if (pass == Pass::bwd) {
     const std::vector<PassPair> pairs = pass_pairs(results, configurations[chosen_index]);
     const float line = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().CellPadding.y * 2;
-    show_pass_pairs(pairs, std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
+    show_pass_pairs(pairs, kernels, std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     show_source_ratios(ratios, shown_model);
-    show_roofline(runs, true, 18);
+    show_roofline(runs, kernels, true, 18);
     return;
   }
   const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
@@ -525,7 +585,7 @@ void show_timings_view(AppState& state) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
-  show_roofline(runs, true, 8);
+  show_roofline(runs, kernels, true, 8);
   ImGui::EndChild();
 }
 

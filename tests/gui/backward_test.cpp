@@ -148,7 +148,7 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   const std::vector<PassPair> pairs = pass_pairs(results, shape);
   const auto median_in = [&](const std::filesystem::path& file, const PassPair& p, Pass pass) -> std::optional<double> {
     for (const ResultRow& r : read_results_csv(file))
-      if (r.source == p.source && r.implementation == p.implementation && r.pass == pass && r.dtype == shape.dtype &&
+      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass && r.dtype == shape.dtype &&
           r.heads == shape.heads && r.head_dim == shape.head_dim && r.causal == shape.causal && r.scenario == shape.scenario &&
           r.median_us)
         return r.median_us;

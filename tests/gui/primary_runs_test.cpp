@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/scenario_file.hpp"
+#include "gui/live_run.hpp"
 #include "gui/primary_runs.hpp"
 #include "gui/scenario_model.hpp"
 #include "gui/source_ratios.hpp"
@@ -123,12 +124,16 @@ Configuration configuration_named(const std::string& name, const std::string& dt
   return c;
 }
 
+// A row of TABLE.md's "Measured ratios against the model": scenario, dtype, head dim,
+// implementation, the model's two ratios, attnlab's, PyTorch's.
+const std::regex ratio_row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varlen \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|)");
+
 // TABLE.md's "Measured ratios against the model": every row's attnlab and PyTorch
 // (FlashAttention-2 for padded and packed) ratios, and the model's, are the GUI's.
 TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
   const ResultsState results = shipped_results();
   const std::string table = read_text(shipped_results_folder + "/TABLE.md");
-  const std::regex row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varlen \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|)");
+  const std::regex& row = ratio_row;
   std::map<std::string, ScenarioModel> models;
   int checked = 0;
   for (auto it = std::sregex_iterator(table.begin(), table.end(), row); it != std::sregex_iterator(); ++it) {
@@ -154,6 +159,46 @@ TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
     ++checked;
   }
   EXPECT_GE(checked, 24);  // 10 scenario shapes x 3 ratios
+}
+
+// bench/results_table.py takes one flash kernel's runs per shape, as the GUI's first
+// kernel (our_flash_kernels): where the Hopper kernel ran varlen alone (as the ladder
+// runs it) before the teaching kernel ran every implementation, neither shows a packed
+// ratio of ours (not 2234 / 230, the teaching kernel's packed over the Hopper kernel's
+// varlen), and both show naive's cuBLAS over the Hopper kernel's varlen.
+TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
+  const std::filesystem::path cli = attnlab_cli();
+  if (cli.empty() || !std::filesystem::exists(cli)) GTEST_SKIP() << "no attnlab CLI built beside the GUI";
+  if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const auto folder = unique_temp_path("results-table");
+  std::filesystem::remove_all(folder);
+  write_results_csv(folder / "attnlab-bench.csv",
+                    {our_row("varlen", 230, "wgmma-sm90"), our_row("naive", 1749, "cublas"), our_row("padded", 380, "mma-sm80"),
+                     our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80")});
+  const std::string out = (folder / "TABLE.md").string();
+  const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 bench/results_table.py --bench " +
+                              (folder / "attnlab-bench.csv").string() + " --attnlab " + cli.string() + " --out " + out;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  ResultsState results;
+  load_results_folder(results, folder);
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
+  const SourceRatios* ours = ratios_of(ratios, ours_family);
+  ASSERT_TRUE(ours);
+  EXPECT_EQ(ours->kernel, "wgmma-sm90");
+  const std::string table = read_text(out);
+  std::map<std::string, std::string> table_ratio;
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), ratio_row); it != std::sregex_iterator(); ++it)
+    table_ratio[(*it)[4]] = (*it)[7];
+  ASSERT_EQ(table_ratio.size(), 3u);  // packed, padded, naive
+  for (Implementation i : {Implementation::packed, Implementation::padded, Implementation::naive}) {
+    SCOPED_TRACE(implementation_name(i));
+    const std::optional<double> gui = ours->vs_varlen(i);
+    EXPECT_EQ(gui ? times(*gui) : "", table_ratio[implementation_name(i)]);
+  }
+  EXPECT_EQ(table_ratio["naive"], times(1749.0 / 230.0));
+  EXPECT_EQ(table_ratio["packed"], "");
+  std::filesystem::remove_all(folder);
 }
 
 // The README's summary: our varlen time and FlashAttention-2's, per scenario shape, are

@@ -4,8 +4,10 @@
 
 namespace attnlab::gui {
 
-inline ResultRow our_row(const char* implementation, double median_us) {
+// `kernel`: the results' kernel column (empty, as a file from before it was written).
+inline ResultRow our_row(const char* implementation, double median_us, const char* kernel = "") {
   ResultRow r;
+  r.kernel = kernel;
   r.scenario = "uniform-64x512";
   r.implementation = implementation;
   r.source = "attnlab";

@@ -277,6 +277,50 @@ TEST(TimingsView, BackwardChoiceListsEveryPairMissingPassesIncluded) {
   std::filesystem::remove_all(folder);
 }
 
+// Our rows of two flash kernels and a peer's: the results table lists each
+// (implementation, kernel) as its own row, with a "time / varlen" column per kernel
+// (5 fixed + 2 + 3 columns), and each source's ratios list each kernel of ours.
+TEST(TimingsView, BothKernelsRowsStandSideBySide) {
+  const auto folder = unique_temp_path("render-kernels");
+  std::filesystem::remove_all(folder);
+  ResultRow fa2 = our_row("varlen", 468);
+  fa2.source = "torch-varlen_attn";
+  write_results_csv(folder / "attnlab-bench.csv",
+                    {our_row("naive", 1749, "cublas"), our_row("packed", 1300, "wgmma-sm90"), our_row("varlen", 230, "wgmma-sm90"),
+                     our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80"), fa2});
+  AppState state = state_on("uniform-64x512", View::timings);
+  load_results_folder(state.results, folder);
+  window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.view, View::timings);
+  const std::multimap<int, int> tables = tables_drawn();
+  ASSERT_EQ(tables.count(10), 1u);
+  EXPECT_EQ(tables.find(10)->second, 1 + 6);  // the headers; naive, two kernels' packed and varlen, FA2's varlen
+  ASSERT_EQ(tables.count(4), 1u);
+  EXPECT_EQ(tables.find(4)->second, 1 + 2 + 3);  // the headers, the model's two rows, ours twice, FlashAttention-2
+  std::filesystem::remove_all(folder);
+}
+
+// With one flash kernel of ours (today's shipped files), the view is pixel for pixel
+// the one of the same rows without a kernel column: nothing about kernels is shown.
+TEST(TimingsView, OneKernelLooksAsAFileWithoutKernels) {
+  const auto folder = unique_temp_path("render-one-kernel");
+  const auto render = [&](const char* kernel, const char* naive_kernel) {
+    std::filesystem::remove_all(folder);
+    ResultRow fa2 = our_row("varlen", 468);
+    fa2.source = "torch-varlen_attn";
+    write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel),
+                                                     our_row("varlen", 376, kernel), fa2});
+    AppState state = state_on("uniform-64x512", View::timings);
+    load_results_folder(state.results, folder);
+    Image image = window->render_offscreen(state, 1280, 800);
+    EXPECT_EQ(tables_drawn().count(9), 1u);  // one "time / our varlen" column
+    return image;
+  };
+  const Image without = render("", ""), with = render("mma-sm80", "cublas");
+  EXPECT_TRUE(with.rgba == without.rgba);
+  std::filesystem::remove_all(folder);
+}
+
 // The walkthrough's close-up draws each cell in its own kind: the diagonal tile the
 // default step loads (packed row 0, query tile 9, its tenth key tile) is half useful and
 // half causal_masked, which a tile painted in one colour would hide.

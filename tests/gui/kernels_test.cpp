@@ -1,0 +1,160 @@
+// Two flash kernels of ours in one set of results (the teaching mma-sm80, the Hopper
+// wgmma-sm90): each (implementation, kernel) is its own run, never merged with the
+// other kernel's or averaged with it; each kernel's ratios are its own; files with
+// one kernel read as they did before kernels were told apart.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "core/scenario_file.hpp"
+#include "gui/pass_pairs.hpp"
+#include "gui/source_ratios.hpp"
+#include "temp_path.hpp"
+#include "test_rows.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+constexpr const char* hopper = "wgmma-sm90";
+constexpr const char* teaching = "mma-sm80";
+
+ResultRow peer_row(const char* source, const char* implementation, double median_us) {
+  ResultRow r = our_row(implementation, median_us);
+  r.source = source;
+  return r;
+}
+
+ResultRow backward(ResultRow r) {
+  r.pass = Pass::bwd;
+  return r;
+}
+
+// The bench file as a default run on an H100 would write it (the Hopper kernel's rows
+// first), an `attnlab run` file with another run of each kernel's varlen and the
+// teaching kernel's backward, and the peers.
+class TwoKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::filesystem::remove_all(folder);
+    write_results_csv(folder / "attnlab-bench.csv",
+                      {our_row("naive", 1749, "cublas"), our_row("padded", 240, hopper), our_row("packed", 1300, hopper),
+                       our_row("varlen", 230, hopper), our_row("padded", 380, teaching), our_row("packed", 2234, teaching),
+                       our_row("varlen", 376, teaching)});
+    write_results_csv(folder / "attnlab-run.csv",
+                      {our_row("varlen", 379, teaching), backward(our_row("varlen", 2009, teaching)),
+                       our_row("varlen", 228, hopper)});
+    write_results_csv(folder / "peers.csv",
+                      {peer_row("torch-varlen_attn", "varlen", 468), peer_row("torch-sdpa-flash-packed", "packed", 1700)});
+    load_results_folder(results, folder);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder); }
+
+  const std::filesystem::path folder = unique_temp_path("two-kernels");
+  ResultsState results;
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+};
+
+TEST_F(TwoKernels, EachKernelsRowsAreTheirOwnRunWithTheirOwnSpread) {
+  EXPECT_EQ(our_flash_kernels(results), (std::vector<std::string>{hopper, teaching}));
+  const std::vector<MeasuredRun> varlen =
+      primary_runs(results, [&](const ResultRow& r) { return r.source == "attnlab" && r.implementation == "varlen" && own.holds(r); });
+  ASSERT_EQ(varlen.size(), 2u);  // not one run of four rows
+  EXPECT_EQ(varlen[0].primary.row->kernel, hopper);
+  EXPECT_EQ(varlen[0].primary.row->median_us, 230);  // the row itself, not a mean with the other kernel's
+  ASSERT_EQ(varlen[0].others.size(), 1u);
+  EXPECT_EQ(varlen[0].others[0].row->median_us, 228);
+  EXPECT_EQ(varlen[1].primary.row->kernel, teaching);
+  EXPECT_EQ(varlen[1].primary.row->median_us, 376);
+  EXPECT_EQ(spread_text(varlen[1]), "2 runs: 376 \xC2\xB5s to 379 \xC2\xB5s");
+  EXPECT_EQ(find_run(results, own, "attnlab", "packed", teaching)->primary.row->median_us, 2234);
+  EXPECT_EQ(find_run(results, own, "attnlab", "packed", hopper)->primary.row->median_us, 1300);
+  EXPECT_EQ(find_run(results, own, "attnlab", "packed")->primary.row->kernel, hopper);  // no kernel asked: the first in the files
+  EXPECT_FALSE(find_run(results, own, "attnlab", "naive", teaching));                   // naive's kernel is cuBLAS
+}
+
+TEST_F(TwoKernels, EachKernelsRatiosAreWithinItsOwnRows) {
+  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
+  ASSERT_EQ(ratios.size(), 3u);  // ours twice, FlashAttention-2
+  const SourceRatios* first = ratios_of(ratios, ours_family);
+  const SourceRatios* fast = ratios_of(ratios, ours_family, hopper);
+  const SourceRatios* slow = ratios_of(ratios, ours_family, teaching);
+  ASSERT_TRUE(first && fast && slow);
+  EXPECT_EQ(first, fast);
+  EXPECT_EQ(fast->label(), "attnlab \xC2\xB7 wgmma-sm90");
+  EXPECT_EQ(slow->label(), "attnlab \xC2\xB7 mma-sm80");
+  EXPECT_DOUBLE_EQ(*fast->vs_varlen(Implementation::packed), 1300.0 / 230.0);
+  EXPECT_DOUBLE_EQ(*fast->vs_varlen(Implementation::padded), 240.0 / 230.0);
+  EXPECT_DOUBLE_EQ(*slow->vs_varlen(Implementation::packed), 2234.0 / 376.0);
+  EXPECT_DOUBLE_EQ(*slow->vs_varlen(Implementation::padded), 380.0 / 376.0);
+  // naive's cuBLAS run stands beside each kernel's varlen.
+  EXPECT_DOUBLE_EQ(*fast->vs_varlen(Implementation::naive), 1749.0 / 230.0);
+  EXPECT_DOUBLE_EQ(*slow->vs_varlen(Implementation::naive), 1749.0 / 376.0);
+  const SourceRatios* fa2 = ratios_of(ratios, fa2_family);
+  ASSERT_TRUE(fa2);
+  EXPECT_EQ(fa2->label(), "FlashAttention-2");
+  EXPECT_DOUBLE_EQ(*fa2->vs_varlen(Implementation::packed), 1700.0 / 468.0);
+}
+
+// A kernel measured on varlen alone (as kernels/device_run.sh's ladder runs it) has no
+// packed ratio: the other kernel's packed run is never divided by its varlen.
+TEST_F(TwoKernels, AKernelWithoutAPackedRunHasNoPackedRatio) {
+  write_results_csv(folder / "attnlab-bench.csv",
+                    {our_row("varlen", 230, hopper), our_row("packed", 2234, teaching), our_row("varlen", 376, teaching)});
+  results = {};
+  load_results_folder(results, folder);
+  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
+  const SourceRatios* fast = ratios_of(ratios, ours_family, hopper);
+  ASSERT_TRUE(fast && fast->varlen());
+  EXPECT_FALSE(fast->run(Implementation::packed));
+  EXPECT_FALSE(fast->vs_varlen(Implementation::packed));
+  EXPECT_DOUBLE_EQ(*ratios_of(ratios, ours_family, teaching)->vs_varlen(Implementation::packed), 2234.0 / 376.0);
+}
+
+// The teaching kernel's forward pairs with its backward; the Hopper kernel's forward
+// has none (it has no backward pass) and is not summed with the teaching kernel's.
+TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
+  const std::vector<PassPair> pairs = pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const auto pair_of = [&](const char* kernel) -> const PassPair* {
+    for (const PassPair& p : pairs)
+      if (p.source == "attnlab" && p.implementation == "varlen" && p.kernel == kernel) return &p;
+    return nullptr;
+  };
+  const PassPair *slow = pair_of(teaching), *fast = pair_of(hopper);
+  ASSERT_TRUE(slow && fast);
+  ASSERT_TRUE(slow->one_file);
+  EXPECT_EQ(slow->one_file->filename(), "attnlab-run.csv");
+  EXPECT_EQ(slow->sum_us(), 379.0 + 2009.0);
+  EXPECT_EQ(*fast->fwd->row->median_us, 230);
+  EXPECT_FALSE(fast->bwd);
+  EXPECT_FALSE(fast->sum_us());
+}
+
+// One kernel (today's shipped files): nothing is named, the ratios are those of the
+// same rows without a kernel column.
+TEST(OneKernel, NothingIsNamedAndTheRatiosAreUnchanged) {
+  const auto folder = unique_temp_path("one-kernel");
+  std::filesystem::remove_all(folder);
+  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
+  const auto ratios_with = [&](const char* kernel, const char* naive_kernel) {
+    write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel),
+                                                     our_row("varlen", 376, kernel)});
+    ResultsState results;
+    load_results_folder(results, folder);
+    EXPECT_EQ(our_flash_kernels(results).size(), 1u);
+    return source_ratios(results, own, true);
+  };
+  const std::vector<SourceRatios> named = ratios_with(teaching, "cublas"), unnamed = ratios_with("", "");
+  ASSERT_EQ(named.size(), 1u);
+  ASSERT_EQ(unnamed.size(), 1u);
+  EXPECT_FALSE(named[0].kernel_named);
+  EXPECT_EQ(named[0].label(), "attnlab");
+  for (Implementation i : all_implementations) EXPECT_EQ(named[0].vs_varlen(i), unnamed[0].vs_varlen(i));
+  EXPECT_DOUBLE_EQ(*named[0].vs_varlen(Implementation::packed), 2234.0 / 376.0);
+  EXPECT_EQ(run_label(our_row("varlen", 376, teaching), false), "varlen");
+  EXPECT_EQ(run_label(our_row("varlen", 376, teaching), true), "varlen \xC2\xB7 mma-sm80");
+  EXPECT_EQ(run_label(peer_row("torch-varlen_attn", "varlen", 468), true), "varlen");
+  std::filesystem::remove_all(folder);
+}
+
+}  // namespace
+}  // namespace attnlab::gui

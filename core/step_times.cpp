@@ -1,6 +1,7 @@
 #include "core/step_times.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
 namespace attnlab {
@@ -45,8 +46,17 @@ constexpr Implementation flash_implementations[] = {Implementation::padded, Impl
 
 const char* kernel_family_name(KernelFamily f) { return f == KernelFamily::attnlab ? "attnlab" : "FA2"; }
 
+// Our kernel whose packed and varlen runs the chain compares: the teaching kernel
+// (kernels/kernel_choice.hpp), which every shipped scenario was run with in every
+// layout. Another kernel's rows (wgmma-sm90 has varlen rows only) would set one
+// kernel's packed time against another's varlen time. Rows written before the
+// kernel column existed have it empty and are the teaching kernel's.
+constexpr std::string_view step_chain_kernel = "mma-sm80";
+
 bool ran_in_family(const ResultRow& row, KernelFamily f) {
-  if (f == KernelFamily::attnlab) return row.source == "attnlab" && row.implementation != "naive";
+  if (f == KernelFamily::attnlab)
+    return row.source == "attnlab" && row.implementation != "naive" &&
+           (row.kernel == step_chain_kernel || row.kernel.empty());
   return row.source == "torch-varlen_attn" || row.source == "torch-varlen_attn-packed" ||
          row.source == "torch-sdpa-flash-packed" ||
          row.source == "torch-sdpa-flash-padded";

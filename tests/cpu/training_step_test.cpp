@@ -243,6 +243,31 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
 }
 
+// The chain sets our packed time against our varlen time: both from one kernel, the
+// teaching kernel, whose runs cover every layout (rows without a kernel column are its).
+TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
+  Scenario docs = uniform(64, 512, 2048, 16);
+  docs.name = "docs";
+  MeasuredRuns runs;
+  runs.scenarios = {docs};
+  ResultRow r;
+  r.scenario = "docs";
+  r.implementation = "varlen";
+  r.source = "attnlab";
+  r.heads = 16;
+  r.head_dim = 128;
+  r.median_us = 200;
+  r.kernel = "wgmma-sm90";
+  runs.rows = {r};
+  EXPECT_FALSE(find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
+  r.kernel = "mma-sm80";
+  r.median_us = 400;
+  runs.rows.push_back(r);
+  const auto t = find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_DOUBLE_EQ(t->us, 400.0);
+}
+
 TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   const Scenario s = nanochat_d24();
   const TrainingStep step = model_training_step(s, *s.model);

@@ -203,6 +203,18 @@ TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
   EXPECT_EQ(load_error("[model]\nlayers = \"many\"\n"), file + ": model.layers: expected a positive integer, got \"many\"");
 }
 
+// A forward row of ours: varlen, 16 heads, head dim 128.
+ResultRow our_varlen_row(const std::string& scenario, double median_us) {
+  ResultRow r;
+  r.scenario = scenario;
+  r.implementation = "varlen";
+  r.source = "attnlab";
+  r.heads = 16;
+  r.head_dim = 128;
+  r.median_us = median_us;
+  return r;
+}
+
 // A measured run stands in for a layer when it computed the same cells: 64 documents of 512
 // packed into rows of 2048 (bleed, causal) compute what 16 documents of 2048 compute as varlen.
 TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
@@ -213,14 +225,7 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   Scenario named_rows = rows;
   named_rows.name = "rows";
   runs.scenarios = {named_rows};
-  ResultRow r;
-  r.scenario = "rows";
-  r.implementation = "varlen";
-  r.source = "attnlab";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = 1000;
-  runs.rows = {r};
+  runs.rows = {our_varlen_row("rows", 1000)};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
   const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
   ASSERT_TRUE(t.has_value());
@@ -250,13 +255,7 @@ TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
   docs.name = "docs";
   MeasuredRuns runs;
   runs.scenarios = {docs};
-  ResultRow r;
-  r.scenario = "docs";
-  r.implementation = "varlen";
-  r.source = "attnlab";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = 200;
+  ResultRow r = our_varlen_row("docs", 200);
   r.kernel = "wgmma-sm90";
   runs.rows = {r};
   EXPECT_FALSE(find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));

@@ -171,11 +171,12 @@ void print_measured_rows(const Scenario& s) {
   std::erase_if(rows, [&](const auto& row) { return row.second.scenario != s.name; });
   if (rows.empty()) return;
   const auto number = [](const auto& v, const char* format) { return v ? printf_string(format, double(*v)) : "-"; };
-  TextTable table({"measured", "source", "file", "gpu", "pass", "dtype", "head dim", "median µs", "min µs", "max µs",
-                   "useful TFLOP/s", "scores computed", "rel L2 error"},
-                  6);
+  TextTable table({"measured", "source", "kernel", "file", "gpu", "pass", "dtype", "head dim", "median µs", "min µs",
+                   "max µs", "useful TFLOP/s", "scores computed", "rel L2 error"},
+                  7);
   for (const auto& [file, r] : rows)
-    table.add_row({r.implementation, r.source, file, r.gpu, pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim),
+    table.add_row({r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, file, r.gpu, pass_name(r.pass),
+                   dtype_name(r.dtype), std::to_string(r.head_dim),
                    number(r.median_us, "%.1f"), number(r.min_us, "%.1f"), number(r.max_us, "%.1f"),
                    number(r.useful_tflops, "%.1f"), r.scores_computed ? si_count(double(*r.scores_computed)) : "-",
                    number(r.rel_l2_error, "%.1e")});

@@ -175,6 +175,11 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
          "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,123.5,120,130,,,,\n"
          "uniform-16x2048,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,999.5,990,1000,,,,\n";
   std::ofstream(results / "broken.csv") << "scenario,implementation\nx,y\n";
+  std::ofstream(results / "kernels.csv")
+      << "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
+         "scores_computed,scores_useful,rel_l2_error,kernel\n"
+         "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,211.5,210,213,,,,,wgmma-sm90\n"
+         "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,386.5,384,388,,,,,mma-sm80\n";
   const CliRun r = attnlab("model", "ATTNLAB_RESULTS='" + results.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("123.5"), std::string::npos) << r.out;
@@ -191,6 +196,13 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
   }
   ASSERT_FALSE(header.empty()) << r.out;
   EXPECT_EQ(column_after(header, "median \xC2\xB5s"), column_after(row, "123.5")) << header << "\n" << row;
+  // Each row names the kernel that ran it: two kernels' rows of one implementation stay apart.
+  for (const auto& [kernel, median] : {std::pair{"wgmma-sm90", "211.5"}, std::pair{"mma-sm80", "386.5"}}) {
+    const auto at = r.out.find(median);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string line = r.out.substr(r.out.rfind('\n', at) + 1, at - r.out.rfind('\n', at));
+    EXPECT_NE(line.find(kernel), std::string::npos) << line;
+  }
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
   EXPECT_NE(r.err.find("broken.csv"), std::string::npos) << r.err;
 }

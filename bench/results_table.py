@@ -4,7 +4,8 @@ where present, `attnlab run`'s rows for the error column) into the Markdown tabl
 the README and results/h100/TABLE.md:
 
   1. the side-by-side summary: our varlen against FlashAttention-2's varlen and the
-     best peer of each scenario;
+     best peer of each scenario, and, in a last column per kernel, the varlen time of
+     another flash kernel of ours (`attnlab run --kernel` rows in the --run files);
   2. measured ratios against the model's: naive/varlen, padded/varlen, packed/varlen
      time (ours and FlashAttention-2's) beside the scores the model says each computes;
   3. every row of every scenario: time, useful TFLOP/s, ours against each peer;
@@ -13,7 +14,8 @@ the README and results/h100/TABLE.md:
 The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed).
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
-                        [--run results/h100/attnlab-run.csv] --attnlab build/cli/attnlab --out results/h100/TABLE.md
+                        [--run results/h100/attnlab-run.csv results/h100/attnlab-run-wgmma.csv] \
+                        --attnlab build/cli/attnlab --out results/h100/TABLE.md [--readme README.md]
 """
 from __future__ import annotations
 
@@ -103,8 +105,10 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 class Run:
     """All rows of one (scenario, dtype, head dim): ours by implementation, peers by name."""
 
-    def __init__(self, key, ours: dict[str, dict], peers: dict[str, dict], errors: dict[str, str], model):
+    def __init__(self, key, ours: dict[str, dict], peers: dict[str, dict], errors: dict[str, str], model,
+                 other_kernels: dict[str, dict]):
         self.key, self.ours, self.peers, self.errors, self.model = key, ours, peers, errors, model
+        self.other_kernels = other_kernels  # varlen rows of our other flash kernels, by kernel
 
     @property
     def scenario(self) -> str:
@@ -137,7 +141,7 @@ def flash_kernels(bench) -> list[str]:
 
 
 def group(bench, peers, run, attnlab: str) -> list[Run]:
-    keyed = defaultdict(lambda: ({}, {}, {}))
+    keyed = defaultdict(lambda: ({}, {}, {}, {}))
     # One flash kernel per shape, the first of flash_kernels measured in it, so that no ratio
     # divides one kernel's time by another's (the GUI shows each kernel's own ratios).
     kernel_of = {}
@@ -155,15 +159,18 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
     for r in peers:
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][1].setdefault(r["source"], r)
     for r in run:
+        key = (r["scenario"], r["dtype"], r["head_dim"])
         if r.get("rel_l2_error") and of_the_kernel(r):
-            keyed[(r["scenario"], r["dtype"], r["head_dim"])][2][r["implementation"]] = r["rel_l2_error"]
+            keyed[key][2][r["implementation"]] = r["rel_l2_error"]
+        elif r["implementation"] == "varlen" and r.get("kernel") and key in keyed:
+            keyed[key][3].setdefault(r["kernel"], r)
     models, runs = {}, []
-    for key, (ours, peer_rows, errors) in keyed.items():
+    for key, (ours, peer_rows, errors, other_kernels) in keyed.items():
         if not ours and not peer_rows:
             continue
         if key[0] not in models:
             models[key[0]] = model_of(attnlab, key[0])
-        runs.append(Run(key, ours, peer_rows, errors, models[key[0]]))
+        runs.append(Run(key, ours, peer_rows, errors, models[key[0]], other_kernels))
     # A scenario's own dtype and head dim come first; extra runs of it follow, marked.
     for r in runs:
         m = r.model.get("varlen", {})
@@ -178,6 +185,7 @@ def speedup(peer, ours) -> str:
 
 def summary(runs: list[Run]) -> str:
     rows = []
+    others = list(dict.fromkeys(k for r in runs for k in r.other_kernels))  # in file order
     for r in runs:
         v = r.ours.get("varlen")
         fa2 = r.first_peer(FA2_VARLEN)
@@ -189,10 +197,12 @@ def summary(runs: list[Run]) -> str:
                      if fa2 else "",
                      speedup(fa2, v),
                      f"{same['source']}: {us(same['median_us'])}" if same else "", speedup(same, v),
-                     f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same"])
+                     f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same"]
+                    + [f"{us(o['median_us'])} ({tflops(o)})" if (o := r.other_kernels.get(k)) else "" for k in others])
     return table(["scenario", "attnlab varlen µs (useful TFLOP/s)", "FA2 varlen_attn µs (useful TFLOP/s)",
                   "its time / attnlab varlen", "fastest peer with the per-document answer, µs",
-                  "its time / attnlab varlen", "fastest peer of all (packed rows with bleed give another answer), µs"], rows) + (
+                  "its time / attnlab varlen", "fastest peer of all (packed rows with bleed give another answer), µs"]
+                 + [f"attnlab varlen, {k}, µs (useful TFLOP/s; another device call)" for k in others], rows) + (
         "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
         if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
         else "")

@@ -176,8 +176,7 @@ int run(int argc, char** argv) {
   benchmark::Initialize(&benchmark_argc, benchmark_args.data());
   if (benchmark::ReportUnrecognizedArguments(benchmark_argc, benchmark_args.data())) return exit_bad_input;
   const GpuInfo gpu = query_gpu();
-  const FlashKernel kernel = choose_flash_kernel(options.flags.kernel, gpu.compute_capability, "--kernel",
-                                                 options.flags.pass != "fwd");
+  const FlashKernel kernel = cli::chosen_kernel(options.flags, gpu.compute_capability);
   const RunInfo info = describe_run(gpu);
   const auto records = register_cases(cli::plan_scenarios(options.flags, kernel), options);
   benchmark::RunSpecifiedBenchmarks();

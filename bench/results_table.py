@@ -160,9 +160,10 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][1].setdefault(r["source"], r)
     for r in run:
         key = (r["scenario"], r["dtype"], r["head_dim"])
-        if r.get("rel_l2_error") and of_the_kernel(r):
-            keyed[key][2][r["implementation"]] = r["rel_l2_error"]
-        elif r["implementation"] == "varlen" and r.get("kernel") and key in keyed:
+        if of_the_kernel(r):
+            if r.get("rel_l2_error"):
+                keyed[key][2][r["implementation"]] = r["rel_l2_error"]
+        elif r["implementation"] == "varlen" and key in keyed:
             keyed[key][3].setdefault(r["kernel"], r)
     models, runs = {}, []
     for key, (ours, peer_rows, errors, other_kernels) in keyed.items():

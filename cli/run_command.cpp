@@ -150,8 +150,7 @@ void run_scenarios(const RunOptions& options) {
   // Every scenario is read and checked before the GPU is touched: a hostile file fails with exit 2 at once.
   for (const std::string& name : options.flags.scenarios) load_scenario(name);
   const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed or written
-  const FlashKernel kernel = choose_flash_kernel(options.flags.kernel, gpu.compute_capability, "--kernel",
-                                                 options.flags.pass != "fwd");
+  const FlashKernel kernel = chosen_kernel(options.flags, gpu.compute_capability);
   // Every scenario is read and checked before the first one runs: a bad name fails in a second, not after minutes.
   const auto plans = plan_scenarios(options.flags, kernel);
   const RunInfo info = describe_run(gpu);

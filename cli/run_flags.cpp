@@ -1,5 +1,7 @@
 #include "cli/run_flags.hpp"
 
+#include <algorithm>
+
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
 #include "kernels/run_info.hpp"
@@ -71,6 +73,12 @@ void check_run_flags(const RunFlags& flags, int min_reps) {
                      " of timed passes, got " + std::to_string(flags.reps));
   if (flags.warmup < 0) throw InputError("--warmup: expected a number of passes, 0 or more, got " + std::to_string(flags.warmup));
   if (!flags.out.empty()) check_results_path(flags.out, "--out");
+}
+
+FlashKernel chosen_kernel(const RunFlags& flags, int compute_capability) {
+  const std::vector<Pass> passes = chosen_passes(flags);
+  return choose_flash_kernel(flags.kernel, compute_capability, "--kernel",
+                             std::find(passes.begin(), passes.end(), Pass::bwd) != passes.end());
 }
 
 std::vector<std::shared_ptr<const ScenarioPlan>> plan_scenarios(const RunFlags& flags, FlashKernel kernel) {

@@ -38,6 +38,10 @@ std::vector<Implementation> chosen_implementations(const RunFlags& flags);
 std::vector<Pass> chosen_passes(const RunFlags& flags);  // both: fwd then bwd
 void check_run_flags(const RunFlags& flags, int min_reps);
 
+// --kernel on a GPU of `compute_capability` (choose_flash_kernel): with a backward among
+// the passes, a kernel that has one.
+FlashKernel chosen_kernel(const RunFlags& flags, int compute_capability);
+
 // Every scenario named (all shipped ones when none is) at each dtype and head dim,
 // planned with `kernel`; the variants of one scenario share its layouts. Throws
 // InputError for a bad scenario or a shape the kernels lack, before any runs.

@@ -48,6 +48,10 @@ class GpuMemoryError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The check before each allocation of ours: throws GpuMemoryError "<what> <needed> bytes
+// of device memory, <free> free" unless `needed` bytes are free.
+void require_device_memory(std::size_t needed, const std::string& what);
+
 // ---- device memory ---------------------------------------------------------
 
 // Owns one cudaMalloc'd allocation. Move-only.

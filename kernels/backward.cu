@@ -20,13 +20,8 @@ namespace {
 
 // Refuses before any gradient tensor is allocated, with the bytes of all of them.
 std::int64_t fitting_gradient_positions(std::int64_t positions, const AttentionProblem& p) {
-  const std::size_t needed = gradient_tensor_bytes(positions, p);
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (needed > free)
-    throw GpuMemoryError("dO, dQ, dK, dV and the backward's workspace of " + std::to_string(positions) +
-                         " positions need " + std::to_string(needed) + " bytes of device memory, " +
-                         std::to_string(free) + " free");
+  require_device_memory(gradient_tensor_bytes(positions, p), "dO, dQ, dK, dV and the backward's workspace of " +
+                                                                 std::to_string(positions) + " positions need");
   return positions;
 }
 

@@ -64,7 +64,7 @@ constexpr int backward_smem_bytes() {
 
 // Copies 4 bytes global -> shared without the registers; src_bytes = 0 writes zeros.
 __device__ __forceinline__ void copy_async_4(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src), "r"(src_bytes)
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(dst)), "l"(src), "r"(src_bytes)
                : "memory");
 }
 

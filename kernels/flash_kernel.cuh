@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/layout.hpp"
+#include "kernels/shared_address.cuh"
 #include "kernels/work_list.hpp"
 
 namespace attnlab::flash {
@@ -56,13 +57,9 @@ __device__ __forceinline__ int swizzled(int row, int chunk) {
   return row * D + ((chunk ^ (row & 7)) << 3);
 }
 
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
 // Copies 16 bytes global -> shared without the registers; src_bytes = 0 writes zeros.
 __device__ __forceinline__ void copy_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
                "r"(src_bytes)
                : "memory");
 }
@@ -75,12 +72,12 @@ __device__ __forceinline__ void wait_copies() {
 __device__ __forceinline__ void load_fragments(unsigned (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(shared_address(p)));
 }
 __device__ __forceinline__ void load_fragments_transposed(unsigned (&r)[4], const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(smem_address(p)));
+               : "r"(shared_address(p)));
 }
 
 // acc (16x8 fp32) += a (16x16) · b (16x8) on the tensor cores.

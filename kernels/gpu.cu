@@ -61,13 +61,17 @@ GpuInfo query_gpu() {
   return info;
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  if (bytes == 0) return;
+void require_device_memory(std::size_t needed, const std::string& what) {
   std::size_t free = 0, total = 0;
   CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (bytes > free)
-    throw GpuMemoryError("needs " + std::to_string(bytes) + " bytes of device memory, " + std::to_string(free) +
+  if (needed > free)
+    throw GpuMemoryError(what + " " + std::to_string(needed) + " bytes of device memory, " + std::to_string(free) +
                          " free");
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  require_device_memory(bytes, "needs");
   CUDA_CHECK(cudaMalloc(&ptr_, bytes));
 }
 
@@ -146,12 +150,8 @@ namespace {
 std::int64_t fitting_positions(std::int64_t positions, const AttentionProblem& p) {
   const std::size_t per_position =
       std::size_t(2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype) + std::size_t(p.heads) * sizeof(float);
-  const std::size_t needed = std::size_t(positions) * per_position;
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (needed > free)
-    throw GpuMemoryError("Q, K, V, O and LSE of " + std::to_string(positions) + " positions need " +
-                         std::to_string(needed) + " bytes of device memory, " + std::to_string(free) + " free");
+  require_device_memory(std::size_t(positions) * per_position,
+                        "Q, K, V, O and LSE of " + std::to_string(positions) + " positions need");
   return positions;
 }
 

@@ -67,11 +67,7 @@ NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProble
     : layout_(layout), problem_(problem) {
   problem_.validate();
   const std::size_t needed = naive_workspace_bytes(layout.host(), problem_);
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (needed > free)
-    throw GpuMemoryError("naive needs " + std::to_string(needed) + " bytes for S and P, " + std::to_string(free) +
-                         " bytes of device memory are free");
+  require_device_memory(needed, "naive's S and P need");
   const std::size_t cells = needed / (sizeof(float) + dtype_bytes(problem_.dtype));
   scores_ = DeviceBuffer(cells * sizeof(float));
   probs_ = DeviceBuffer(cells * dtype_bytes(problem_.dtype));

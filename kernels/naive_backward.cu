@@ -50,12 +50,8 @@ std::size_t naive_backward_workspace_bytes(const Layout& layout, const Attention
 NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem& problem)
     : layout_(layout), problem_(problem) {
   problem_.validate();
-  const std::size_t needed = naive_backward_workspace_bytes(layout.host(), problem_);
-  std::size_t free = 0, total = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  if (needed > free)
-    throw GpuMemoryError("naive backward needs " + std::to_string(needed) + " bytes for dP, dS and the dK, dV sums, " +
-                         std::to_string(free) + " bytes of device memory are free");
+  require_device_memory(naive_backward_workspace_bytes(layout.host(), problem_),
+                        "naive backward's dP, dS and dK, dV sums need");
   const std::size_t cells = score_cells(layout.host(), problem_);
   const std::size_t kv_values = std::size_t(layout.host().buffer_tokens()) * problem_.kv_heads * problem_.head_dim;
   d_probs_ = DeviceBuffer(cells * sizeof(float));

@@ -10,6 +10,7 @@ namespace {
 
 GpuInfo query_gpu() { no_cuda(); }
 
+void require_device_memory(std::size_t, const std::string&) { no_cuda(); }
 DeviceBuffer::DeviceBuffer(std::size_t) { no_cuda(); }
 DeviceBuffer::~DeviceBuffer() = default;
 DeviceBuffer::DeviceBuffer(DeviceBuffer&&) noexcept = default;

@@ -8,11 +8,9 @@
 
 #include <cstdint>
 
-namespace attnlab::hopper {
+#include "kernels/shared_address.cuh"
 
-__device__ __forceinline__ std::uint32_t shared_address(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+namespace attnlab::hopper {
 
 // ---- mbarriers -------------------------------------------------------------------
 // A phase completes when `count` threads have arrived and every byte a copy

@@ -9,6 +9,7 @@
 #include "core/scenario_file.hpp"
 #include "core/step_chain.hpp"
 #include "core/step_times.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab {
 namespace {
@@ -203,18 +204,6 @@ TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
   EXPECT_EQ(load_error("[model]\nlayers = \"many\"\n"), file + ": model.layers: expected a positive integer, got \"many\"");
 }
 
-// A forward row of ours: varlen, 16 heads, head dim 128.
-ResultRow our_varlen_row(const std::string& scenario, double median_us) {
-  ResultRow r;
-  r.scenario = scenario;
-  r.implementation = "varlen";
-  r.source = "attnlab";
-  r.heads = 16;
-  r.head_dim = 128;
-  r.median_us = median_us;
-  return r;
-}
-
 // A measured run stands in for a layer when it computed the same cells: 64 documents of 512
 // packed into rows of 2048 (bleed, causal) compute what 16 documents of 2048 compute as varlen.
 TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
@@ -225,7 +214,7 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   Scenario named_rows = rows;
   named_rows.name = "rows";
   runs.scenarios = {named_rows};
-  runs.rows = {our_varlen_row("rows", 1000)};
+  runs.rows = {our_row("varlen", 1000, "", "rows")};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
   const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
   ASSERT_TRUE(t.has_value());
@@ -255,8 +244,7 @@ TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
   docs.name = "docs";
   MeasuredRuns runs;
   runs.scenarios = {docs};
-  ResultRow r = our_varlen_row("docs", 200);
-  r.kernel = "wgmma-sm90";
+  ResultRow r = our_row("varlen", 200, "wgmma-sm90", "docs");
   runs.rows = {r};
   EXPECT_FALSE(find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
   r.kernel = "mma-sm80";

@@ -11,7 +11,7 @@
 #include "gui/pass_pairs.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -10,7 +10,7 @@
 #include "gui/pass_pairs.hpp"
 #include "gui/source_ratios.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -9,7 +9,7 @@
 #include "core/scenario_file.hpp"
 #include "gui/live_run.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

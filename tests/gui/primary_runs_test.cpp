@@ -18,7 +18,7 @@
 #include "gui/source_ratios.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

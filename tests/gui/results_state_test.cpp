@@ -7,7 +7,7 @@
 
 #include "gui/results_state.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -9,7 +9,7 @@
 #include "gui/implementation_colors.hpp"
 #include "gui/roofline.hpp"
 #include "shipped_results.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

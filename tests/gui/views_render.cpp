@@ -18,7 +18,7 @@
 #include "gui/gui_window.hpp"
 #include "gui/scenario_edits.hpp"
 #include "temp_path.hpp"
-#include "test_rows.hpp"
+#include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {

@@ -1,0 +1,24 @@
+#pragma once
+// A results row of ours, as the tests write them: by default for uniform-64x512 on the H100.
+#include <string>
+
+#include "core/results_csv.hpp"
+
+namespace attnlab {
+
+// `kernel`: the results' kernel column (empty, as a file from before it was written).
+inline ResultRow our_row(const char* implementation, double median_us, const char* kernel = "",
+                         const std::string& scenario = "uniform-64x512") {
+  ResultRow r;
+  r.kernel = kernel;
+  r.scenario = scenario;
+  r.implementation = implementation;
+  r.source = "attnlab";
+  r.gpu = "NVIDIA H100 80GB HBM3";
+  r.heads = 16;
+  r.head_dim = 128;
+  r.median_us = median_us;
+  return r;
+}
+
+}  // namespace attnlab

@@ -5,14 +5,15 @@
 #
 #   ATTNLAB_COMMIT=$(git rev-parse --short=12 HEAD) bench/device_run.sh OUTDIR [STAGE...]
 #
-# STAGE is any of build, bench, peers, variants, ncu (default: all, in that order). Each stage
+# STAGE is any of build, bench, peers, variants, ncu, ceilings, kernels, bwd (default: the
+# first six, in that order; kernels and bwd on request). Each stage
 # has a time limit so that a slow one cannot cost the others their results. OUTDIR
 # receives attnlab-bench.csv, peers.csv, their -variants.csv twins and logs.tar.gz (the
 # peers that could not run are the `unavailable:` lines of logs/peers*.log).
 set -uo pipefail
 out=${1:?usage: bench/device_run.sh OUTDIR [build|bench|peers|variants|ncu ...]}
 shift
-stages=${*:-build bench peers variants ncu}
+stages=${*:-build bench peers variants ncu ceilings}
 build=${ATTNLAB_BUILD:-build-device}
 mkdir -p "$out/logs"
 export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios
@@ -35,11 +36,18 @@ nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
 
 # attnlab-bench times 30 passes per case after its warm-up, as the peers time 30 calls:
 # the same burst for both (a sustained run lets clocks settle lower, by a few percent).
+# The default flash kernel (the fastest the GPU runs), then the teaching kernel's flash rows
+# in the same call when the default is another (the tables' last column).
 if stage bench; then
   echo "== attnlab-bench"
   # shellcheck disable=SC2086
   limit 140 "$build/bench/attnlab-bench" $scenarios --out="$out/attnlab-bench.csv" --reps=30 \
     --benchmark_counters_tabular=true 2>&1 | tee "$out/logs/attnlab-bench.log"
+  if ! grep -q ',mma-sm80,' "$out/attnlab-bench.csv"; then
+    # shellcheck disable=SC2086
+    limit 120 "$build/bench/attnlab-bench" $scenarios --kernel=mma-sm80 --implementations=padded,packed,varlen \
+      --out="$out/attnlab-bench-mma-sm80.csv" --reps=30 2>&1 | tee "$out/logs/attnlab-bench-mma-sm80.log"
+  fi
 fi
 
 if stage peers; then
@@ -65,6 +73,35 @@ if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then
   echo "== DRAM bytes under ncu"
   limit 200 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
     --log "$out/logs/ncu.log" 2>&1 | tee "$out/logs/ncu-table.txt"
+fi
+
+# The GEMM and copy ceilings the floors are priced at (results/h100/ceilings.toml).
+if stage ceilings; then
+  echo "== ceilings"
+  limit 60 python3 bench/peers/ceilings.py 2>&1 | tee "$out/ceilings.toml"
+fi
+
+# Both flash kernels on every scenario, head dims 64 and 128: where one is faster (TABLE.md).
+if stage kernels; then
+  for kernel in wgmma-sm90 mma-sm80; do
+    echo "== kernels: $kernel"
+    # shellcheck disable=SC2086
+    limit 200 "$build/bench/attnlab-bench" $scenarios --kernel=$kernel --implementations=padded,packed,varlen \
+      --head-dims=64,128 --reps=10 --out="$out/attnlab-bench-kernels-$kernel.csv" 2>&1 |
+      tee "$out/logs/attnlab-bench-kernels-$kernel.log"
+  done
+fi
+
+# The backward of every implementation and peer on every scenario (the default backward kernel).
+if stage bwd; then
+  echo "== backward: attnlab-bench --pass bwd"
+  # shellcheck disable=SC2086
+  limit 180 "$build/bench/attnlab-bench" $scenarios --pass=bwd --out="$out/attnlab-bench-bwd.csv" --reps=30 \
+    2>&1 | tee "$out/logs/attnlab-bench-bwd.log"
+  echo "== backward: PyTorch peers"
+  # shellcheck disable=SC2086
+  limit 300 python3 bench/peers/torch_peers.py $scenarios --pass bwd --attnlab "$build/cli/attnlab" \
+    --out "$out/peers-bwd.csv" 2>&1 | tee "$out/logs/peers-bwd.log"
 fi
 
 tar -czf "$out/logs.tar.gz" -C "$out" logs && rm -rf "$out/logs"

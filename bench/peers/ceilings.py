@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Measures the two ceilings a kernel's floor is priced at, on the GPU at hand, and prints
+them as the TOML tables of results/h100/ceilings.toml:
+
+  [gemm_bf16]  TFLOP/s of one large bf16 matrix product (cuBLAS through torch.matmul);
+  [copy]       TB/s of a device-to-device copy, counting the bytes read and written.
+
+Timing as the peers (CUDA events, warm-up, median of --reps calls). A scenario's floor is
+then max(useful FLOPs / gemm_bf16, HBM bytes / copy): bench/results_table.py's floors table.
+
+usage: ceilings.py [--size 8192] [--copy-gib 2] [--reps 30]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+
+
+def median_ms(torch, call, warmup: int, reps: int) -> float:
+    for _ in range(warmup):
+        call()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", type=int, default=8192, help="the GEMM's M = N = K (default 8192)")
+    ap.add_argument("--copy-gib", type=float, default=2.0, help="GiB copied per call (default 2, far past the L2)")
+    ap.add_argument("--reps", type=int, default=30)
+    args = ap.parse_args()
+    import torch
+
+    n = args.size
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    gemm_ms = median_ms(torch, lambda: torch.matmul(a, b, out=c), 5, args.reps)
+    tflops = 2 * n**3 / (gemm_ms * 1e-3) / 1e12
+
+    count = int(args.copy_gib * 2**30) // 4
+    src = torch.empty(count, device="cuda", dtype=torch.float32).fill_(1.0)
+    dst = torch.empty_like(src)
+    copy_ms = median_ms(torch, lambda: dst.copy_(src), 3, args.reps)
+    tbps = 2 * count * 4 / (copy_ms * 1e-3) / 1e12
+
+    gpu = torch.cuda.get_device_name()
+    date = datetime.date.today().isoformat()
+    print(f"[gemm_bf16]\ntflops = {tflops:.1f}\nwhat = \"one bf16 matrix product, {n} x {n} times {n} x {n}\"\n"
+          f"gpu = \"{gpu}\"\ndate = \"{date}\"\n")
+    print(f"[copy]\ntbps = {tbps:.3f}\nwhat = \"a device-to-device copy of {args.copy_gib:g} GiB, bytes read plus "
+          f"bytes written\"\ngpu = \"{gpu}\"\ndate = \"{date}\"")
+
+
+if __name__ == "__main__":
+    main()

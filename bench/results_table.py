@@ -9,12 +9,17 @@ the README and results/h100/TABLE.md:
   2. measured ratios against the model's: naive/varlen, padded/varlen, packed/varlen
      time (ours and FlashAttention-2's) beside the scores the model says each computes;
   3. every row of every scenario: time, useful TFLOP/s, ours against each peer;
-  4. HBM bytes, model against ncu, for our rows.
+  4. HBM bytes, model against ncu, for our rows;
+  5. each scenario's floor (useful FLOPs at the measured GEMM ceiling, compulsory bytes at
+     the measured copy bandwidth; --ceilings) beside our varlen time and cuDNN's;
+  6. our flash kernels side by side on every scenario, layout and head dim (--kernels);
+  7. the backward pass: the rows with pass = bwd of the --bench and --peers files.
 
 The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed).
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
-                        [--run results/h100/attnlab-run.csv results/h100/attnlab-run-wgmma.csv] \
+                        [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
+                        [--kernels results/h100/attnlab-bench-kernels-*.csv] \
                         --attnlab build/cli/attnlab --out results/h100/TABLE.md [--readme README.md]
 """
 from __future__ import annotations
@@ -26,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections import defaultdict
 from pathlib import Path
 
@@ -51,6 +57,11 @@ def file_order(path: Path):
 
 def read_files(paths: list[Path] | None) -> list[dict]:
     return [row for path in sorted(paths or [], key=file_order) for row in read_rows(path)]
+
+
+def of_pass(rows: list[dict], which: str) -> list[dict]:
+    """The rows of one pass; files from before the backward have no pass column: fwd."""
+    return [r for r in rows if (r.get("pass") or "fwd") == which]
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -154,8 +165,11 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
         return r["implementation"] == "naive" or r.get("kernel", "") == kernel_of.get((r["scenario"], r["dtype"], r["head_dim"]))
 
     for r in bench:  # where files repeat a case, the first file's row stands (file_order)
+        key = (r["scenario"], r["dtype"], r["head_dim"])
         if of_the_kernel(r):
-            keyed[(r["scenario"], r["dtype"], r["head_dim"])][0].setdefault(r["implementation"], r)
+            keyed[key][0].setdefault(r["implementation"], r)
+        elif r["implementation"] == "varlen":
+            keyed[key][3].setdefault(r["kernel"], r)
     for r in peers:
         keyed[(r["scenario"], r["dtype"], r["head_dim"])][1].setdefault(r["source"], r)
     for r in run:
@@ -164,7 +178,7 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
             if r.get("rel_l2_error"):
                 keyed[key][2][r["implementation"]] = r["rel_l2_error"]
         elif r["implementation"] == "varlen" and key in keyed:
-            keyed[key][3].setdefault(r["kernel"], r)
+            keyed[key][3].setdefault(r["kernel"], dict(r, another_call=True))
     models, runs = {}, []
     for key, (ours, peer_rows, errors, other_kernels) in keyed.items():
         if not ours and not peer_rows:
@@ -184,6 +198,11 @@ def speedup(peer, ours) -> str:
     return times(peer["median_us"] / ours["median_us"]) if peer and ours else ""
 
 
+def table_kernel(runs: list[Run]) -> str:
+    """The flash kernel of the tables' varlen rows (the first one measured)."""
+    return next((v["kernel"] for r in runs if (v := r.ours.get("varlen")) and v.get("kernel")), "")
+
+
 def summary(runs: list[Run]) -> str:
     rows = []
     others = list(dict.fromkeys(k for r in runs for k in r.other_kernels))  # in file order
@@ -199,14 +218,19 @@ def summary(runs: list[Run]) -> str:
                      speedup(fa2, v),
                      f"{same['source']}: {us(same['median_us'])}" if same else "", speedup(same, v),
                      f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same"]
-                    + [f"{us(o['median_us'])} ({tflops(o)})" if (o := r.other_kernels.get(k)) else "" for k in others])
-    return table(["scenario", "attnlab varlen µs (useful TFLOP/s)", "FA2 varlen_attn µs (useful TFLOP/s)",
+                    + [f"{us(o['median_us'])} ({tflops(o)})" + (" ²" if o.get("another_call") else "")
+                       if (o := r.other_kernels.get(k)) else "" for k in others])
+    kernel = table_kernel(runs)
+    return table(["scenario", f"attnlab varlen{', ' + kernel if others else ''} µs (useful TFLOP/s)",
+                  "FA2 varlen_attn µs (useful TFLOP/s)",
                   "its time / attnlab varlen", "fastest peer with the per-document answer, µs",
                   "its time / attnlab varlen", "fastest peer of all (packed rows with bleed give another answer), µs"]
-                 + [f"attnlab varlen, {k}, µs (useful TFLOP/s; another device call)" for k in others], rows) + (
+                 + [f"attnlab varlen, {k}, µs (useful TFLOP/s)" for k in others], rows) + (
         "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
         if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
-        else "")
+        else "") + (
+        "\n² from an `attnlab run` in another device call.\n"
+        if any(o.get("another_call") for r in runs for o in r.other_kernels.values()) else "")
 
 
 def ratios(runs: list[Run]) -> str:
@@ -285,6 +309,78 @@ def bytes_table(runs: list[Run]) -> str:
                   "why they differ (beyond 25%)"], rows) + "\n" + legend
 
 
+def read_ceilings(path: Path) -> tuple[float, float]:
+    """The GEMM ceiling (TFLOP/s) and copy bandwidth (TB/s) of a ceilings.toml."""
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        fail(f"{path}: {e}")
+    values = []
+    for table_name, key in (("gemm_bf16", "tflops"), ("copy", "tbps")):
+        v = data.get(table_name, {}).get(key)
+        if not isinstance(v, (int, float)) or not 0 < v < 1e6:
+            fail(f"{path}: {table_name}.{key}: expected a positive number")
+        values.append(float(v))
+    return values[0], values[1]
+
+
+def compulsory_bytes(m: dict) -> int:
+    """What any forward must move: Q, K, V read once, O written once, the LSE written."""
+    tokens, heads, kv_heads, d = (int(m[c]) for c in ("buffer_tokens", "heads", "kv_heads", "head_dim"))
+    element = 4 if m["dtype"] == "fp32" else 2
+    return 2 * tokens * (heads + kv_heads) * d * element + 4 * tokens * heads
+
+
+def floors(runs: list[Run], ceilings: tuple[float, float]) -> str:
+    gemm_tflops, copy_tbps = ceilings
+    rows = []
+    for r in runs:
+        v, m = r.ours.get("varlen"), r.model.get("varlen")
+        if not v or not m:
+            continue
+        flop_floor = float(m["flops_useful_fwd"]) / (gemm_tflops * 1e12) * 1e6
+        byte_floor = compulsory_bytes(m) / (copy_tbps * 1e12) * 1e6
+        floor = max(flop_floor, byte_floor)
+        cudnn = r.peers.get("torch-sdpa-cudnn-padded")
+        rows.append([r.label(), us(v["median_us"]), us(flop_floor), us(byte_floor), times(v["median_us"] / floor),
+                     us(cudnn["median_us"]) if cudnn else "", speedup(cudnn, v)])
+    return (f"Floor: the larger of the useful FLOPs at the measured GEMM ceiling ({gemm_tflops:g} TFLOP/s) and "
+            f"the compulsory bytes (Q, K, V read once, O and the LSE written once) at the measured copy "
+            f"bandwidth ({copy_tbps:g} TB/s); both from the ceilings file. cuDNN runs on the padded batch, "
+            f"with the per-document answer.\n\n" +
+            table(["scenario", "attnlab varlen µs", "FLOP floor µs", "byte floor µs", "attnlab / floor",
+                   "cuDNN padded µs", "its time / attnlab varlen"], rows))
+
+
+def kernels_table(rows: list[dict], first: str) -> str:
+    """Each flash kernel's time per (scenario, implementation, dtype, head dim), `first` (the
+    kernel of the tables above) beside the others: above 1×, `first` is faster."""
+    kernels = sorted(flash_kernels(rows), key=lambda k: k != first)
+    cases = defaultdict(dict)
+    for r in rows:
+        if r["implementation"] != "naive":
+            cases[(r["scenario"], r["implementation"], r["dtype"], r["head_dim"])].setdefault(r["kernel"], r)
+    lines, ratios_of = [], defaultdict(list)
+    for key in sorted(cases, key=lambda k: (k[0], k[1], k[2], int(k[3]))):
+        of = cases[key]
+        base = of.get(kernels[0])
+        cells = []
+        for k in kernels[1:]:
+            o = of.get(k)
+            cells.append(times(o["median_us"] / base["median_us"]) if o and base else "")
+            if o and base:
+                ratios_of[k].append((o["median_us"] / base["median_us"], key))
+        lines.append([f"`{key[0]}`", key[1], key[2], key[3]] +
+                     [us(of[k]["median_us"]) if k in of else "" for k in kernels] + cells)
+    text = table(["scenario", "implementation", "dtype", "head dim"] + [f"{k} µs" for k in kernels] +
+                 [f"{k} / {kernels[0]}" for k in kernels[1:]], lines)
+    for k, found in ratios_of.items():
+        low, (scenario, impl, dtype, d) = min(found)
+        text += (f"\n{kernels[0]} is faster than {k} in {sum(x > 1 for x, _ in found)} of {len(found)} cases; "
+                 f"the least {k} / {kernels[0]} is {times(low)} (`{scenario}`, {impl}, {dtype}, d{d}).\n")
+    return text
+
+
 def provenance(bench, peers) -> str:
     rows = bench + peers
     if not rows:
@@ -305,6 +401,9 @@ def main():
     ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (on repeats, the first in file_order wins)")
     ap.add_argument("--peers", type=Path, nargs="+", help="bench/peers/torch_peers.py results CSVs")
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
+    ap.add_argument("--ceilings", type=Path, help="ceilings.toml: [gemm_bf16] tflops and [copy] tbps, for the floors")
+    ap.add_argument("--kernels", type=Path, nargs="+",
+                    help="attnlab-bench CSVs of our flash kernels on the same cases (one device call)")
     ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
     ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
     ap.add_argument("--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers")
@@ -312,7 +411,21 @@ def main():
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
     bench, peers, run = read_files(args.bench), read_files(args.peers), read_files(args.run)
-    runs = group(bench, peers, run, args.attnlab)
+    runs = group(of_pass(bench, "fwd"), of_pass(peers, "fwd"), of_pass(run, "fwd"), args.attnlab)
+    backward = group(of_pass(bench, "bwd"), of_pass(peers, "bwd"), [], args.attnlab)
+    bench, peers = of_pass(bench, "fwd"), of_pass(peers, "fwd")
+    extra = []
+    if args.ceilings:
+        extra += ["## How far from the floor\n", floors(runs, read_ceilings(args.ceilings))]
+    if args.kernels:
+        extra += ["## Our flash kernels side by side\n",
+                  "One device call, every scenario, each flash layout, head dims 64 and 128 "
+                  f"(commit {', '.join(sorted({r['commit'] for r in read_files(args.kernels) if r.get('commit')}))}).\n",
+                  kernels_table(of_pass(read_files(args.kernels), "fwd"), table_kernel(runs))]
+    if backward:
+        extra += ["## The backward pass\n",
+                  "Rows with pass = bwd: the backward alone, given the forward's saved outputs; useful FLOPs "
+                  "2.5× the forward's.\n", summary(backward), "\n", details(backward)]
     text = "\n".join([
         "# Measured results (generated by bench/results_table.py; do not edit by hand)\n",
         provenance(bench, peers),
@@ -323,8 +436,7 @@ def main():
         "## HBM traffic: model against Nsight Compute\n",
         "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
         "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
-        bytes_table(runs),
-        "## Every row\n", details(runs)])
+        bytes_table(runs)] + extra + ["## Every row\n", details(runs)])
     if args.out:
         write_atomically(args.out, text)
     else:

@@ -19,7 +19,7 @@ The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU neede
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
                         [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
-                        [--kernels results/h100/attnlab-bench-kernels-*.csv] \
+                        [--kernels results/h100/attnlab-bench-kernels-*.csv] [--bytes results/h100/attnlab-bench-round2-ncu.csv] \
                         --attnlab build/cli/attnlab --out results/h100/TABLE.md [--readme README.md]
 """
 from __future__ import annotations
@@ -81,9 +81,11 @@ def read_rows(path: Path) -> list[dict]:
     return [r for r in rows if r["median_us"] != ""]
 
 
-def model_of(attnlab: str, scenario: str) -> dict[str, dict]:
+def model_of(attnlab: str, scenario: str, tile: str) -> dict[str, dict]:
+    """`attnlab model` of the scenario at a flash kernel's tile (e.g. "128x128")."""
     try:
-        done = subprocess.run([attnlab, "model", scenario, "--format", "csv"], capture_output=True, text=True)
+        done = subprocess.run([attnlab, "model", scenario, "--format", "csv", "--tile", tile], capture_output=True,
+                              text=True)
     except OSError as e:
         fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
     if done.returncode != 0:
@@ -183,9 +185,11 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
     for key, (ours, peer_rows, errors, other_kernels) in keyed.items():
         if not ours and not peer_rows:
             continue
-        if key[0] not in models:
-            models[key[0]] = model_of(attnlab, key[0])
-        runs.append(Run(key, ours, peer_rows, errors, models[key[0]], other_kernels))
+        # The model at the tile of the kernel that ran the rows (the default tile for peers alone).
+        tile = next((o["tile"] for o in ours.values() if o["implementation"] != "naive" and o.get("tile")), "64x64")
+        if (key[0], tile) not in models:
+            models[(key[0], tile)] = model_of(attnlab, key[0], tile)
+        runs.append(Run(key, ours, peer_rows, errors, models[(key[0], tile)], other_kernels))
     # A scenario's own dtype and head dim come first; extra runs of it follow, marked.
     for r in runs:
         m = r.model.get("varlen", {})
@@ -245,7 +249,7 @@ def ratios(runs: list[Run]) -> str:
                          times(float(m["attended_vs_varlen"])) if m else "",
                          times(ours[0]["median_us"] / ours[1]["median_us"]) if all(ours) else "",
                          times(fa2[0]["median_us"] / fa2[1]["median_us"]) if all(fa2) else ""])
-    return table(["scenario", "ratio", "model: scores computed (64×64 tiles)", "model: scores attended",
+    return table(["scenario", "ratio", "model: scores computed (at the tile of attnlab's kernel)", "model: scores attended",
                   "measured time, attnlab", "measured time, PyTorch (FA2 varlen_attn; SDPA flash; eager)"], rows)
 
 
@@ -288,25 +292,24 @@ def why_bytes_differ(implementation: str, ratio: float, model: dict) -> list[str
     return ["L2"] + (["pad"] if implementation == "padded" and model.get("scores_padding", "0") != "0" else [])
 
 
-def bytes_table(runs: list[Run]) -> str:
+def bytes_table(bench: list[dict], runs: list[Run]) -> str:
+    """Model bytes against ncu's for every row of ours that ncu measured, whichever kernel ran
+    it (each row's model bytes are at its own kernel's tile)."""
+    models = {r.scenario: r.model for r in runs}
+    measured = {}
+    for o in bench:  # the first file's row of a (scenario, implementation, kernel) stands
+        if o.get("hbm_bytes_model") and o.get("hbm_bytes_measured") and o["scenario"] in models:
+            measured.setdefault((o["scenario"], o["implementation"], o.get("kernel", "")), o)
     rows = []
-    for r in runs:
-        for impl in IMPLEMENTATIONS:
-            o = r.ours.get(impl)
-            if not o or not o.get("hbm_bytes_model"):
-                continue
-            model = int(o["hbm_bytes_model"])
-            measured = int(o["hbm_bytes_measured"]) if o.get("hbm_bytes_measured") else None
-            if measured is None and not r.is_default:
-                continue  # ncu runs on each scenario's own dtype and head dim
-            rows.append([r.label(), impl, f"{model / 2**30:.3f}",
-                         f"{measured / 2**30:.3f}" if measured is not None else "not measured",
-                         f"{measured / model:.2f}" if measured is not None else "",
-                         ", ".join(why_bytes_differ(impl, measured / model, r.model.get(impl, {})))
-                         if measured else ""])
+    for (scenario, impl, kernel), o in sorted(measured.items(), key=lambda kv: (kv[0][0], kv[0][2],
+                                                                               IMPLEMENTATIONS.index(kv[0][1]))):
+        model, ncu = int(o["hbm_bytes_model"]), int(o["hbm_bytes_measured"])
+        rows.append([f"`{scenario}`", impl, kernel, f"{model / 2**30:.3f}", f"{ncu / 2**30:.3f}", f"{ncu / model:.2f}",
+                     ", ".join(why_bytes_differ(impl, ncu / model, models[scenario].get(impl, {}))),
+                     o.get("commit", "")])
     legend = "".join(f"- `{key}`: {text}\n" for key, text in BYTES_NOTES.items())
-    return table(["scenario", "implementation", "model GiB", "ncu GiB (DRAM read + write)", "ncu / model",
-                  "why they differ (beyond 25%)"], rows) + "\n" + legend
+    return table(["scenario", "implementation", "kernel", "model GiB", "ncu GiB (DRAM read + write)", "ncu / model",
+                  "why they differ (beyond 25%)", "commit"], rows) + "\n" + legend
 
 
 def read_ceilings(path: Path) -> tuple[float, float]:
@@ -404,6 +407,8 @@ def main():
     ap.add_argument("--ceilings", type=Path, help="ceilings.toml: [gemm_bf16] tflops and [copy] tbps, for the floors")
     ap.add_argument("--kernels", type=Path, nargs="+",
                     help="attnlab-bench CSVs of our flash kernels on the same cases (one device call)")
+    ap.add_argument("--bytes", type=Path, nargs="+",
+                    help="CSVs whose rows carry ncu's hbm_bytes_measured (default: the --bench files)")
     ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
     ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
     ap.add_argument("--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers")
@@ -436,7 +441,7 @@ def main():
         "## HBM traffic: model against Nsight Compute\n",
         "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
         "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
-        bytes_table(runs)] + extra + ["## Every row\n", details(runs)])
+        bytes_table(of_pass(read_files(args.bytes), "fwd") if args.bytes else bench, runs)] + extra + ["## Every row\n", details(runs)])
     if args.out:
         write_atomically(args.out, text)
     else:

@@ -295,8 +295,16 @@ TEST(Cli, StepShowsTheChainFromScoresToTheArticlesSaving) {
     EXPECT_NE(r.out.find(link), std::string::npos) << link;
   EXPECT_NE(r.out.find("(a) from FLOPs: 3.56% (nanochat's full squares)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the article: 1.80%"), std::string::npos) << r.out;
-  // The backward pass has no shipped measurement: said, not invented.
-  EXPECT_NE(r.out.find("whole step (forward and backward) not measured"), std::string::npos) << r.out;
+  // Both families' backward rows ship (attnlab-bench-bwd.csv, peers-bwd.csv): each gets a
+  // whole-step figure, a percentage, not "not measured".
+  for (const char* family : {"attnlab ", "FA2 "}) {
+    const std::size_t line = r.out.find(std::string("    ") + family);
+    ASSERT_NE(line, std::string::npos) << family << r.out;
+    const std::string text = r.out.substr(line, r.out.find('\n', line) - line);
+    EXPECT_NE(text.find("whole step (forward and backward) "), std::string::npos) << text;
+    EXPECT_EQ(text.find("not measured"), std::string::npos) << text;
+    EXPECT_EQ(text.back(), '%') << text;
+  }
 }
 
 TEST(Cli, StepCsvHasOneRowPerImplementation) {

@@ -194,22 +194,22 @@ TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
     p.kv_heads = 2;
     p.head_dim = c.head_dim;
     const Layout padded = make_padded_layout(lengths, 1500, c.causal, c.window);
-    for (FlashKernel kernel : backward_kernels_here())
-    for (const auto& [impl, layout] :
-         {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
-          std::pair{Implementation::padded, padded},
-          std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
-          std::pair{Implementation::naive, padded}}) {
-      if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
-      const BackwardRun run = run_backward_and_check(impl, layout, p, 30, kernel);
-      std::printf("  %s %s d%d %s window (%d, %d):", flash_kernel_info(kernel).name, dtype_name(c.dtype), c.head_dim,
-                  c.causal ? "causal" : "full", c.window.left, c.window.right);
-      print_run(implementation_name(impl), layout, run);
-      expect_written(run);
-      EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
-          << flash_kernel_info(kernel).name << " " << implementation_name(impl) << " window (" << c.window.left << ", "
-          << c.window.right << "): worst is "
-          << run.error.worst_name();
+    for (FlashKernel kernel : backward_kernels_here()) {
+      for (const auto& [impl, layout] :
+           {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
+            std::pair{Implementation::padded, padded},
+            std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
+            std::pair{Implementation::naive, padded}}) {
+        if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
+        const BackwardRun run = run_backward_and_check(impl, layout, p, 30, kernel);
+        std::printf("  %s %s d%d %s window (%d, %d):", flash_kernel_info(kernel).name, dtype_name(c.dtype), c.head_dim,
+                    c.causal ? "causal" : "full", c.window.left, c.window.right);
+        print_run(implementation_name(impl), layout, run);
+        expect_written(run);
+        EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+            << flash_kernel_info(kernel).name << " " << implementation_name(impl) << " window (" << c.window.left << ", "
+            << c.window.right << "): worst is " << run.error.worst_name();
+      }
     }
   }
 }
@@ -224,23 +224,23 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   p.kv_heads = 1;
   p.head_dim = 64;
   for (FlashKernel kernel : backward_kernels_here())
-  for (bool causal : {true, false})
-    for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
-      for (const Layout& layout : counting_layouts(causal, w)) {
-        DeviceLayout device_layout(layout, kernel_tile(kernel));
-        AttentionTensors t(layout.buffer_tokens(), p);
-        GradientTensors g(layout.buffer_tokens(), p);
-        for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
-        KernelCounts forward, backward;
-        run_flash(kernel, device_layout, p, t, &forward);
-        run_flash_backward(kernel, device_layout, p, t, g, &backward);
-        const std::string what = std::string(flash_kernel_info(kernel).name) + " " + layout_kind_name(layout.kind) +
-                                 (causal ? " causal" : " full") +
-                                 " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
-        EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
-        EXPECT_EQ(backward.cells, forward.cells) << what;
-        EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
-      }
+    for (bool causal : {true, false})
+      for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
+        for (const Layout& layout : counting_layouts(causal, w)) {
+          DeviceLayout device_layout(layout, kernel_tile(kernel));
+          AttentionTensors t(layout.buffer_tokens(), p);
+          GradientTensors g(layout.buffer_tokens(), p);
+          for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
+          KernelCounts forward, backward;
+          run_flash(kernel, device_layout, p, t, &forward);
+          run_flash_backward(kernel, device_layout, p, t, g, &backward);
+          const std::string what = std::string(flash_kernel_info(kernel).name) + " " + layout_kind_name(layout.kind) +
+                                   (causal ? " causal" : " full") +
+                                   " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+          EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
+          EXPECT_EQ(backward.cells, forward.cells) << what;
+          EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
+        }
 }
 
 // dK and dV are summed in registers in a fixed order: the same inputs give the

@@ -56,8 +56,7 @@ AttentionRun::AttentionRun(const Layout& layout, const Layout* per_document, Imp
       device_layout_(layout, kernel_tile(kernel)) {
   problem_.validate();
   if (pass == Pass::bwd && !materializes_scores(implementation) && !flash_kernel_info(kernel).has_backward)
-    throw std::invalid_argument(std::string("the flash backward reads ") + flash_kernel_info(FlashKernel::mma_sm80).name +
-                                "'s work list and outputs, not " + flash_kernel_info(kernel).name + "'s");
+    throw std::invalid_argument(std::string(flash_kernel_info(kernel).name) + " has no backward pass");
   if (layout.kind != layout_of(implementation))
     throw std::invalid_argument(std::string(implementation_name(implementation)) + " runs over a " +
                                 layout_kind_name(layout_of(implementation)) + " layout, got a " +
@@ -116,7 +115,7 @@ void AttentionRun::launch(int set) {
   else if (naive_backward_)
     naive_backward_->run(*naive_, t, gradients(set));
   else
-    run_flash_backward(device_layout_, problem_, t, gradients(set));
+    run_flash_backward(kernel_, device_layout_, problem_, t, gradients(set));
 }
 
 GpuTiming AttentionRun::time(int warmup, int reps) {
@@ -130,13 +129,13 @@ GpuTiming AttentionRun::time(int warmup, int reps) {
 std::optional<CountComparison> AttentionRun::count() {
   if (naive_) return std::nullopt;
   if (sets_.empty()) throw std::logic_error("AttentionRun::count: no input set yet");
-  // The backward visits the forward's tiles: the model's counts are the same.
+  // The backward visits the forward's tiles (its kernel's): the model's counts are the same.
   CountComparison c{{}, model_counts_};
   if (pass_ == Pass::fwd) {
     forward(input_set(0), &c.counted);
   } else {
     forward(input_set(0));
-    run_flash_backward(device_layout_, problem_, input_set(0), gradients(0), &c.counted);
+    run_flash_backward(kernel_, device_layout_, problem_, input_set(0), gradients(0), &c.counted);
   }
   return c;
 }

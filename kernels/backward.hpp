@@ -40,12 +40,14 @@ HostGradients download_gradients(const GradientTensors& gradients, DType dtype);
 
 // flash backward for padded, packed and varlen (FlashAttention-2 style): P is
 // recomputed from Q, K and the saved LSE tile by tile, nothing of size N² is
-// kept. `forward` holds the inputs and the forward's O and LSE (run_flash's, or
-// any implementation's over the same layout). With `counts`, each CTA also adds
-// count_tile of every (query tile, key tile, head) it visits, which is the
-// forward's set of tiles, and the call synchronizes to fill `counts`.
-void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& problem, const AttentionTensors& forward,
-                        GradientTensors& gradients, KernelCounts* counts = nullptr);
+// kept. `kernel` is a flash kernel with has_backward (kernel_choice.hpp) whose
+// tile the layout's work list is at: its backward walks that kernel's tiles.
+// `forward` holds the inputs and the forward's O and LSE (run_flash's with any
+// kernel, or any implementation's, over the same layout). With `counts`, each CTA
+// also adds count_tile of every (query tile, key tile, head) it visits, which is
+// the forward's set of tiles, and the call synchronizes to fill `counts`.
+void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+                        const AttentionTensors& forward, GradientTensors& gradients, KernelCounts* counts = nullptr);
 
 // naive backward: the forward's P (kept by NaiveAttention, as eager attention
 // keeps it for its backward) and, materialized beside it for every (row, head),

@@ -1,5 +1,5 @@
 // run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator, the tiled
-// kernel for the dtype and head dim, then dQ = scale·accumulator in the dtype.
+// kernel for the flash kernel, dtype and head dim, then dQ = scale·accumulator in the dtype.
 #include <cmath>
 
 #include "kernels/backward.hpp"
@@ -7,12 +7,20 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_backward_kernel.cuh"
 #include "kernels/kernel_counters.cuh"
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+#include "kernels/hopper/flash_wgmma_backward.hpp"
+#endif
 
 namespace attnlab {
 
-void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& problem, const AttentionTensors& t,
-                        GradientTensors& g, KernelCounts* counts) {
+void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+                        const AttentionTensors& t, GradientTensors& g, KernelCounts* counts) {
   problem.validate();
+  if (!flash_kernel_info(kernel).has_backward)
+    throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
+  if (layout.work_tile() != kernel_tile(kernel))
+    throw std::logic_error(std::string("run_flash_backward: the work list is not at ") + flash_kernel_info(kernel).name +
+                           "'s tile");
   const std::int64_t positions = layout.host().buffer_tokens();
   if (t.positions != positions || g.positions != positions)
     throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
@@ -41,10 +49,24 @@ void run_flash_backward(const DeviceLayout& layout, const AttentionProblem& prob
   p.counts = counters.device();
   const int items = layout.work_items();
   const bool bf16 = problem.dtype == DType::bf16;
-  if (problem.head_dim == 64)
-    bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);
-  else
-    bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
+  switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
+    case FlashKernel::mma_sm80:
+      if (problem.head_dim == 64)
+        bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);
+      else
+        bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
+      break;
+    case FlashKernel::wgmma_sm90:
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+      if (problem.head_dim == 64)
+        bf16 ? hopper::launch_backward<__nv_bfloat16, 64>(p, items) : hopper::launch_backward<__half, 64>(p, items);
+      else
+        bf16 ? hopper::launch_backward<__nv_bfloat16, 128>(p, items) : hopper::launch_backward<__half, 128>(p, items);
+      break;
+#else
+      throw NoGpuError("wgmma-sm90 is not in this build (its CUDA architectures lack sm_90)");
+#endif
+  }
   convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
   counters.read();
 }

@@ -209,8 +209,9 @@ __device__ __forceinline__ void store_rows(T* out, std::int64_t stride, int rows
 // ---- the kernel ---------------------------------------------------------------
 
 // Where one CTA's data is: a (row, key tile) of the layout and one KV head, and
-// the steps it walks: every (query head of the group, query tile visiting the key tile).
-template <typename T, int D>
+// the steps it walks: every (query head of the group, query tile visiting the key
+// tile), at the tile of `rows` queries x `cols` keys (the Hopper backward's too).
+template <typename T, int D, int rows = kRows, int cols = kCols>
 struct KeyTileItem {
   int row, k0, row_begin, extent, valid, kv_head, group, first_query_tile, query_tile_count;
   const T *k, *v;  // the tile's first key and value, of its KV head
@@ -220,11 +221,11 @@ struct KeyTileItem {
     kv_head = index % p.kv_heads;
     group = p.heads / p.kv_heads;
     row = w.row;
-    k0 = w.query_tile * kCols;  // the item's tile, read as a key tile
+    k0 = w.query_tile * cols;  // the item's tile, read as a key tile
     row_begin = p.layout.row_start[row];
     extent = p.layout.row_start[row + 1] - row_begin;
     valid = p.layout.row_valid[row];
-    const TileRange visiting = query_tiles_visiting(p.layout, TileShape{kRows, kCols}, row, w.query_tile);
+    const TileRange visiting = query_tiles_visiting(p.layout, TileShape{rows, cols}, row, w.query_tile);
     first_query_tile = visiting.first;
     query_tile_count = visiting.count();
     k = static_cast<const T*>(p.k) + (std::int64_t(row_begin + k0) * p.kv_heads + kv_head) * D;
@@ -232,12 +233,30 @@ struct KeyTileItem {
   }
   __device__ int steps() const { return group * query_tile_count; }
   __device__ int head_of(int step) const { return kv_head * group + step / query_tile_count; }
-  __device__ int q0_of(int step) const { return (first_query_tile + step % query_tile_count) * kRows; }
+  __device__ int q0_of(int step) const { return (first_query_tile + step % query_tile_count) * rows; }
 };
 
-// Starts loading one step's query tile into the given buffers: Q and dO rows,
-// LSE and Δ of each query (cp.async; past the row's valid tokens, zeros), and
-// the keys each query attends (from the layout: plain stores).
+// Starts loading, for the kRows queries from q0 of one head, the LSE and Δ of
+// each (cp.async; past the row's valid tokens, zeros) and the keys each attends
+// (from the layout: plain stores). Threads 0-63 take a query's LSE and attended
+// keys, threads 64-127 its Δ; `thread` is the caller's number among 128 or more.
+__device__ __forceinline__ void start_query_info(const BackwardParams& p, int row, int row_begin, int valid, int head,
+                                                 int q0, QueryInfo& info, int thread) {
+  const int i = thread % kRows;
+  const bool present = q0 + i < valid;
+  const std::int64_t at = (std::int64_t(row_begin + q0) + i) * p.heads + head;
+  if (thread < kRows) {
+    copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
+    const KeyRange keys = attended_keys(p.layout, row, q0 + i);  // empty past the row's valid tokens
+    info.first_key[i] = keys.first;
+    info.last_key[i] = keys.last;
+  } else if (thread < 2 * kRows) {
+    copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
+  }
+}
+
+// Starts loading one step's query tile into the given buffers: Q and dO rows
+// (zeros past the row's valid tokens) and the tile's QueryInfo.
 template <typename T, int D>
 __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const KeyTileItem<T, D>& item, int head, int q0,
                                                  T* q_tile, T* do_tile, QueryInfo& info) {
@@ -245,18 +264,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
   const std::int64_t first = std::int64_t(item.row_begin + q0) * p.heads + head;
   copy_tile_async<T, D, kRows>(q_tile, static_cast<const T*>(p.q) + first * D, stride, item.valid - q0);
   copy_tile_async<T, D, kRows>(do_tile, static_cast<const T*>(p.d_o) + first * D, stride, item.valid - q0);
-  // Threads 0-63 take a query's LSE and attended keys, threads 64-127 its Δ.
-  const int i = threadIdx.x % kRows;
-  const bool present = q0 + i < item.valid;
-  const std::int64_t at = first + std::int64_t(i) * p.heads;
-  if (threadIdx.x < kRows) {
-    copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
-    const KeyRange keys = attended_keys(p.layout, item.row, q0 + i);  // empty past the row's valid tokens
-    info.first_key[i] = keys.first;
-    info.last_key[i] = keys.last;
-  } else {
-    copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
-  }
+  start_query_info(p, item.row, item.row_begin, item.valid, head, q0, info, threadIdx.x);
 }
 
 // One CTA per (key tile, KV head), in the forward's work-list order (heaviest

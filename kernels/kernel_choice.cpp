@@ -61,8 +61,7 @@ FlashKernel choose_flash_kernel(std::string_view name, int device_capability, st
   if (!flash_kernel_built(k.kernel))
     throw InputError(std::string(flag) + ": " + k.name + " is not in this build (its CUDA architectures lack sm_90)");
   if (backward && !k.has_backward)
-    throw InputError(std::string(flag) + ": " + k.name + " has no backward pass; the backward runs with " +
-                     flash_kernel_info(FlashKernel::mma_sm80).name);
+    throw InputError(std::string(flag) + ": " + k.name + " has no backward pass");
   return k.kernel;
 }
 

@@ -19,12 +19,12 @@ struct FlashKernelInfo {
   const char* name;            // as --kernel and the results' kernel column spell it
   TileShape tile;              // query rows x key columns of one CTA's tile
   int min_compute_capability;  // e.g. 80: any sm_80 or later GPU
-  bool has_backward;           // the flash backward reads this kernel's work list and saved outputs
+  bool has_backward;           // a backward of its own over this kernel's work list and tile (run_flash_backward)
 };
 
 // Fastest first: with no --kernel a run takes the first one the GPU supports.
 inline constexpr std::array<FlashKernelInfo, 2> flash_kernels{{
-    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, false},  // Hopper: wgmma, TMA, producer and consumer warpgroups
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true},  // Hopper: wgmma, TMA, producer and consumer warpgroups
     {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
 }};
 

@@ -91,9 +91,10 @@ struct SharedLayout {
   static constexpr int bytes = item_slots + 2 * int(sizeof(ItemSlot)) + 1024;  // + room to align the base to 1024
 };
 
-// Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile.
-__device__ __forceinline__ int tile_offset(int row, int chunk) {
-  return (chunk / 8) * (kRows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
+// Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile
+// of `rows` rows (its 64-element blocks are rows·128 bytes apart).
+__device__ __forceinline__ int tile_offset(int row, int chunk, int rows = kRows) {
+  return (chunk / 8) * (rows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
 }
 
 template <int D>
@@ -225,7 +226,7 @@ __device__ __forceinline__ void start_scores_qk(Scores& s, const unsigned char* 
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int offset = (kk / 4) * block + (kk % 4) * 32;
-    wgmma_64x128_shared<std::is_same_v<T, __nv_bfloat16>>(s, matrix_descriptor(q_rows + offset, 16),
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kCols>(s, matrix_descriptor(q_rows + offset, 16),
                                                           matrix_descriptor(k_tile + offset, 16), kk > 0);
   }
   wgmma_commit();
@@ -278,11 +279,12 @@ __device__ __forceinline__ void rescale_output(Output<D>& o, const float (&resca
 }
 
 // P in 16 bits as wgmma's A operand from registers: the accumulator of keys
-// 16kk..16kk+15 is, per warp, the A fragment of that 16-deep step.
-template <typename T>
-__device__ __forceinline__ void probabilities_as_a(ProbabilityFragments& pf, const Scores& s) {
+// 16kk..16kk+15 is, per warp, the A fragment of that 16-deep step (`steps` of
+// them: 8 for the forward's 128 keys).
+template <typename T, int steps>
+__device__ __forceinline__ void probabilities_as_a(std::uint32_t (&pf)[steps][4], const float (&s)[steps * 8]) {
 #pragma unroll
-  for (int kk = 0; kk < kCols / 16; ++kk)
+  for (int kk = 0; kk < steps; ++kk)
 #pragma unroll
     for (int r = 0; r < 4; ++r) pf[kk][r] = pack_pair<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
 }

@@ -142,20 +142,29 @@ __device__ __forceinline__ void pin_registers(std::uint32_t (&r)[n][m]) {
   "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
   "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 
-// d (64 x 128, fp32) = A·Bᵀ (+ d when accumulate), both from shared memory, 16 deep:
-// A 64 rows and B 128 rows, each K-major (the 16 elements of a row contiguous).
-template <bool bf16>
-__device__ __forceinline__ void wgmma_64x128_shared(float (&d)[64], std::uint64_t a, std::uint64_t b, bool accumulate) {
-#define ATTNLAB_WGMMA_SS(type)                                                                      \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                       \
-               "wgmma.mma_async.sync.aligned.m64n128k16.f32." type "." type " " ATTNLAB_REGS64 \
-               ", %64, %65, p, 1, 1, 0, 0;\n}\n"                                                    \
-               : ATTNLAB_ACC64(d)                                                                   \
-               : "l"(a), "l"(b), "r"(int(accumulate)))
-  if constexpr (bf16)
-    ATTNLAB_WGMMA_SS("bf16");
+// d (64 x N, fp32) = A·B (+ d when accumulate), both from shared memory, 16 deep.
+// A is 64 x 16 and B 16 x N; each is K-major (the 16 elements of a row of A, or of
+// a column of B, contiguous: Q·Kᵀ with Q and K as stored) unless its flag says
+// MN-major (64 rows of A, or N columns of B, contiguous: a matrix read transposed).
+// N = 128 or 64: d holds N/2 accumulators per thread.
+template <bool bf16, int n, bool a_mn_major = false, bool b_mn_major = false>
+__device__ __forceinline__ void wgmma_64xn_shared(float (&d)[n / 2], std::uint64_t a, std::uint64_t b,
+                                                  bool accumulate) {
+  static_assert(n == 128 || n == 64);
+  // a_desc, b_desc, pred, ta, tb: the operands after d's, numbered.
+#define ATTNLAB_WGMMA_SS(shape, type, regs, acc, a_desc, b_desc, pred, ta, tb)                                \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " pred ", 0;\nwgmma.mma_async.sync.aligned." shape ".f32." type \
+               "." type " " regs ", " a_desc ", " b_desc ", p, 1, 1, " ta ", " tb ";\n}\n"                        \
+               : acc(d)                                                                                        \
+               : "l"(a), "l"(b), "r"(int(accumulate)), "n"(int(a_mn_major)), "n"(int(b_mn_major)))
+  if constexpr (n == 128 && bf16)
+    ATTNLAB_WGMMA_SS("m64n128k16", "bf16", ATTNLAB_REGS64, ATTNLAB_ACC64, "%64", "%65", "%66", "%67", "%68");
+  else if constexpr (n == 128)
+    ATTNLAB_WGMMA_SS("m64n128k16", "f16", ATTNLAB_REGS64, ATTNLAB_ACC64, "%64", "%65", "%66", "%67", "%68");
+  else if constexpr (bf16)
+    ATTNLAB_WGMMA_SS("m64n64k16", "bf16", ATTNLAB_REGS32, ATTNLAB_ACC32, "%32", "%33", "%34", "%35", "%36");
   else
-    ATTNLAB_WGMMA_SS("f16");
+    ATTNLAB_WGMMA_SS("m64n64k16", "f16", ATTNLAB_REGS32, ATTNLAB_ACC32, "%32", "%33", "%34", "%35", "%36");
 #undef ATTNLAB_WGMMA_SS
 }
 

@@ -1,7 +1,9 @@
 // The backward pass (flash and naive) against the fp64 CPU reference: dQ, dK and
 // dV each by relative L2, on fresh random inputs and dO with awkward document
 // lengths, both dtypes, both head dims, causal and not, GQA; the flash
-// backward's counted tiles against the forward's and the model's.
+// backward's counted tiles against the forward's and the model's. The flash
+// tests run every flash kernel with a backward that this GPU and build run
+// (names ending `_wgmma_sm90` for the Hopper backward, skipped off sm_90).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -16,8 +18,19 @@
 namespace attnlab::test {
 namespace {
 
-// The backward reads the teaching kernel's work list and saved outputs (kernel_choice.hpp: has_backward).
-constexpr FlashKernel kBackwardKernel = FlashKernel::mma_sm80;
+// Every flash kernel with a backward (kernel_choice.hpp: has_backward), each over its own work list.
+std::vector<FlashKernel> backward_kernels_here() {
+  std::vector<FlashKernel> kernels;
+  for (FlashKernel k : test_kernels())
+    if (flash_kernel_info(k).has_backward) kernels.push_back(k);
+  return kernels;
+}
+std::vector<KernelConfig> backward_kernel_configs() {
+  std::vector<KernelConfig> configs;
+  for (const KernelConfig& c : forward_kernel_configs())
+    if (flash_kernel_info(c.kernel).has_backward) configs.push_back(c);
+  return configs;
+}
 
 // Seeded random Q, K, V and dO (rounded to the dtype) gathered into `layout`; the
 // forward, then the backward of the same implementation into poisoned gradients
@@ -29,9 +42,9 @@ struct BackwardRun {
 };
 
 BackwardRun run_backward_and_check(Implementation implementation, const Layout& layout, const AttentionProblem& problem,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, FlashKernel kernel) {
   RunInputs inputs(canonical_tokens(layout), problem, seed, RunInputs::Coverage::everything);
-  AttentionRun run(layout, implementation, problem, kBackwardKernel, Pass::bwd);
+  AttentionRun run(layout, implementation, problem, kernel, Pass::bwd);
   const RunCheck check = run.check(inputs);
   return {*check.gradients, check.written};
 }
@@ -51,7 +64,7 @@ void expect_written(const BackwardRun& run) {
   EXPECT_EQ(run.written.padding_not_zero, 0) << "gradients of padding positions should be 0";
 }
 
-class Backward : public ::testing::TestWithParam<KernelConfig> {
+class BackwardTest : public ::testing::TestWithParam<KernelConfig> {
  protected:
   AttentionProblem problem(int heads = 4, int kv_heads = 2) const {  // grouped-query: two query heads per KV head
     AttentionProblem p;
@@ -64,7 +77,7 @@ class Backward : public ::testing::TestWithParam<KernelConfig> {
 
   void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed) {
     const AttentionProblem p = problem();
-    const BackwardRun run = run_backward_and_check(impl, layout, p, seed);
+    const BackwardRun run = run_backward_and_check(impl, layout, p, seed, GetParam().kernel);
     print_run(implementation_name(impl), layout, run);
     expect_written(run);
     for (const ErrorStats* e : {&run.error.dq, &run.error.dk, &run.error.dv}) EXPECT_GT(e->values, 0);
@@ -73,18 +86,25 @@ class Backward : public ::testing::TestWithParam<KernelConfig> {
   }
 };
 
+// The flash backward, per kernel; naive's (cuBLAS, whichever flash kernel) once.
+class Backward : public BackwardTest {};
+class NaiveBackwardAccuracy : public BackwardTest {};
+
 TEST_P(Backward, VarlenMatchesReference) {
   ATTNLAB_REQUIRE_GPU();
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
   expect_close(Implementation::varlen, make_varlen_layout(awkward_lengths(), GetParam().causal), 21);
 }
 
 TEST_P(Backward, PaddedMatchesReference) {
   ATTNLAB_REQUIRE_GPU();
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
   expect_close(Implementation::padded, make_padded_layout(awkward_lengths(), 4097, GetParam().causal), 22);
 }
 
 TEST_P(Backward, PackedMatchesReferenceWithItsBleed) {
   ATTNLAB_REQUIRE_GPU();
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
   // Rows of 1000: not a multiple of the tile, documents cut across rows.
   expect_close(Implementation::packed,
                make_packed_layout(awkward_lengths(), 1000, PackingPolicy::concatenate, GetParam().causal), 23);
@@ -92,7 +112,7 @@ TEST_P(Backward, PackedMatchesReferenceWithItsBleed) {
                make_packed_layout(awkward_lengths(), 1000, PackingPolicy::best_fit, GetParam().causal), 24);
 }
 
-TEST_P(Backward, NaiveMatchesReference) {
+TEST_P(NaiveBackwardAccuracy, NaiveMatchesReference) {
   ATTNLAB_REQUIRE_GPU();
   expect_close(Implementation::naive, make_padded_layout(awkward_lengths(), 4097, GetParam().causal), 25);
 }
@@ -102,9 +122,10 @@ TEST_P(Backward, NaiveMatchesReference) {
 // the GPU's are rounding noise of dP − Δ in fp32, checked by max abs.
 TEST_P(Backward, ManyOneTokenDocuments) {
   ATTNLAB_REQUIRE_GPU();
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
   const std::vector<int> ones(300, 1);
   const Layout varlen = make_varlen_layout(ones, GetParam().causal);
-  const BackwardRun run = run_backward_and_check(Implementation::varlen, varlen, problem(), 27);
+  const BackwardRun run = run_backward_and_check(Implementation::varlen, varlen, problem(), 27, GetParam().kernel);
   print_run("varlen", varlen, run);
   expect_written(run);
   EXPECT_LT(run.error.dv.rel_l2, rel_l2_bound(GetParam().dtype));
@@ -116,10 +137,11 @@ TEST_P(Backward, ManyOneTokenDocuments) {
 // Three query heads per KV head (and one KV head for all): dK, dV summed over the group.
 TEST_P(Backward, GroupsOfThreeQueryHeads) {
   ATTNLAB_REQUIRE_GPU();
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
   for (int kv_heads : {2, 1}) {
     const AttentionProblem p = problem(3 * kv_heads, kv_heads);
     const Layout layout = make_varlen_layout({700, 65, 1, 130}, GetParam().causal);
-    const BackwardRun run = run_backward_and_check(Implementation::varlen, layout, p, 29);
+    const BackwardRun run = run_backward_and_check(Implementation::varlen, layout, p, 29, GetParam().kernel);
     std::printf("  heads %d kv_heads %d:", p.heads, p.kv_heads);
     print_run("varlen", layout, run);
     expect_written(run);
@@ -127,8 +149,8 @@ TEST_P(Backward, GroupsOfThreeQueryHeads) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllConfigs, Backward,
-                         ::testing::ValuesIn(all_kernel_configs()), config_name);
+INSTANTIATE_TEST_SUITE_P(AllConfigs, Backward, ::testing::ValuesIn(backward_kernel_configs()), config_name);
+INSTANTIATE_TEST_SUITE_P(AllConfigs, NaiveBackwardAccuracy, ::testing::ValuesIn(all_kernel_configs()), config_name);
 
 // Small enough for compute-sanitizer (memcheck, racecheck, synccheck, initcheck):
 // every backward over the layouts of tests/gpu/sanitizer-small.toml (tile-edge
@@ -138,13 +160,17 @@ TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
   const Scenario s = load_scenario(ATTNLAB_SOURCE_DIR "/tests/gpu/sanitizer-small.toml");
   const AttentionProblem p = attention_problem(s);
   const ScenarioLayouts layouts(s);
-  for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
-    const Layout& layout = layouts.of(impl);
-    const BackwardRun run = run_backward_and_check(impl, layout, p, 31);
-    print_run(implementation_name(impl), layout, run);
-    expect_written(run);
-    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype)) << implementation_name(impl) << ": " << run.error.worst_name();
-  }
+  for (FlashKernel kernel : backward_kernels_here())
+    for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
+      if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
+      const Layout& layout = layouts.of(impl);
+      const BackwardRun run = run_backward_and_check(impl, layout, p, 31, kernel);
+      std::printf("  %s:", flash_kernel_info(kernel).name);
+      print_run(implementation_name(impl), layout, run);
+      expect_written(run);
+      EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+          << flash_kernel_info(kernel).name << " " << implementation_name(impl) << ": " << run.error.worst_name();
+    }
 }
 
 // Sliding windows (FlashAttention's window_size): causal windows below a tile,
@@ -168,48 +194,53 @@ TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
     p.kv_heads = 2;
     p.head_dim = c.head_dim;
     const Layout padded = make_padded_layout(lengths, 1500, c.causal, c.window);
-    for (const auto& [impl, layout] :
-         {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
-          std::pair{Implementation::padded, padded},
-          std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
-          std::pair{Implementation::naive, padded}}) {
-      const BackwardRun run = run_backward_and_check(impl, layout, p, 30);
-      std::printf("  %s d%d %s window (%d, %d):", dtype_name(c.dtype), c.head_dim, c.causal ? "causal" : "full",
-                  c.window.left, c.window.right);
-      print_run(implementation_name(impl), layout, run);
-      expect_written(run);
-      EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
-          << implementation_name(impl) << " window (" << c.window.left << ", " << c.window.right << "): worst is "
-          << run.error.worst_name();
+    for (FlashKernel kernel : backward_kernels_here()) {
+      for (const auto& [impl, layout] :
+           {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
+            std::pair{Implementation::padded, padded},
+            std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
+            std::pair{Implementation::naive, padded}}) {
+        if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
+        const BackwardRun run = run_backward_and_check(impl, layout, p, 30, kernel);
+        std::printf("  %s %s d%d %s window (%d, %d):", flash_kernel_info(kernel).name, dtype_name(c.dtype), c.head_dim,
+                    c.causal ? "causal" : "full", c.window.left, c.window.right);
+        print_run(implementation_name(impl), layout, run);
+        expect_written(run);
+        EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
+            << flash_kernel_info(kernel).name << " " << implementation_name(impl) << " window (" << c.window.left << ", "
+            << c.window.right << "): worst is " << run.error.worst_name();
+      }
     }
   }
 }
 
-// The flash backward visits exactly the forward's tiles (each head's), walking
-// them from the key side, and its count of cells by kind equals the model's;
-// causal and not, with and without windows.
+// Each flash backward visits exactly its forward's tiles (each head's), walking
+// them from the key side, and its count of cells by kind equals the model's at
+// its kernel's tile; causal and not, with and without windows.
 TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;
   p.heads = 3;
   p.kv_heads = 1;
   p.head_dim = 64;
-  for (bool causal : {true, false})
-    for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
-      for (const Layout& layout : counting_layouts(causal, w)) {
-        DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
-        AttentionTensors t(layout.buffer_tokens(), p);
-        GradientTensors g(layout.buffer_tokens(), p);
-        for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
-        KernelCounts forward, backward;
-        run_flash(kBackwardKernel, device_layout, p, t, &forward);
-        run_flash_backward(device_layout, p, t, g, &backward);
-        const std::string what = std::string(layout_kind_name(layout.kind)) + (causal ? " causal" : " full") +
-                                 " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
-        EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
-        EXPECT_EQ(backward.cells, forward.cells) << what;
-        EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kBackwardKernel)).times(p.heads)) << what;
-      }
+  for (FlashKernel kernel : backward_kernels_here())
+    for (bool causal : {true, false})
+      for (Window w : {Window{}, Window{5, 0}, Window{100, causal ? 0 : 100}, Window{512, causal ? 0 : 64}})
+        for (const Layout& layout : counting_layouts(causal, w)) {
+          DeviceLayout device_layout(layout, kernel_tile(kernel));
+          AttentionTensors t(layout.buffer_tokens(), p);
+          GradientTensors g(layout.buffer_tokens(), p);
+          for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
+          KernelCounts forward, backward;
+          run_flash(kernel, device_layout, p, t, &forward);
+          run_flash_backward(kernel, device_layout, p, t, g, &backward);
+          const std::string what = std::string(flash_kernel_info(kernel).name) + " " + layout_kind_name(layout.kind) +
+                                   (causal ? " causal" : " full") +
+                                   " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+          EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
+          EXPECT_EQ(backward.cells, forward.cells) << what;
+          EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
+        }
 }
 
 // dK and dV are summed in registers in a fixed order: the same inputs give the
@@ -221,20 +252,23 @@ TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
   p.kv_heads = 2;
   const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
   const AttentionInputs inputs = make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
-  DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
-  AttentionTensors t(layout.buffer_tokens(), p);
-  upload_qkv(t, p.dtype, inputs.q, inputs.k, inputs.v);
-  GradientTensors g(layout.buffer_tokens(), p);
-  upload_d_o(g, p.dtype, make_random_grad_output(inputs, 6));
-  run_flash(kBackwardKernel, device_layout, p, t);
-  run_flash_backward(device_layout, p, t, g);
-  const HostGradients first = download_gradients(g, p.dtype);
-  g.dk.poison();
-  g.dv.poison();
-  run_flash_backward(device_layout, p, t, g);
-  const HostGradients second = download_gradients(g, p.dtype);
-  EXPECT_EQ(first.dk, second.dk);
-  EXPECT_EQ(first.dv, second.dv);
+  for (FlashKernel kernel : backward_kernels_here()) {
+    SCOPED_TRACE(flash_kernel_info(kernel).name);
+    DeviceLayout device_layout(layout, kernel_tile(kernel));
+    AttentionTensors t(layout.buffer_tokens(), p);
+    upload_qkv(t, p.dtype, inputs.q, inputs.k, inputs.v);
+    GradientTensors g(layout.buffer_tokens(), p);
+    upload_d_o(g, p.dtype, make_random_grad_output(inputs, 6));
+    run_flash(kernel, device_layout, p, t);
+    run_flash_backward(kernel, device_layout, p, t, g);
+    const HostGradients first = download_gradients(g, p.dtype);
+    g.dk.poison();
+    g.dv.poison();
+    run_flash_backward(kernel, device_layout, p, t, g);
+    const HostGradients second = download_gradients(g, p.dtype);
+    EXPECT_EQ(first.dk, second.dk);
+    EXPECT_EQ(first.dv, second.dv);
+  }
 }
 
 // naive backward computes its workspace first and refuses, naming bytes needed and free.
@@ -242,7 +276,7 @@ TEST(NaiveBackwardMemory, RefusesAWorkspaceLargerThanFreeMemory) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;  // 16 heads, head dim 128: dP and dS of one 300k-token row are about 8.6 TB
   const Layout layout = make_padded_layout({300000}, 300000, true);
-  DeviceLayout device_layout(layout, kernel_tile(kBackwardKernel));
+  DeviceLayout device_layout(layout, kernel_tile(FlashKernel::mma_sm80));
   const std::size_t needed = naive_backward_workspace_bytes(layout, p);
   EXPECT_EQ(needed, std::size_t(16) * 300000 * 300000 * 6 + std::size_t(2) * 300000 * 16 * 128 * 4);
   try {

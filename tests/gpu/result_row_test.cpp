@@ -84,10 +84,14 @@ TEST(FlashKernels, EachNamesItsTileAndTheFastestSupportedIsTheDefault) {
   EXPECT_EQ(choose_flash_kernel("", 90),
             flash_kernel_built(FlashKernel::wgmma_sm90) ? FlashKernel::wgmma_sm90 : FlashKernel::mma_sm80);
   EXPECT_EQ(choose_flash_kernel("", 89), FlashKernel::mma_sm80);
-  EXPECT_EQ(choose_flash_kernel("", 90, "--kernel", true), FlashKernel::mma_sm80);  // the backward's kernel
+  EXPECT_EQ(choose_flash_kernel("", 90, "--kernel", true),  // each has a backward
+            flash_kernel_built(FlashKernel::wgmma_sm90) ? FlashKernel::wgmma_sm90 : FlashKernel::mma_sm80);
   EXPECT_EQ(choose_flash_kernel("mma-sm80", 80), FlashKernel::mma_sm80);
   EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 86), InputError);
-  EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90, "--kernel", true), InputError);
+  if (flash_kernel_built(FlashKernel::wgmma_sm90))
+    EXPECT_EQ(choose_flash_kernel("wgmma-sm90", 90, "--kernel", true), FlashKernel::wgmma_sm90);
+  else
+    EXPECT_THROW(choose_flash_kernel("wgmma-sm90", 90, "--kernel", true), InputError);
   // A GPU launching as an sm_86 (ATTNLAB_LAUNCH_AS) runs what an sm_86 runs.
   ::setenv(launch_as_variable, "sm_86", 1);
   EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::mma_sm80);

@@ -1,0 +1,317 @@
+#pragma once
+// The Hopper backward kernel (sm_90a) behind padded, packed and varlen, beside
+// the teaching backward (kernels/flash_backward_kernel.cuh), whose algorithm and
+// outer structure it keeps: a CTA owns one key tile of one row and one KV head,
+// keeps K_j and V_j in shared memory and dK_j, dV_j in registers, and walks every
+// (query head of the group, query tile visiting key tile j), with the same
+// KeyTileItem, QueryInfo and layout functions. What changes:
+//  - the tile is the wgmma forward's, 128 queries x 128 keys (its work list, its
+//    counts); a CTA is two warpgroups, each owning 64 of the 128 keys;
+//  - a visited query tile is taken in two steps of 64 queries (a step whose
+//    queries are all past the row's valid tokens is skipped: it adds nothing);
+//  - the five products are wgmmas. Per step, for a warpgroup's 64 keys:
+//      Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ      (both operands from shared memory)
+//      Pᵀ = exp(S·scale − LSE) masked, dSᵀ = Pᵀ∘(dPᵀ − Δ)   (registers)
+//      dV += Pᵀ·dO, dK += dSᵀ·Q    (Pᵀ, dSᵀ from registers; dO, Q read transposed)
+//    and dQ = dS·K over all 128 keys (dSᵀ staged in shared memory and read
+//    transposed, K read transposed), each warpgroup 64 of the head dim's columns
+//    (at head dim 64, warpgroup 0 alone);
+//  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
+//    backward, but contracted over 128 keys instead of 64: half the reductions,
+//    which bound the teaching backward (the L2's atomic throughput).
+// Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
+// row's valid tokens, so padding and the next document never reach a product.
+#include "kernels/flash_backward_kernel.cuh"
+#include "kernels/hopper/flash_wgmma_kernel.cuh"
+
+namespace attnlab::hopper {
+
+static_assert(kRows == kCols, "the backward reads the forward's work list as (row, key tile) items");
+
+inline constexpr int kStepQueries = 64;  // queries per step: half a query tile, a wgmma's height for dQ
+static_assert(kStepQueries == flash::kRows, "a step's QueryInfo is the teaching backward's");
+inline constexpr int kKeysPerWarpgroup = kCols / 2;
+inline constexpr int kBackwardThreads = 2 * kWarpgroup;
+
+using flash::BackwardParams;
+using flash::QueryInfo;
+
+// Shared memory: K and V of the key tile (128 rows), two buffers each of Q and dO
+// (64 rows: the next step's land while this one computes), dSᵀ (128 keys x 64
+// queries, one block), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
+// blocks of [rows][64 elements], each 1024-byte aligned.
+template <int D>
+struct BackwardLayout {
+  static constexpr int key_block = kCols * 128;           // one [128][64] block of K or V
+  static constexpr int query_block = kStepQueries * 128;  // one [64][64] block of Q or dO
+  static constexpr int key_tile_bytes = kCols * D * 2;
+  static constexpr int query_tile_bytes = kStepQueries * D * 2;
+  static constexpr int k = 0;
+  static constexpr int v = k + key_tile_bytes;
+  static constexpr int q = v + key_tile_bytes;
+  static constexpr int d_o = q + 2 * query_tile_bytes;
+  static constexpr int ds = d_o + 2 * query_tile_bytes;
+  static constexpr int infos = ds + kCols * kStepQueries * 2;
+  static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
+};
+
+// Starts copying `rows` rows of one head (row stride `stride` elements) into a
+// tile in wgmma's swizzle; rows at or past `rows_present` get zeros. All threads.
+template <typename T, int D, int rows>
+__device__ __forceinline__ void copy_rows_async(unsigned char* tile, const T* first_row, std::int64_t stride,
+                                                int rows_present) {
+  constexpr int chunks = D / 8;
+  static_assert(rows * chunks % kBackwardThreads == 0);
+#pragma unroll
+  for (int n = 0; n < rows * chunks / kBackwardThreads; ++n) {
+    const int i = threadIdx.x + n * kBackwardThreads;
+    const int row = i / chunks, chunk = i % chunks;
+    const bool present = row < rows_present;
+    flash::copy_async_16(tile + tile_offset(row, chunk, rows), present ? first_row + row * stride + chunk * 8 : first_row,
+                         present ? 16 : 0);
+  }
+}
+
+// The CTA's steps: per query head of the group (outer), the 64-query halves of
+// the query tiles visiting the key tile that hold a valid query.
+struct StepList {
+  int q_first;   // the first visiting query tile's first query
+  int per_head;  // halves per query head
+
+  template <typename Item>
+  __device__ explicit StepList(const Item& item) : q_first(item.first_query_tile * kRows) {
+    const int rounded_valid = (item.valid + kStepQueries - 1) / kStepQueries * kStepQueries;
+    const int q_end = min((item.first_query_tile + item.query_tile_count) * kRows, rounded_valid);
+    per_head = q_end > q_first ? (q_end - q_first) / kStepQueries : 0;
+  }
+  __device__ int head_of(int kv_head, int group, int step) const { return kv_head * group + step / per_head; }
+  __device__ int q0_of(int step) const { return q_first + (step % per_head) * kStepQueries; }
+};
+
+// ---- the algorithm's steps, for one warpgroup's 64 keys ------------------------------
+//
+// Sᵀ, Pᵀ, dPᵀ and dSᵀ (KeyScores) are wgmma accumulators of 64 keys x 64 queries:
+// element e of a thread is key 16·warp + lane/4 + 8·((e/2)%2) of the warpgroup's,
+// query column accumulator_column(e, lane) of the step (the forward's layout).
+
+using KeyScores = float[kStepQueries / 2];
+template <int D> using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
+using QueryGradient = float[32];                    // dQ of the step's 64 queries x 64 columns
+using KeyFragments = std::uint32_t[kStepQueries / 16][4];
+
+// Column of element e of a thread's wgmma accumulator.
+__device__ __forceinline__ int accumulator_column(int e, int lane) { return (e / 4) * 8 + (lane % 4) * 2 + e % 2; }
+
+// Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
+// step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
+                                                 const unsigned char* query_tile) {
+  using L = BackwardLayout<D>;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
+        s, matrix_descriptor(key_rows + (kk / 4) * L::key_block + (kk % 4) * 32, 16),
+        matrix_descriptor(query_tile + (kk / 4) * L::query_block + (kk % 4) * 32, 16), kk > 0);
+  wgmma_commit();
+}
+
+// Pᵀ = exp(S·scale − LSE) in place; in a step that needs a mask, a cell outside its
+// query's attended keys gets 0 (as the teaching backward's `probabilities`).
+__device__ __forceinline__ void key_probabilities(KeyScores& s, const QueryInfo& info, int first_key_of_thread,
+                                                  bool masked, float scale_log2, int lane) {
+  constexpr float log2e = 1.4426950408889634f;
+#pragma unroll
+  for (int e = 0; e < kStepQueries / 2; ++e) {
+    const int c = accumulator_column(e, lane);
+    const float p = flash::fast_exp2(fmaf(s[e], scale_log2, -info.lse[c] * log2e));
+    const int key = first_key_of_thread + 8 * ((e / 2) % 2);
+    s[e] = masked && (key < info.first_key[c] || key > info.last_key[c]) ? 0.f : p;
+  }
+}
+
+// dSᵀ = Pᵀ∘(dPᵀ − Δ), in place of dPᵀ.
+__device__ __forceinline__ void key_score_gradients(KeyScores& dp, const KeyScores& p, const QueryInfo& info, int lane) {
+#pragma unroll
+  for (int e = 0; e < kStepQueries / 2; ++e) dp[e] = p[e] * (dp[e] - info.delta[accumulator_column(e, lane)]);
+}
+
+// The warpgroup's 64 rows of dSᵀ, in 16 bits, into the keys x queries tile that
+// the dQ step reads transposed.
+template <typename T>
+__device__ __forceinline__ void stage_key_score_gradients(unsigned char* ds_tile, const KeyScores& ds, int first_key,
+                                                          int lane) {
+#pragma unroll
+  for (int j = 0; j < kStepQueries / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      *reinterpret_cast<std::uint32_t*>(ds_tile + tile_offset(first_key + 8 * i, j, kCols) + (lane % 4) * 4) =
+          pack_pair<T>(ds[4 * j + 2 * i], ds[4 * j + 2 * i + 1]);
+}
+
+// Starts acc += A·B with A (the warpgroup's 64 keys x the step's 64 queries) from
+// registers and B the step's Q or dO tile read transposed (d contiguous): 4
+// wgmmas of 16 queries; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const KeyFragments& a,
+                                                      const unsigned char* query_tile) {
+#pragma unroll
+  for (int kk = 0; kk < kStepQueries / 16; ++kk)
+    wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
+        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, BackwardLayout<D>::query_block));
+  wgmma_commit();
+}
+
+// Starts dQ = dS·K for the step's 64 queries and the 64 columns of K's block
+// `block`: dS is the staged dSᵀ read transposed (queries contiguous), K's rows are
+// the contraction (read transposed, d contiguous); 8 wgmmas of 16 keys; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const unsigned char* ds_tile,
+                                                     const unsigned char* k_tile, int block) {
+  using L = BackwardLayout<D>;
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, 64, true, true>(
+        dq, matrix_descriptor(ds_tile + kk * 16 * 128, L::key_block),
+        matrix_descriptor(k_tile + block * L::key_block + kk * 16 * 128, L::key_block), kk > 0);
+  wgmma_commit();
+}
+
+// dQ's 64 x 64 block into the fp32 accumulator (`dq` at the step's first query and
+// the block's first column; `stride` floats per query), queries at or past
+// `rows_present` skipped: one 8-byte reduction per pair of columns.
+__device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t stride, int rows_present,
+                                                   const QueryGradient& acc, int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + lane / 4 + 8 * ((e / 2) % 2);
+    if (row < rows_present) flash::atomic_add_pair(dq + row * stride + accumulator_column(e, lane), acc[e], acc[e + 1]);
+  }
+}
+
+// The warpgroup's 64 keys x D of an accumulator times `factor` into `out` (its
+// first key; `stride` elements per key), keys at or past `rows_present` skipped.
+template <typename T, int D>
+__device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int rows_present, const KeyGradient<D>& acc,
+                                               float factor, int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < D / 2; e += 2) {
+    const int row = 16 * warp + lane / 4 + 8 * ((e / 2) % 2);
+    if (row < rows_present)
+      *reinterpret_cast<std::uint32_t*>(out + row * stride + accumulator_column(e, lane)) =
+          pack_pair<T>(acc[e] * factor, acc[e + 1] * factor);
+  }
+}
+
+// ---- the kernel -------------------------------------------------------------------------
+
+// One CTA per (key tile, KV head), in the forward's work-list order (heaviest rows
+// first). The next step's Q, dO, LSE and Δ are copied while this step computes.
+template <typename T, int D>
+__global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
+  using L = BackwardLayout<D>;
+  extern __shared__ unsigned char shared_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
+  unsigned char* const base = shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024);
+  unsigned char* const k_tile = base + L::k;
+  unsigned char* const v_tile = base + L::v;
+  unsigned char* const ds_tile = base + L::ds;
+  QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
+  const LayoutView& lv = p.layout;
+  const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
+  const int warp = thread / 32, lane = thread % 32;
+
+  const flash::KeyTileItem<T, D, kRows, kCols> item(p, blockIdx.x);
+  const StepList list(item);
+  const int steps = item.group * list.per_head;
+  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
+  const auto start_step = [&](int step, int buffer) {
+    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
+    const std::int64_t stride = std::int64_t(p.heads) * D;
+    copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
+                                        stride, item.valid - q0);
+    copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
+                                        static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
+    flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, infos[buffer], threadIdx.x);
+  };
+  copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
+  copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
+  flash::commit_copies();
+  if (steps > 0) start_step(0, 0);
+  flash::commit_copies();
+
+  KeyGradient<D> dk = {}, dv = {};
+  const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
+  const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
+  const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
+  for (int step = 0; step < steps; ++step) {
+    const int buffer = step & 1;
+    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
+    flash::commit_copies();   // possibly empty: keeps the group count the wait relies on
+    flash::wait_copies<1>();  // K, V and this step's copies landed; the next step's may be in flight
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
+    __syncthreads();
+    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
+    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
+    const QueryInfo& info = infos[buffer];
+
+    KeyScores s, ds;
+    wgmma_fence();
+    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
+    start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
+    wgmma_wait<1>();
+    pin_registers(s);
+    key_probabilities(s, info, item.k0 + first_key,
+                      tile_needs_mask(lv, item.row, q0, item.k0, TileShape{kStepQueries, kCols}), p.scale_log2, lane);
+    wgmma_wait<0>();
+    pin_registers(ds);
+    key_score_gradients(ds, s, info, lane);
+    stage_key_score_gradients<T>(ds_tile, ds, first_key, lane);
+    KeyFragments pf, dsf;
+    probabilities_as_a<T>(pf, s);
+    probabilities_as_a<T>(dsf, ds);
+    wgmma_fence();
+    start_accumulate_keys<T, D>(dv, pf, do_tile);  // dV += Pᵀ·dO
+    start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
+
+    fence_shared_for_async();  // the dQ products read the staged dSᵀ
+    __syncthreads();           // every warpgroup's rows of dSᵀ staged
+    if (warpgroup < D / 64) {
+      QueryGradient dq;
+      wgmma_fence();
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
+      wgmma_wait<0>();
+      pin_registers(dq);
+      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
+                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
+    } else {
+      wgmma_wait<0>();
+    }
+    pin_registers(dv);
+    pin_registers(dk);
+    pin_registers(pf);
+    pin_registers(dsf);
+    __syncthreads();  // dSᵀ and this step's buffers are free for the step after next
+  }
+  flash::wait_copies<0>();
+
+  // dK, dV of every key of the tile inside the row, padding keys too (zeros there).
+  const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
+  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
+  store_key_rows<T, D>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk, p.scale, warp, lane);
+  store_key_rows<T, D>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv, 1.f, warp, lane);
+
+  // The counts are the forward's at its tile: every visited (query tile, head).
+  if (p.counts && threadIdx.x == 0) {
+    CellCounts counted;
+    for (int t = 0; t < item.query_tile_count; ++t) {
+      const CellCounts c = count_tile(lv, item.row, (item.first_query_tile + t) * kRows, item.k0, TileShape{kRows, kCols});
+      for (int h = 0; h < item.group; ++h) counted += c;
+    }
+    flash::add_counts(p.counts, counted, static_cast<long long>(item.group) * item.query_tile_count);
+  }
+}
+
+}  // namespace attnlab::hopper

@@ -109,20 +109,29 @@ __device__ __forceinline__ unsigned pack_pair(float lo, float hi) {
   }
 }
 
-// Starts copying `rows` rows of one head (row stride `stride` elements) into a
-// swizzled tile; rows at or past `rows_present` are filled with zeros instead.
-template <typename T, int D, int rows>
-__device__ __forceinline__ void copy_tile_async(T* tile, const T* first_row, std::int64_t stride, int rows_present) {
+// Starts copying `rows` rows of one head (row stride `stride` elements), 16 bytes
+// (a chunk) per copy, `threads` threads sharing them, into shared memory at
+// destination(row, chunk); rows at or past `rows_present` are filled with zeros instead.
+template <typename T, int D, int rows, int threads, typename Destination>
+__device__ __forceinline__ void copy_rows_async(Destination destination, const T* first_row, std::int64_t stride,
+                                                int rows_present) {
   constexpr int chunks = D / 8;
-  static_assert(rows * chunks % kThreads == 0);
+  static_assert(rows * chunks % threads == 0);
 #pragma unroll
-  for (int n = 0; n < rows * chunks / kThreads; ++n) {
-    const int i = threadIdx.x + n * kThreads;
+  for (int n = 0; n < rows * chunks / threads; ++n) {
+    const int i = threadIdx.x + n * threads;
     const int row = i / chunks, chunk = i % chunks;
     const bool present = row < rows_present;
     const T* src = present ? first_row + row * stride + chunk * 8 : first_row;
-    copy_async_16(tile + swizzled<D>(row, chunk), src, present ? 16 : 0);
+    copy_async_16(destination(row, chunk), src, present ? 16 : 0);
   }
+}
+
+// The same into this kernel's swizzled tile, by the CTA's threads.
+template <typename T, int D, int rows>
+__device__ __forceinline__ void copy_tile_async(T* tile, const T* first_row, std::int64_t stride, int rows_present) {
+  copy_rows_async<T, D, rows, kThreads>([tile](int row, int chunk) { return tile + swizzled<D>(row, chunk); },
+                                        first_row, stride, rows_present);
 }
 
 // 2^x on the special-function unit; exp2(-inf) = 0, which the masking relies on.

@@ -47,7 +47,7 @@ FlashKernel choose_flash_kernel(std::string_view name, int device_capability, st
   const int compute_capability = capability_to_choose_for(device_capability);
   if (name.empty()) {
     for (const FlashKernelInfo& k : flash_kernels)
-      if (compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) && (k.has_backward || !backward))
+      if (compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) && (k.default_backward || !backward))
         return k.kernel;
     // A GPU too old for any of them is as good as none.
     throw NoGpuError("no flash kernel of this build (" + flash_kernel_names() + ") runs on compute capability " +

@@ -20,12 +20,16 @@ struct FlashKernelInfo {
   TileShape tile;              // query rows x key columns of one CTA's tile
   int min_compute_capability;  // e.g. 80: any sm_80 or later GPU
   bool has_backward;           // a backward of its own over this kernel's work list and tile (run_flash_backward)
+  // Whether a run with no --kernel may take this backward. A new backward stays behind
+  // --kernel until every GPU test of it and compute-sanitizer have run on a GPU
+  // (kernels/README.md says which have); then this turns true.
+  bool default_backward;
 };
 
 // Fastest first: with no --kernel a run takes the first one the GPU supports.
 inline constexpr std::array<FlashKernelInfo, 2> flash_kernels{{
-    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true},  // Hopper: wgmma, TMA, producer and consumer warpgroups
-    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, false},  // Hopper: wgmma, TMA, producer and consumer warpgroups
+    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
 }};
 
 constexpr const FlashKernelInfo& flash_kernel_info(FlashKernel k) {
@@ -52,8 +56,8 @@ bool flash_kernel_built(FlashKernel k);
 
 // The value of --kernel on a GPU of `compute_capability` (e.g. 90; an older one where
 // ATTNLAB_LAUNCH_AS names one, kernels/launch_config.hpp): empty takes the
-// fastest kernel it supports and this build holds (with `backward`, the fastest with a
-// backward pass). Throws InputError naming `flag` for an unknown name or a kernel the
+// fastest kernel it supports and this build holds (with `backward`, the fastest whose
+// backward is a default_backward). Throws InputError naming `flag` for an unknown name or a kernel the
 // GPU cannot run, the build lacks or that has no backward when one is asked for,
 // NoGpuError when the GPU runs none of them.
 FlashKernel choose_flash_kernel(std::string_view name, int compute_capability, std::string_view flag = "--kernel",

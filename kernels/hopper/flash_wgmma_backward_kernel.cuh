@@ -60,16 +60,8 @@ struct BackwardLayout {
 template <typename T, int D, int rows>
 __device__ __forceinline__ void copy_rows_async(unsigned char* tile, const T* first_row, std::int64_t stride,
                                                 int rows_present) {
-  constexpr int chunks = D / 8;
-  static_assert(rows * chunks % kBackwardThreads == 0);
-#pragma unroll
-  for (int n = 0; n < rows * chunks / kBackwardThreads; ++n) {
-    const int i = threadIdx.x + n * kBackwardThreads;
-    const int row = i / chunks, chunk = i % chunks;
-    const bool present = row < rows_present;
-    flash::copy_async_16(tile + tile_offset(row, chunk, rows), present ? first_row + row * stride + chunk * 8 : first_row,
-                         present ? 16 : 0);
-  }
+  flash::copy_rows_async<T, D, rows, kBackwardThreads>(
+      [tile](int row, int chunk) { return tile + tile_offset(row, chunk, rows); }, first_row, stride, rows_present);
 }
 
 // The CTA's steps: per query head of the group (outer), the 64-query halves of

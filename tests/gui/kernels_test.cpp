@@ -111,7 +111,7 @@ TEST_F(TwoKernels, AKernelWithoutAPackedRunHasNoPackedRatio) {
 }
 
 // The teaching kernel's forward pairs with its backward; the Hopper kernel's forward
-// has none (it has no backward pass) and is not summed with the teaching kernel's.
+// has no backward row in these files and is not summed with the teaching kernel's.
 TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
   const std::vector<PassPair> pairs = pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
   const auto pair_of = [&](const char* kernel) -> const PassPair* {

@@ -87,8 +87,8 @@ if stage kernels; then
     echo "== kernels: $kernel"
     # shellcheck disable=SC2086
     limit 200 "$build/bench/attnlab-bench" $scenarios --kernel=$kernel --implementations=padded,packed,varlen \
-      --head-dims=64,128 --reps=10 --out="$out/attnlab-bench-kernels-$kernel.csv" 2>&1 |
-      tee "$out/logs/attnlab-bench-kernels-$kernel.log"
+      --head-dims=64,128 --reps=10 --out="$out/attnlab-bench-two-kernels-$kernel.csv" 2>&1 |
+      tee "$out/logs/attnlab-bench-two-kernels-$kernel.log"
   done
 fi
 

@@ -241,8 +241,9 @@ void show_costs_view(AppState& state) {
   if (!state.scenario_edited) {
     ratios = source_ratios(state.results, own_configuration(s),
                            model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
-    // One flash kernel's runs (the first loaded, as the chain's "our time"), never a mix of two.
-    if (const SourceRatios* ours = ratios_of(ratios, ours_family)) {
+    // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
+    // chain's "our time"), so the computed scores and the time are of the same tiles.
+    if (const SourceRatios* ours = ours_at_tile(ratios, model.tile)) {
       runs = ours->runs;
       if (ours->kernel_named) kernel = ours->kernel;
     }

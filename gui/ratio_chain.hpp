@@ -1,7 +1,8 @@
 #pragma once
 // One figure for the way from the model's count to the measured times: for an
 // implementation against varlen, the cells its mask lets through (7.99x for the
-// article's case), the scores its tiles compute (7.22x), our kernels' time, then
+// article's case), the scores its tiles compute (7.22x), the time of our kernel that
+// works in those tiles (ours_at_tile), then
 // FlashAttention-2's. Each stage is a box with its ratio and where it comes from.
 // Views may append stages: the Training step view adds the step's time and the
 // article's figure after FlashAttention-2's (append to the vector, then draw it).

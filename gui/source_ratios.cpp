@@ -97,4 +97,13 @@ const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_
   return nullptr;
 }
 
+const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile) {
+  const std::string name = std::to_string(tile.rows) + "x" + std::to_string(tile.cols);
+  for (const SourceRatios& r : all)
+    if (r.family->name == ours_family)
+      for (const std::optional<MeasuredRun>& run : r.runs)
+        if (run && ours_of_a_flash_kernel(*run->primary.row) && run->primary.row->tile == name) return &r;
+  return ratios_of(all, ours_family);
+}
+
 }  // namespace attnlab::gui

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/layout.hpp"
 #include "gui/primary_runs.hpp"
 
 namespace attnlab::gui {
@@ -68,6 +69,11 @@ std::vector<SourceRatios> source_ratios(const ResultsState& results, const Confi
 // first), if it is there.
 const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_view family_name,
                               std::optional<std::string_view> kernel = std::nullopt);
+
+// Ours of the flash kernel that works in `tile` (its rows' tile column, "64x64"), so that
+// a model at that tile and a measured time stand side by side; without one, the first
+// of ours (the first loaded kernel); null when none of ours ran.
+const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile);
 
 inline constexpr std::string_view ours_family = "attnlab";
 inline constexpr std::string_view fa2_family = "FlashAttention-2";

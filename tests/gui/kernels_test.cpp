@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "core/scenario_file.hpp"
 #include "gui/pass_pairs.hpp"
+#include "gui/ratio_chain.hpp"
 #include "gui/source_ratios.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -127,6 +129,37 @@ TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
   EXPECT_EQ(*fast->fwd->row->median_us, 230);
   EXPECT_FALSE(fast->bwd);
   EXPECT_FALSE(fast->sum_us());
+}
+
+// The Costs view's chain sets the model's computed scores beside the time of the kernel
+// that works in the model's tile (the rows' tile column), whichever kernel loaded first.
+TEST(TwoKernelTiles, TheChainTimesTheKernelOfTheModelsTile) {
+  const auto folder = unique_temp_path("two-kernel-tiles");
+  std::filesystem::remove_all(folder);
+  const auto at = [](ResultRow r, const char* tile) {
+    r.tile = tile;
+    return r;
+  };
+  write_results_csv(folder / "attnlab-bench.csv",
+                    {at(our_row("packed", 912, hopper), "128x128"), at(our_row("varlen", 211, hopper), "128x128"),
+                     at(our_row("packed", 2190, teaching), "64x64"), at(our_row("varlen", 386, teaching), "64x64")});
+  ResultsState results;
+  load_results_folder(results, folder);
+  const Scenario s = load_scenario("uniform-64x512");
+  const std::vector<SourceRatios> ratios = source_ratios(results, own_configuration(s), true);
+  ASSERT_EQ(ours_at_tile(ratios, {64, 64})->kernel, teaching);
+  ASSERT_EQ(ours_at_tile(ratios, {128, 128})->kernel, hopper);
+  EXPECT_EQ(ours_at_tile(ratios, {32, 32})->kernel, hopper);  // no kernel of that tile: the first loaded
+  for (const auto& [tile, kernel, ratio] : {std::tuple{TileShape{64, 64}, teaching, 2190.0 / 386.0},
+                                            std::tuple{TileShape{128, 128}, hopper, 912.0 / 211.0}}) {
+    SCOPED_TRACE(kernel);
+    const std::vector<ChainStage> chain = ratio_chain(build_model(s, tile), Implementation::packed, ratios);
+    ASSERT_EQ(chain.size(), 4u);
+    EXPECT_NE(chain[2].label.find(kernel), std::string::npos) << chain[2].label;
+    ASSERT_TRUE(chain[2].ratio);
+    EXPECT_DOUBLE_EQ(*chain[2].ratio, ratio);
+  }
+  std::filesystem::remove_all(folder);
 }
 
 // One kernel (today's shipped files): nothing is named, the ratios are those of the

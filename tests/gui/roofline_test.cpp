@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include <toml++/toml.h>
+
 #include "gui/implementation_colors.hpp"
 #include "gui/roofline.hpp"
 #include "shipped_results.hpp"
@@ -13,6 +15,13 @@
 
 namespace attnlab::gui {
 namespace {
+
+// One figure for each ceiling: the roofline's are the shipped results' ceilings.toml's.
+TEST(Roofline, TheCeilingsAreTheShippedResultsOnes) {
+  const toml::table t = toml::parse_file(shipped_results_folder + "/ceilings.toml");
+  EXPECT_EQ(t["gemm_bf16"]["tflops"].value<double>(), h100_ceilings.tflops);
+  EXPECT_EQ(t["copy"]["tbps"].value<double>(), h100_ceilings.tbps);
+}
 
 TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
   const ResultsState results = shipped_results();

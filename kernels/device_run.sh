@@ -2,10 +2,12 @@
 # What one call of the device machine does (shared/device/README.md, way 1):
 # build there, run the GPU tests, compute-sanitizer, and `attnlab run` over the
 # shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
-#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80]
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd]
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
 # ladder = both flash kernels on the three uniform scenarios of kernels/README.md's ladder;
-# sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below).
+# sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below);
+# hopper-bwd = what wgmma-sm90's backward still needs before it becomes the default
+# backward (kernel_choice.hpp, default_backward): its GPU tests and compute-sanitizer.
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -93,6 +95,20 @@ for stage in "$@"; do
       timeout 60 "${sm80[@]}" $attnlab run uniform-64x512 --impl naive >"$out/sm80-run-naive.log" 2>&1 ||
         failed+=(sm80-run-naive)
       tail -5 "$out/sm80-run-naive.log"
+      ;;
+    hopper-bwd)
+      filter='AllConfigs/Backward.*wgmma_sm90:BackwardSmall.*:BackwardWindows.*:BackwardCounts.*:BackwardDeterminism.*'
+      $tests --gtest_filter="$filter" >"$out/hopper-bwd-tests.log" 2>&1 || failed+=(hopper-bwd-tests)
+      grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/hopper-bwd-tests.log" | head -40
+      {
+        for tool in memcheck racecheck synccheck; do
+          echo "---- $tool: attnlab run tests/gpu/sanitizer-small.toml --pass bwd --kernel wgmma-sm90"
+          compute-sanitizer --tool $tool --error-exitcode 9 $attnlab run tests/gpu/sanitizer-small.toml --pass bwd \
+            --kernel wgmma-sm90 --reps 1 --count || echo "SANITIZER FAILED: $tool ($?)"
+        done
+      } >"$out/hopper-bwd-sanitizer.log" 2>&1
+      grep -E "^----|ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED" "$out/hopper-bwd-sanitizer.log"
+      grep -q "SANITIZER FAILED" "$out/hopper-bwd-sanitizer.log" && failed+=(hopper-bwd-sanitizer)
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac

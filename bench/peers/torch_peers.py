@@ -259,6 +259,24 @@ class Unavailable(Exception):
     """The peer cannot run here; the message says why."""
 
 
+class ContextLost(Exception):
+    """A peer's error left the process's CUDA context unusable (an illegal memory access
+    is sticky): no later call in this process can run, so the run stops there, keeping
+    the rows its scenario measured before."""
+
+    def __init__(self, where: str, rows: list[dict]):
+        super().__init__(where)
+        self.rows = rows
+
+
+def context_alive(torch) -> bool:
+    try:
+        torch.cuda.synchronize()
+        return torch.ones(1, device="cuda").sum().item() == 1
+    except Exception:  # the sticky error resurfaces on any later CUDA call
+        return False
+
+
 @dataclass
 class Peer:
     name: str
@@ -599,9 +617,12 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
                 traceback.print_exc()
                 print(f"{s.name} {label}: unavailable: {type(e).__name__}: "
                       f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+                if not context_alive(torch):
+                    raise ContextLost(f"{s.name} {label}", rows) from e
                 continue
             finally:
-                torch.cuda.empty_cache()
+                if context_alive(torch):
+                    torch.cuda.empty_cache()
             flops = s.useful_flops(peer.implementation) * (1 if pass_ == "fwd" else BWD_FLOPS_PER_FWD)
             tflops = flops / (median * 1e-6) / 1e12
             error = f", rel L2 error {err:.2e}" if pass_ == "fwd" else ""
@@ -663,8 +684,17 @@ def main():
     env = read_environment(torch)
     print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, {env.version}", flush=True)
     rows = []
-    for s in scenarios:  # the file is rewritten after each scenario: a run cut short keeps what it measured
-        rows += run_scenario(torch, s, env, names, args)
+    for i, s in enumerate(scenarios):  # the file is rewritten after each scenario: a run cut short keeps what it measured
+        try:
+            rows += run_scenario(torch, s, env, names, args)
+        except ContextLost as e:
+            rows += e.rows
+            write_csv(args.out, scenarios[0].columns, rows)
+            rest = [x.name for x in scenarios[i:]]
+            print(f"# wrote {len(rows)} rows to {args.out}; stopped: {e} left the CUDA context unusable, so "
+                  f"the rest of {s.name} and the scenarios after it did not run (run them in a new process): "
+                  f"{' '.join(rest)}", flush=True)
+            sys.exit(1)
         write_csv(args.out, scenarios[0].columns, rows)
         torch.cuda.empty_cache()
     print(f"# wrote {len(rows)} rows to {args.out}")

@@ -75,17 +75,20 @@ std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, 
       if (rows == wanted && effective_window(s.window, s.causal, rows) == window) same_cells.emplace_back(s.name, j);
     }
   }
-  // A run of the same implementation first (the same kernel), then any that computed the same cells.
+  // A run of the same implementation first (the same kernel), then any that computed the same
+  // cells; within each, one with the layer's heads first (its time needs no scaling).
   for (const bool same_implementation : {true, false})
-    for (const ResultRow& row : runs.rows) {
-      if (row.pass != pass || !row.median_us || row.heads <= 0 || !ran_in_family(row, family)) continue;
-      if (row.head_dim != layer.head_dim || row.dtype != layer.dtype || row.causal != layer.causal) continue;
-      const auto j = parse_implementation(row.implementation);
-      if (!j || (same_implementation && *j != impl)) continue;
-      if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
-      return MeasuredAttention{*row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j,
-                               row.source};
-    }
+    for (const bool same_heads : {true, false})
+      for (const ResultRow& row : runs.rows) {
+        if (row.pass != pass || !row.median_us || row.heads <= 0 || !ran_in_family(row, family)) continue;
+        if (same_heads && row.heads != layer.heads) continue;
+        if (row.head_dim != layer.head_dim || row.dtype != layer.dtype || row.causal != layer.causal) continue;
+        const auto j = parse_implementation(row.implementation);
+        if (!j || (same_implementation && *j != impl)) continue;
+        if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
+        return MeasuredAttention{*row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j,
+                                 row.source};
+      }
   return std::nullopt;
 }
 

@@ -255,6 +255,31 @@ TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
   EXPECT_DOUBLE_EQ(t->us, 400.0);
 }
 
+// Of two runs that computed a layer's cells, the one with the layer's heads stands in
+// (measured, not scaled), whichever comes first in the files.
+TEST(TrainingStep, ARunWithTheLayersHeadsIsPreferred) {
+  Scenario docs = uniform(64, 512, 2048, 16);
+  docs.name = "docs";
+  Scenario docs12 = docs;
+  docs12.name = "docs12";
+  docs12.heads = docs12.kv_heads = 12;
+  MeasuredRuns runs;
+  runs.scenarios = {docs, docs12};
+  ResultRow sixteen = our_row("varlen", 400, "mma-sm80", "docs");
+  ResultRow twelve = our_row("varlen", 290, "mma-sm80", "docs12");
+  twelve.heads = 12;
+  twelve.kv_heads = 12;
+  runs.rows = {sixteen, twelve};
+  const auto t = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->scenario, "docs12");
+  EXPECT_DOUBLE_EQ(t->us, 290.0);
+  runs.rows = {sixteen};  // without it, the 16-head run stands in, scaled
+  const auto scaled = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  ASSERT_TRUE(scaled.has_value());
+  EXPECT_DOUBLE_EQ(scaled->us, 400.0 * 12 / 16);
+}
+
 TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   const Scenario s = nanochat_d24();
   const TrainingStep step = model_training_step(s, *s.model);

@@ -415,18 +415,19 @@ def main():
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
-    bench, peers, run = read_files(args.bench), read_files(args.peers), read_files(args.run)
-    runs = group(of_pass(bench, "fwd"), of_pass(peers, "fwd"), of_pass(run, "fwd"), args.attnlab)
-    backward = group(of_pass(bench, "bwd"), of_pass(peers, "bwd"), [], args.attnlab)
-    bench, peers = of_pass(bench, "fwd"), of_pass(peers, "fwd")
+    all_bench, all_peers = read_files(args.bench), read_files(args.peers)
+    bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
+    runs = group(bench, peers, of_pass(read_files(args.run), "fwd"), args.attnlab)
+    backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), [], args.attnlab)
     extra = []
     if args.ceilings:
         extra += ["## How far from the floor\n", floors(runs, read_ceilings(args.ceilings))]
     if args.kernels:
+        kernel_rows = of_pass(read_files(args.kernels), "fwd")
         extra += ["## Our flash kernels side by side\n",
                   "One device call, every scenario, each flash layout, head dims 64 and 128 "
-                  f"(commit {', '.join(sorted({r['commit'] for r in read_files(args.kernels) if r.get('commit')}))}).\n",
-                  kernels_table(of_pass(read_files(args.kernels), "fwd"), table_kernel(runs))]
+                  f"(commit {', '.join(sorted({r['commit'] for r in kernel_rows if r.get('commit')}))}).\n",
+                  kernels_table(kernel_rows, table_kernel(runs))]
     if backward:
         extra += ["## The backward pass\n",
                   "Rows with pass = bwd: the backward alone, given the forward's saved outputs; useful FLOPs "

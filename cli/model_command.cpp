@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +15,7 @@
 #include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
+#include "core/tile_name.hpp"
 #include "kernels/scenario_plan.hpp"
 
 namespace attnlab::cli {
@@ -35,18 +35,10 @@ TileShape parse_tile(const std::string& text) {
     throw InputError("--tile: expected BrxBc with two integers from 1 to " + std::to_string(largest) +
                      ", e.g. 64x64, got \"" + text + "\"");
   };
-  const auto x = text.find('x');
-  if (x == std::string::npos) return fail();
-  TileShape t;
-  const char* end = text.data() + text.size();
-  const auto rows = std::from_chars(text.data(), text.data() + x, t.rows);
-  const auto cols = std::from_chars(text.data() + x + 1, end, t.cols);
-  if (rows.ptr != text.data() + x || rows.ec != std::errc() || cols.ptr != end || cols.ec != std::errc()) return fail();
-  if (t.rows < 1 || t.cols < 1 || t.rows > largest || t.cols > largest) return fail();
-  return t;
+  const std::optional<TileShape> t = parse_tile_name(text);
+  if (!t || t->rows > largest || t->cols > largest) return fail();
+  return *t;
 }
-
-std::string tile_name(TileShape t) { return std::to_string(t.rows) + "x" + std::to_string(t.cols); }
 
 // ", sliding window (512, 0)" in FlashAttention's window_size terms, or nothing.
 std::string window_text(Window w) {

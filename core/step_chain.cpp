@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/tile_name.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -46,7 +48,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   chain.push_back({"what tile quantization leaves", ratio(over_layers(step, [](const StepCost& c, LayerKind k) {
                      return c.computed_per_layer[int(k)].fwd;
                    })),
-                   "scores computed by " + std::to_string(step.tile.rows) + "x" + std::to_string(step.tile.cols) +
+                   "scores computed by " + tile_name(step.tile) +
                        " tiles, summed over the layers"});
   for (const StepTimePrediction& t : times) {
     const auto p = t.packed.attention_us(Pass::fwd, t.layers), v = t.varlen.attention_us(Pass::fwd, t.layers);

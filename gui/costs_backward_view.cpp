@@ -10,6 +10,7 @@
 
 #include "gui/backward_callouts.hpp"
 #include "gui/costs_widgets.hpp"
+#include "gui/note_text.hpp"
 #include "gui/number_format.hpp"
 #include "gui/views.hpp"
 
@@ -114,13 +115,11 @@ void show_backward_table(const ScenarioModel& model) {
     text_cell(format_bytes(double(b.extra_memory_bytes)));
   }
   ImGui::EndTable();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
-                     "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
-                     "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
-                     "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
-                     "\"Backward\"; attnlab model prints the same figures.");
-  ImGui::PopStyleColor();
+  note_text("All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
+            "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
+            "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
+            "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
+            "\"Backward\"; attnlab model prints the same figures.");
 }
 
 }  // namespace

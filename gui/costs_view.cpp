@@ -10,8 +10,10 @@
 #include <array>
 #include <optional>
 
+#include "core/tile_name.hpp"
 #include "gui/cell_colors.hpp"
 #include "gui/costs_widgets.hpp"
+#include "gui/note_text.hpp"
 #include "gui/number_format.hpp"
 #include "gui/ratio_chain.hpp"
 #include "gui/views.hpp"
@@ -206,17 +208,15 @@ void show_cost_table(const ScenarioModel& model) {
   for (const ImplementationCost& c : model.costs.costs) {
     ImGui::TableNextRow();
     text_cell(implementation_name(c.implementation));
-    text_cell(std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols));
+    text_cell(tile_name(c.tile));
     for (CellKind kind : kinds) text_cell(format_count(double(c.scores[kind])));
     text_cell(format_count(double(c.flops_fwd)));
     text_cell(format_bytes(double(c.extra_memory_bytes)));
   }
   ImGui::EndTable();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
-                     "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
-                     "bytes in the results files.");
-  ImGui::PopStyleColor();
+  note_text("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
+            "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
+            "bytes in the results files.");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "gui/cell_colors.hpp"
 #include "gui/mask_painting.hpp"
 #include "gui/mask_picture.hpp"
+#include "gui/note_text.hpp"
 #include "gui/number_format.hpp"
 #include "gui/views.hpp"
 
@@ -185,11 +186,9 @@ void show_mask_panel(AppState& state, Implementation impl) {
 void show_mask_view(AppState& state) {
   if (show_model_error(state)) return;
   draw_cell_kind_legend();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
-                     "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
-                     tile_grid_pixels);
-  ImGui::PopStyleColor();
+  note_text("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
+            "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
+            tile_grid_pixels);
   ImGui::Checkbox("zoom and pan together", &state.masks_linked);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

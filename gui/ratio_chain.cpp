@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <string>
 
+
+#include "core/tile_name.hpp"
+#include "gui/note_text.hpp"
 #include "gui/number_format.hpp"
 
 namespace attnlab::gui {
@@ -33,7 +36,7 @@ std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation i
                    "cell by cell, the mask alone: " + format_count(double(c.scores_attended())) + " / " +
                        format_count(double(v.scores_attended()))});
   chain.push_back({"scores computed (model)", c.computed_vs_varlen,
-                   "whole " + std::to_string(c.tile.rows) + "x" + std::to_string(c.tile.cols) + " tiles: " +
+                   "whole " + tile_name(c.tile) + " tiles: " +
                        format_count(double(c.scores_computed())) + " / " + format_count(double(v.scores_computed()))});
   chain.push_back(measured_stage("our time", ours_at_tile(measured, model.tile), impl));
   chain.push_back(measured_stage("FlashAttention-2's time", ratios_of(measured, fa2_family), impl));
@@ -68,9 +71,7 @@ void draw_ratio_chain(const char* title, const std::vector<ChainStage>& stages) 
     draw->AddRect(at, ImVec2(at.x + box, at.y + h), frame);
     if (s.ratio) draw->AddRectFilled(at, ImVec2(at.x + box * float(*s.ratio / most), at.y + h), bar);
     ImGui::Dummy(ImVec2(box, h));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", s.detail.c_str());
-    ImGui::PopStyleColor();
+    note_text("%s", s.detail.c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/tile_name.hpp"
+
 namespace attnlab::gui {
 
 namespace {
@@ -98,11 +100,11 @@ const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_
 }
 
 const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile) {
-  const std::string name = std::to_string(tile.rows) + "x" + std::to_string(tile.cols);
+  const std::string name = tile_name(tile);
   for (const SourceRatios& r : all)
     if (r.family->name == ours_family)
       for (const std::optional<MeasuredRun>& run : r.runs)
-        if (run && ours_of_a_flash_kernel(*run->primary.row) && run->primary.row->tile == name) return &r;
+        if (run && run->primary.row->tile == name) return &r;  // naive's rows name no tile
   return ratios_of(all, ours_family);
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gui/implementation_colors.hpp"
+#include "gui/note_text.hpp"
 #include "gui/number_format.hpp"
 #include "gui/pass_pairs.hpp"
 #include "gui/roofline.hpp"
@@ -75,10 +76,8 @@ void show_live_run(AppState& state) {
   collect_live_run(state.live_run, state.results);
   const std::filesystem::path cli = attnlab_cli();
   if (!live_runs_possible(cli)) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
-                       "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
-    ImGui::PopStyleColor();
+    note_text("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
+              "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
     return;
   }
   if (state.live_run.running()) {
@@ -305,10 +304,8 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   ImGui::EndTable();
   std::string text;
   for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Primary runs from %s%s", text.c_str(),
-                     stand_in ? ". * No varlen run: its padded run stands in (documents of one length: padded = varlen)." : ".");
-  ImGui::PopStyleColor();
+  note_text("Primary runs from %s%s", text.c_str(),
+            stand_in ? ". * No varlen run: its padded run stands in (documents of one length: padded = varlen)." : ".");
 }
 
 // The legend of the roofline: implementation colours, family shapes, our kernels' rings
@@ -335,11 +332,9 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families, cons
   if (kernels.named())
     for (std::size_t k = 0; k < kernels.ours.size(); ++k)
       item(MarkerShape::circle, IM_COL32(220, 220, 220, 255), true, "ours " + kernels.ours[k], int(k));
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
-                     "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
-                     "point is at or left of it.");
-  ImGui::PopStyleColor();
+  note_text("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
+            "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
+            "point is at or left of it.");
 }
 
 // `min_height`: the plot's least height, in lines (it fills what is left below when that is more).

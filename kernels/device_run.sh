@@ -19,6 +19,20 @@ attnlab=$build/cli/attnlab
 [ $# -eq 0 ] && set -- build tests sanitize run sm80
 failed=()
 
+# One run of COMMAND... under compute-sanitizer's TOOL: a header, its report, and a
+# "SANITIZER FAILED" line when it found something (or did not finish).
+sanitized() {
+  local tool=$1
+  shift
+  echo "---- $tool: $(basename "$1") ${*:2}"
+  compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" || echo "SANITIZER FAILED: $tool ($?)"
+}
+# The summary lines of a log of sanitized runs; false when one of them failed.
+sanitizer_summary() {
+  grep -E "^----|ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED|PASSED|FAILED" "$1"
+  ! grep -q "SANITIZER FAILED" "$1"
+}
+
 for stage in "$@"; do
   echo "== $stage ($(date -u +%H:%M:%S))"
   case $stage in
@@ -46,14 +60,11 @@ for stage in "$@"; do
       filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full*:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal*'
       {
         for tool in memcheck racecheck synccheck initcheck; do
-          echo "---- $tool: attnlab run $small"
-          compute-sanitizer --tool $tool --error-exitcode 9 $attnlab run $small --reps 1 --count || echo "SANITIZER FAILED: $tool run ($?)"
-          echo "---- $tool: gpu tests $filter"
-          compute-sanitizer --tool $tool --error-exitcode 9 $tests --gtest_filter="$filter" || echo "SANITIZER FAILED: $tool tests ($?)"
+          sanitized $tool $attnlab run $small --reps 1 --count
+          sanitized $tool $tests --gtest_filter="$filter"
         done
       } >"$out/sanitizer.log" 2>&1
-      grep -E "^----|ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED|PASSED|FAILED" "$out/sanitizer.log"
-      grep -q "SANITIZER FAILED" "$out/sanitizer.log" && failed+=(sanitize)
+      sanitizer_summary "$out/sanitizer.log" || failed+=(sanitize)
       ;;
     quick)
       $attnlab run --count --out "$out/attnlab-run-quick.csv" 2>&1 | tee "$out/run-quick.log" || failed+=(quick)
@@ -102,13 +113,10 @@ for stage in "$@"; do
       grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/hopper-bwd-tests.log" | head -40
       {
         for tool in memcheck racecheck synccheck; do
-          echo "---- $tool: attnlab run tests/gpu/sanitizer-small.toml --pass bwd --kernel wgmma-sm90"
-          compute-sanitizer --tool $tool --error-exitcode 9 $attnlab run tests/gpu/sanitizer-small.toml --pass bwd \
-            --kernel wgmma-sm90 --reps 1 --count || echo "SANITIZER FAILED: $tool ($?)"
+          sanitized $tool $attnlab run tests/gpu/sanitizer-small.toml --pass bwd --kernel wgmma-sm90 --reps 1 --count
         done
       } >"$out/hopper-bwd-sanitizer.log" 2>&1
-      grep -E "^----|ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED" "$out/hopper-bwd-sanitizer.log"
-      grep -q "SANITIZER FAILED" "$out/hopper-bwd-sanitizer.log" && failed+=(hopper-bwd-sanitizer)
+      sanitizer_summary "$out/hopper-bwd-sanitizer.log" || failed+=(hopper-bwd-sanitizer)
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac

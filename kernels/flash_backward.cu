@@ -7,6 +7,7 @@
 #include "kernels/cuda_check.hpp"
 #include "kernels/flash_backward_kernel.cuh"
 #include "kernels/kernel_counters.cuh"
+#include "kernels/problem_dispatch.cuh"
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
 #include "kernels/hopper/flash_wgmma_backward.hpp"
 #endif
@@ -48,20 +49,13 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.dv = g.dv.data();
   p.counts = counters.device();
   const int items = layout.work_items();
-  const bool bf16 = problem.dtype == DType::bf16;
   switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
     case FlashKernel::mma_sm80:
-      if (problem.head_dim == 64)
-        bf16 ? flash::launch_backward<__nv_bfloat16, 64>(p, items) : flash::launch_backward<__half, 64>(p, items);
-      else
-        bf16 ? flash::launch_backward<__nv_bfloat16, 128>(p, items) : flash::launch_backward<__half, 128>(p, items);
+      with_element_and_head_dim(problem, [&]<typename T, int D>() { flash::launch_backward<T, D>(p, items); });
       break;
     case FlashKernel::wgmma_sm90:
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
-      if (problem.head_dim == 64)
-        bf16 ? hopper::launch_backward<__nv_bfloat16, 64>(p, items) : hopper::launch_backward<__half, 64>(p, items);
-      else
-        bf16 ? hopper::launch_backward<__nv_bfloat16, 128>(p, items) : hopper::launch_backward<__half, 128>(p, items);
+      with_element_and_head_dim(problem, [&]<typename T, int D>() { hopper::launch_backward<T, D>(p, items); });
       break;
 #else
       throw NoGpuError("wgmma-sm90 is not in this build (its CUDA architectures lack sm_90)");

@@ -11,6 +11,7 @@
 #include "core/backward_cost.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
+#include "core/tile_name.hpp"
 
 namespace attnlab {
 
@@ -82,7 +83,7 @@ ResultRow timed_result_row(const Scenario& s, Implementation implementation, Fla
   row.tokens = s.total_tokens();
   row.kernel = kernel_name(implementation, kernel);
   // results/README.md: the flash tile; naive's "tile" is the whole padded row, no tile at all.
-  if (!materializes_scores(implementation)) row.tile = std::to_string(cost.tile.rows) + "x" + std::to_string(cost.tile.cols);
+  if (!materializes_scores(implementation)) row.tile = tile_name(cost.tile);
   row.hbm_bytes_model = cost.hbm.total();
   row.extra_memory_bytes = cost.extra_memory_bytes;
   row.reps = timing.reps;

@@ -5,8 +5,9 @@ them as the TOML tables of results/h100/ceilings.toml:
   [gemm_bf16]  TFLOP/s of one large bf16 matrix product (cuBLAS through torch.matmul);
   [copy]       TB/s of a device-to-device copy, counting the bytes read and written.
 
-Timing as the peers (CUDA events, warm-up, median of --reps calls). A scenario's floor is
-then max(useful FLOPs / gemm_bf16, HBM bytes / copy): bench/results_table.py's floors table.
+Timed as the peers are (torch_peers.timed: CUDA events, warm-up, median of --reps calls).
+A scenario's floor is then max(useful FLOPs / gemm_bf16, HBM bytes / copy):
+bench/results_table.py's floors table.
 
 usage: ceilings.py [--size 8192] [--copy-gib 2] [--reps 30]
 """
@@ -14,22 +15,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import statistics
 
-
-def median_ms(torch, call, warmup: int, reps: int) -> float:
-    for _ in range(warmup):
-        call()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        call()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+from torch_peers import timed  # the peers' timing: CUDA events around each call, median after a warm-up
 
 
 def main():
@@ -44,14 +31,14 @@ def main():
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     c = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
-    gemm_ms = median_ms(torch, lambda: torch.matmul(a, b, out=c), 5, args.reps)
-    tflops = 2 * n**3 / (gemm_ms * 1e-3) / 1e12
+    gemm_us = timed(torch, lambda i: torch.matmul(a, b, out=c), 5, args.reps, float("inf"))[0]
+    tflops = 2 * n**3 / (gemm_us * 1e-6) / 1e12
 
     count = int(args.copy_gib * 2**30) // 4
     src = torch.empty(count, device="cuda", dtype=torch.float32).fill_(1.0)
     dst = torch.empty_like(src)
-    copy_ms = median_ms(torch, lambda: dst.copy_(src), 3, args.reps)
-    tbps = 2 * count * 4 / (copy_ms * 1e-3) / 1e12
+    copy_us = timed(torch, lambda i: dst.copy_(src), 3, args.reps, float("inf"))[0]
+    tbps = 2 * count * 4 / (copy_us * 1e-6) / 1e12
 
     gpu = torch.cuda.get_device_name()
     date = datetime.date.today().isoformat()

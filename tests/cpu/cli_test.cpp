@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/cpu/test_folder.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -24,8 +26,7 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path scratch_dir() {
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("attnlab_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  const fs::path dir = attnlab::test_folder_path("attnlab_cli_");
   fs::create_directories(dir);
   return dir;
 }

@@ -17,27 +17,16 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "core/toml_guard.hpp"
+#include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {
 namespace {
 
 namespace fs = std::filesystem;
 
-class HostileInput : public ::testing::Test {
+class HostileInput : public TestFolder {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("attnlab_hostile_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
+  HostileInput() : TestFolder("attnlab_hostile_") {}
 
   // The InputError message of `what` (a test fails if none is thrown).
   template <class F>
@@ -58,8 +47,6 @@ class HostileInput : public ::testing::Test {
     const fs::path p = write("bad.csv", text);
     return error_of([&] { read_results_csv(p); });
   }
-
-  fs::path dir_;
 };
 
 // One line of printable text that holds every piece.

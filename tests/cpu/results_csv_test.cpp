@@ -5,31 +5,20 @@
 
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
+#include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ResultsCsv : public ::testing::Test {
+class ResultsCsv : public TestFolder {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("attnlab_results_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path write_text(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
-    std::ofstream(path) << text;
-    return path;
-  }
+  ResultsCsv() : TestFolder("attnlab_results_") {}
 
   // The InputError message of reading `text` as a results file.
   std::string read_error(const std::string& text) {
-    const fs::path path = write_text("bad.csv", text);
+    const fs::path path = write("bad.csv", text);
     try {
       read_results_csv(path);
     } catch (const InputError& e) {
@@ -38,8 +27,6 @@ class ResultsCsv : public ::testing::Test {
     ADD_FAILURE() << "no InputError for:\n" << text;
     return {};
   }
-
-  fs::path dir_;
 };
 
 ResultRow measured_row() {
@@ -125,7 +112,7 @@ TEST_F(ResultsCsv, RowsRoundTripExactly) {
 }
 
 TEST_F(ResultsCsv, ColumnsMayComeInAnyOrderAndExtrasMayBeMissingOrUnknown) {
-  const fs::path path = write_text(
+  const fs::path path = write(
       "shuffled.csv",
       "pass,rel_l2_error,my_note,scenario,causal,dtype,heads,head_dim,gpu,source,implementation,median_us,min_us,"
       "max_us,useful_tflops,scores_computed,scores_useful,bleed_rel_l2\n"
@@ -188,17 +175,17 @@ TEST_F(ResultsCsv, AByteOrderMarkAtTheStartIsSkipped) {
   write_results_csv(plain, {measured_row()});
   std::ifstream in(plain, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const fs::path marked = write_text("marked.csv", "\xEF\xBB\xBF" + text);
+  const fs::path marked = write("marked.csv", "\xEF\xBB\xBF" + text);
   EXPECT_EQ(read_results_csv(marked), std::vector<ResultRow>{measured_row()});
   std::string crlf;  // and Windows line ends, as the same spreadsheet writes them
   for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  EXPECT_EQ(read_results_csv(write_text("crlf.csv", "\xEF\xBB\xBF" + crlf)), std::vector<ResultRow>{measured_row()});
+  EXPECT_EQ(read_results_csv(write("crlf.csv", "\xEF\xBB\xBF" + crlf)), std::vector<ResultRow>{measured_row()});
   EXPECT_EQ(read_error("\xEF\xBB\xBF"), (dir_ / "bad.csv").string() + ": empty file, expected a header line");
 }
 
 TEST_F(ResultsCsv, MissingFileIsAnInputError) {
   EXPECT_THROW(read_results_csv(dir_ / "none.csv"), InputError);
-  const fs::path a_file = write_text("plain", "x");
+  const fs::path a_file = write("plain", "x");
   EXPECT_THROW(write_results_csv(a_file / "x.csv", {}), InputError);  // a file where the folder should be
 }
 

@@ -7,28 +7,16 @@
 
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
+#include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder per test, removed afterwards.
-class ScenarioFileTest : public ::testing::Test {
+class ScenarioFileTest : public TestFolder {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("attnlab_scenarios_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path write(const std::string& file_name, const std::string& text) const {
-    const fs::path p = dir_ / file_name;
-    std::ofstream(p) << text;
-    return p;
-  }
+  ScenarioFileTest() : TestFolder("attnlab_scenarios_") {}
 
   // Loads `text` as bad.toml and returns the InputError's message (empty if none was thrown).
   std::string load_error(const std::string& text) const {
@@ -40,8 +28,6 @@ class ScenarioFileTest : public ::testing::Test {
     }
     return "";
   }
-
-  fs::path dir_;
 };
 
 // A valid scenario; tests replace one line of it at a time.

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/scenario_file.hpp"
+#include "core/tile_name.hpp"
 #include "gui/live_run.hpp"
 #include "gui/primary_runs.hpp"
 #include "gui/scenario_model.hpp"
@@ -143,7 +144,7 @@ TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
     const Implementation impl = *parse_implementation(impl_name);
     const Configuration c = configuration_named(name, m[2], m[3]);
     const auto model_at = [&](TileShape tile) -> const ScenarioModel& {
-      const std::string key = name + "@" + std::to_string(tile.rows) + "x" + std::to_string(tile.cols);
+      const std::string key = name + "@" + tile_name(tile);
       if (!models.count(key)) models.emplace(key, build_model(load_scenario(name), tile));
       return models.at(key);
     };
@@ -152,9 +153,9 @@ TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
         source_ratios(results, c, square.costs[Implementation::padded].scores == square.costs[Implementation::varlen].scores);
     const SourceRatios* ours = ratios_of(ratios, ours_family);
     // The table's model is at the tile of the kernel that ran our rows (their tile column).
-    TileShape tile{64, 64};
-    if (ours && ours->varlen()) std::sscanf(ours->varlen()->primary.row->tile.c_str(), "%dx%d", &tile.rows, &tile.cols);
-    const ScenarioModel& model = model_at(tile);
+    const std::optional<TileShape> tile = ours && ours->varlen() ? parse_tile_name(ours->varlen()->primary.row->tile)
+                                                                 : std::nullopt;
+    const ScenarioModel& model = model_at(tile.value_or(TileShape{64, 64}));
     EXPECT_EQ(times(model.costs[impl].computed_vs_varlen), std::string(m[5]));
     EXPECT_EQ(times(model.costs[impl].attended_vs_varlen), std::string(m[6]));
     const std::string ours_text = ours && ours->vs_varlen(impl) ? times(*ours->vs_varlen(impl)) : "";

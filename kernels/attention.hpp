@@ -77,8 +77,9 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// A host Layout's index arrays on the device, plus a flash kernel's work list at its
-// tile (one item per (row, query tile), longest first). The Layout must outlive it.
+// A host Layout's index arrays on the device, plus a flash kernel's work lists at its
+// tile: the forward's (one item per (row, query tile), longest first) and, for a
+// square tile, the backward's (kernels/work_list.hpp). The Layout must outlive it.
 class DeviceLayout {
  public:
   DeviceLayout(const Layout& layout, TileShape work_tile);
@@ -87,12 +88,13 @@ class DeviceLayout {
   LayoutView view() const;  // device pointers: for kernels only
   int work_items() const { return work_items_; }
   const void* work_list() const { return work_.data(); }
+  const void* backward_work_list() const { return backward_work_.data(); }  // as many items
   const std::int64_t* token_source() const { return static_cast<const std::int64_t*>(token_source_.data()); }
 
  private:
   const Layout* host_;
   TileShape work_tile_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_, backward_work_;
   int work_items_ = 0;
 };
 

@@ -3,6 +3,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "kernels/backward.hpp"
 #include "kernels/backward_steps.hpp"
 #include "kernels/cuda_check.hpp"
@@ -44,22 +47,49 @@ HostGradients download_gradients(const GradientTensors& g, DType dtype) {
 
 namespace {
 
-// One warp per (position, head).
-template <typename T>
-__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int head_dim, float* delta) {
-  const std::int64_t pair = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const int lane = threadIdx.x % 32;
-  if (pair >= pairs) return;  // whole warps: pair is the same for all 32 lanes
-  float sum = 0.f;
-  for (int d = lane; d < head_dim; d += 32) sum += float(d_o[pair * head_dim + d]) * float(o[pair * head_dim + d]);
-  for (int m = 16; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
-  if (lane == 0) delta[pair] = sum;
-}
+// The backward's two streaming passes move every byte of dO, O and the dQ accumulator
+// once; they are bound by HBM bandwidth only if each thread keeps 16-byte loads in
+// flight (2- and 4-byte loads left a third of it unused). Chunks of 8 elements.
+constexpr int chunk = 8;
 
 template <typename T>
+__device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
+  const T* x = reinterpret_cast<const T*>(&a);
+  const T* y = reinterpret_cast<const T*>(&b);
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < chunk; ++i) sum += float(x[i]) * float(y[i]);
+  return sum;
+}
+
+// A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
+// across the group (groups never straddle a warp: their size divides 32).
+template <typename T>
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta) {
+  const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t pair = c / lanes_per_pair;
+  // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
+  float sum = pair < pairs ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
+                           : 0.f;
+  for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
+  if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
+}
+
+// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
+template <typename T>
 __global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor) {
-  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < count) to[i] = T(from[i] * factor);
+  const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
+  if (first + chunk <= count) {
+    const float4 a = reinterpret_cast<const float4*>(from + first)[0], b = reinterpret_cast<const float4*>(from + first)[1];
+    const float v[chunk] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    uint4 packed;
+    T* out = reinterpret_cast<T*>(&packed);
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) out[i] = T(v[i] * factor);
+    *reinterpret_cast<uint4*>(to + first) = packed;
+  } else {
+    for (std::int64_t i = first; i < count; ++i) to[i] = T(from[i] * factor);
+  }
 }
 
 constexpr int block = 256;
@@ -71,21 +101,26 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
+  const int lanes_per_pair = p.head_dim / chunk;
+  if (p.head_dim % chunk != 0 || 32 % lanes_per_pair != 0)
+    throw std::logic_error("compute_delta: head dim " + std::to_string(p.head_dim) + " is not 8, 16, 32, 64, 128 or 256");
+  const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
-    row_dot<<<blocks_for(pairs * 32), block>>>(static_cast<const __nv_bfloat16*>(d_o),
-                                               static_cast<const __nv_bfloat16*>(o), pairs, p.head_dim, delta);
+    row_dot<<<blocks, block>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o), pairs,
+                               lanes_per_pair, delta);
   else
-    row_dot<<<blocks_for(pairs * 32), block>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs,
-                                               p.head_dim, delta);
+    row_dot<<<blocks, block>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs, lanes_per_pair,
+                               delta);
   CUDA_CHECK_LAUNCH();
 }
 
 void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype) {
   if (count == 0) return;
+  const unsigned blocks = blocks_for((count + chunk - 1) / chunk);
   if (dtype == DType::bf16)
-    scaled_copy<<<blocks_for(count), block>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
+    scaled_copy<<<blocks, block>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
   else
-    scaled_copy<<<blocks_for(count), block>>>(from, static_cast<__half*>(to), count, factor);
+    scaled_copy<<<blocks, block>>>(from, static_cast<__half*>(to), count, factor);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -33,7 +33,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
   p.layout = layout.view();
-  p.work = static_cast<const WorkItem*>(layout.work_list());
+  p.work = static_cast<const WorkItem*>(layout.backward_work_list());
   p.heads = problem.heads;
   p.kv_heads = problem.kv_heads;
   p.scale = problem.softmax_scale();

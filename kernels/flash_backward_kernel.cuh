@@ -25,9 +25,10 @@
 
 namespace attnlab::flash {
 
-// One key tile per CTA uses the forward's work list: with square tiles a row has
-// as many key tiles as query tiles, so its (row, tile) items are the key tiles too.
-static_assert(kRows == kCols, "the backward reads the forward's work list as (row, key tile) items");
+// One key tile per CTA: with square tiles a row has as many key tiles as query
+// tiles, so the (row, tile) items of the backward's work list
+// (flash_backward_work_list: heaviest key tiles of a row first) are key tiles.
+static_assert(kRows == kCols, "the backward reads its work list's (row, tile) items as key tiles");
 
 struct BackwardParams {
   LayoutView layout;
@@ -267,8 +268,8 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
   start_query_info(p, item.row, item.row_begin, item.valid, head, q0, info, threadIdx.x);
 }
 
-// One CTA per (key tile, KV head), in the forward's work-list order (heaviest
-// rows first). The next step's Q, dO, LSE and Δ are copied while this step computes.
+// One CTA per (key tile, KV head), in the backward's work-list order (heaviest
+// rows first, a row's most-visited key tiles first). The next step's Q, dO, LSE and Δ are copied while this step computes.
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) {
   extern __shared__ __align__(128) unsigned char smem[];

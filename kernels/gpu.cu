@@ -129,6 +129,7 @@ DeviceLayout::DeviceLayout(const Layout& layout, TileShape work_tile)
   const std::vector<WorkItem> work = flash_work_list(layout, work_tile);
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
+  if (work_tile.rows == work_tile.cols) backward_work_ = upload_vector(flash_backward_work_list(layout, work_tile));
 }
 
 LayoutView DeviceLayout::view() const {

@@ -28,7 +28,7 @@ struct FlashKernelInfo {
 
 // Fastest first: with no --kernel a run takes the first one the GPU supports.
 inline constexpr std::array<FlashKernelInfo, 2> flash_kernels{{
-    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, false},  // Hopper: wgmma, TMA, producer and consumer warpgroups
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true},  // Hopper: wgmma, TMA, producer and consumer warpgroups
     {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
 }};
 

@@ -21,4 +21,10 @@ struct WorkItem {
 
 std::vector<WorkItem> flash_work_list(const Layout& layout, TileShape tile);
 
+// The backwards' schedule: the same items read as (row, key tile) (a square tile),
+// rows in the same order, within a row the key tiles that the most query tiles
+// visit first (with a causal mask, the row's first key tile; in the forward's
+// order it would come last and leave the GPU idling behind it).
+std::vector<WorkItem> flash_backward_work_list(const Layout& layout, TileShape tile);
+
 }  // namespace attnlab

@@ -26,7 +26,7 @@
 
 namespace attnlab::hopper {
 
-static_assert(kRows == kCols, "the backward reads the forward's work list as (row, key tile) items");
+static_assert(kRows == kCols, "the backward reads its work list's (row, tile) items as key tiles");
 
 inline constexpr int kStepQueries = 64;  // queries per step: half a query tile, a wgmma's height for dQ
 static_assert(kStepQueries == flash::kRows, "a step's QueryInfo is the teaching backward's");

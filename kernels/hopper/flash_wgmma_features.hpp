@@ -31,6 +31,16 @@ struct ForwardFeatures {
 // memory holds no third beside two Q tiles), 4 at D=64.
 constexpr ForwardFeatures shipped_features(int head_dim) { return {head_dim == 128 ? 2 : 4, true, true, true, true}; }
 
+// The features as one int, and back: a __global__ template cannot take a class-type
+// parameter (nvcc's host stubs spell template arguments out), so the kernel takes this.
+constexpr int features_key(const ForwardFeatures& f) {
+  return f.kv_stages | f.two_q_buffers << 8 | f.counter_schedule << 9 | f.overlap_softmax << 10 | f.consumer_turns << 11;
+}
+constexpr ForwardFeatures features_of_key(int key) {
+  return {key & 0xff, bool(key >> 8 & 1), bool(key >> 9 & 1), bool(key >> 10 & 1), bool(key >> 11 & 1)};
+}
+static_assert(features_of_key(features_key(shipped_features(64))) == shipped_features(64));
+
 // "kv_stages 1, two_q_buffers no, ...": the features as a log names them.
 inline std::string describe_features(const ForwardFeatures& f) {
   const auto yes_no = [](bool on) { return on ? "yes" : "no"; };

@@ -472,8 +472,10 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
 
 // ---- the kernel ----------------------------------------------------------------------
 
-template <typename T, int D, ForwardFeatures F = shipped_features(D)>
+// `features`: features_key of the ForwardFeatures it is built with.
+template <typename T, int D, int features = features_key(shipped_features(D))>
 __global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ Params params, int total_items) {
+  constexpr ForwardFeatures F = features_of_key(features);
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
   const Shared<D, F> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};

@@ -84,7 +84,8 @@ for stage in "$@"; do
       while [ $rung -le "$rungs" ]; do
         ATTNLAB_WGMMA_RUNG=$rung timeout 90 $attnlab run "${ladder[@]}" --kernel wgmma-sm90 \
           --out "$out/attnlab-ladder-rung$rung.csv" >"$out/ladder-rung$rung.log" 2>&1 || failed+=("ladder-rung$rung")
-        [ $rung -eq 1 ] && rungs=$(grep -oE "ladder rung 1 of [0-9]+" "$out/ladder-rung1.log" | grep -oE "[0-9]+$" || echo 1)
+        [ $rung -eq 1 ] &&
+          rungs=$(grep -oE "ladder rung 1 of [0-9]+" "$out/ladder-rung1.log" | grep -oE "[0-9]+$" || echo 1)
         grep -E "ladder rung|^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-rung$rung.log"
         rung=$((rung + 1))
       done

@@ -34,7 +34,8 @@ constexpr ForwardFeatures shipped_features(int head_dim) { return {head_dim == 1
 // The features as one int, and back: a __global__ template cannot take a class-type
 // parameter (nvcc's host stubs spell template arguments out), so the kernel takes this.
 constexpr int features_key(const ForwardFeatures& f) {
-  return f.kv_stages | f.two_q_buffers << 8 | f.counter_schedule << 9 | f.overlap_softmax << 10 | f.consumer_turns << 11;
+  return f.kv_stages | f.two_q_buffers << 8 | f.counter_schedule << 9 | f.overlap_softmax << 10 |
+         f.consumer_turns << 11;
 }
 constexpr ForwardFeatures features_of_key(int key) {
   return {key & 0xff, bool(key >> 8 & 1), bool(key >> 9 & 1), bool(key >> 10 & 1), bool(key >> 11 & 1)};

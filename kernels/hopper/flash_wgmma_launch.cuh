@@ -54,7 +54,8 @@ static __device__ int next_item_counter;
 template <typename T, int D, ForwardFeatures F>
 void launch_forward_with(const flash::Params& flash_params, int work_items, std::int64_t positions,
                          const std::string& what) {
-  const LaunchConfig& config = flash::launch_config_of<forward<T, D, features_key(F)>>(what, kThreads, SharedLayout<D, F>::bytes);
+  const LaunchConfig& config =
+      flash::launch_config_of<forward<T, D, features_key(F)>>(what, kThreads, SharedLayout<D, F>::bytes);
   const long long items = static_cast<long long>(work_items) * flash_params.heads;
   if (items == 0) return;
   if (items > 0x7fffffffLL) throw std::runtime_error("wgmma-sm90: more work items than an int can count");

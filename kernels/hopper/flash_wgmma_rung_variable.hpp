@@ -29,17 +29,17 @@ inline std::optional<int> forward_rung_of(const char* value) {
     rung = rung * 10 + (c - '0');
   }
   if (rung < 1 || rung > forward_rung_count)
-    throw InputError(std::string(wgmma_rung_variable) + ": expected a rung of wgmma-sm90's ladder from " + rung_range() +
-                     " (unset: the shipped kernel), got '" + printable(text) + "'");
+    throw InputError(std::string(wgmma_rung_variable) + ": expected a rung of wgmma-sm90's ladder from " +
+                     rung_range() + " (unset: the shipped kernel), got '" + printable(text) + "'");
   return rung;
 }
 
 // The rungs are built for the ladder's configuration only; `instance` ("fp16 d64") is
 // what the run asked for instead.
 inline InputError rung_not_built(int rung, const std::string& instance) {
-  return InputError(std::string(wgmma_rung_variable) + "=" + std::to_string(rung) + ": the ladder's rungs " + rung_range() +
-                    " are built for bf16 d" + std::to_string(ladder_head_dim) + " only, not " + instance +
-                    " (unset: the shipped kernel)");
+  return InputError(std::string(wgmma_rung_variable) + "=" + std::to_string(rung) + ": the ladder's rungs " +
+                    rung_range() + " are built for bf16 d" + std::to_string(ladder_head_dim) + " only, not " +
+                    instance + " (unset: the shipped kernel)");
 }
 
 // One line for the log when a rung runs: which, what it adds, its features.

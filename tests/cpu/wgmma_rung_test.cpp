@@ -31,7 +31,8 @@ TEST(WgmmaRung, EachRungByItsNumber) {
 
 TEST(WgmmaRung, OutOfRangeNamesTheVariableAndTheRange) {
   const std::string last = std::to_string(forward_rung_count);
-  for (const std::string bad : {std::string("0"), std::to_string(forward_rung_count + 1), std::string("99999999999999999999")}) {
+  for (const std::string bad :
+       {std::string("0"), std::to_string(forward_rung_count + 1), std::string("99999999999999999999")}) {
     SCOPED_TRACE(bad);
     EXPECT_EQ(message_for(bad.c_str()), "ATTNLAB_WGMMA_RUNG: expected a rung of wgmma-sm90's ladder from 1 to " + last +
                                             " (unset: the shipped kernel), got '" + bad + "'");

@@ -76,11 +76,11 @@ struct ItemSlot {
   bool done;
 };
 
-// Shared memory: two Q tiles (one without F.two_q_buffers; the next item's Q lands
-// while this item computes; an item's output is staged in its own Q tile once its
-// last Q·Kᵀ is done),
-// `stages` K and V tiles, and the mbarriers. Every tile is 128 rows x D in TMA's
-// 128-byte swizzle: D/64 blocks of [128 rows][64 elements], each 1024-byte aligned.
+// Shared memory: two Q tiles (the next item's Q lands while this item computes;
+// an item's output is staged in its own Q tile once its last Q·Kᵀ is done; one
+// without F.two_q_buffers), `stages` K and V tiles, and the mbarriers. Every tile
+// is 128 rows x D in TMA's 128-byte swizzle: D/64 blocks of [128 rows][64
+// elements], each 1024-byte aligned.
 template <int D, ForwardFeatures F = shipped_features(D)>
 struct SharedLayout {
   static constexpr int q_buffers = F.two_q_buffers ? 2 : 1;

@@ -4,6 +4,7 @@
 // barrier phases they need, so each must still compute the same attention.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -17,13 +18,19 @@ namespace {
 using hopper::forward_rung_count;
 using hopper::wgmma_rung_variable;
 
-// Sets ATTNLAB_WGMMA_RUNG for one scope; unset again after it.
+// Sets ATTNLAB_WGMMA_RUNG for one scope; its value before comes back after it.
 class RungVariable {
  public:
-  explicit RungVariable(int rung) { setenv(wgmma_rung_variable, std::to_string(rung).c_str(), 1); }
-  ~RungVariable() { unsetenv(wgmma_rung_variable); }
+  explicit RungVariable(int rung) {
+    if (const char* value = std::getenv(wgmma_rung_variable)) before_ = value;
+    setenv(wgmma_rung_variable, std::to_string(rung).c_str(), 1);
+  }
+  ~RungVariable() { before_ ? setenv(wgmma_rung_variable, before_->c_str(), 1) : unsetenv(wgmma_rung_variable); }
   RungVariable(const RungVariable&) = delete;
   RungVariable& operator=(const RungVariable&) = delete;
+
+ private:
+  std::optional<std::string> before_;
 };
 
 AttentionProblem ladder_problem(DType dtype = DType::bf16) {

@@ -76,11 +76,22 @@ for stage in "$@"; do
       cat "$out/run.log"
       ;;
     ladder)
-      for kernel in wgmma-sm90 mma-sm80; do
-        $attnlab run uniform-64x512 uniform-16x2048 one-doc-16384 --implementations varlen --kernel $kernel --count \
-          --out "$out/attnlab-ladder-$kernel.csv" >"$out/ladder-$kernel.log" 2>&1 || failed+=(ladder-$kernel)
-        grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-$kernel.log"
+      # Each rung of wgmma-sm90's ladder (kernels/hopper/flash_wgmma_rungs.hpp, run by
+      # ATTNLAB_WGMMA_RUNG; the last is the shipped kernel), then the teaching kernel. Rung 1's
+      # log says how many rungs there are ("ladder rung 1 of N").
+      ladder=(uniform-64x512 uniform-16x2048 one-doc-16384 --implementations varlen --count)
+      rung=1 rungs=1
+      while [ $rung -le "$rungs" ]; do
+        ATTNLAB_WGMMA_RUNG=$rung timeout 90 $attnlab run "${ladder[@]}" --kernel wgmma-sm90 \
+          --out "$out/attnlab-ladder-rung$rung.csv" >"$out/ladder-rung$rung.log" 2>&1 || failed+=("ladder-rung$rung")
+        [ $rung -eq 1 ] &&
+          rungs=$(grep -oE "ladder rung 1 of [0-9]+" "$out/ladder-rung1.log" | grep -oE "[0-9]+$" || echo 1)
+        grep -E "ladder rung|^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-rung$rung.log"
+        rung=$((rung + 1))
       done
+      timeout 90 $attnlab run "${ladder[@]}" --kernel mma-sm80 --out "$out/attnlab-ladder-mma-sm80.csv" \
+        >"$out/ladder-mma-sm80.log" 2>&1 || failed+=(ladder-mma-sm80)
+      grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-mma-sm80.log"
       ;;
     sm80)
       # What an Ampere or Ada GPU would run, on this one: every kernel of ours compiled at

@@ -1,6 +1,8 @@
 #pragma once
 // The Hopper kernel's entry point for run_flash (kernels/flash.cu): the same
 // parameters as the teaching kernel's, plus the buffer's positions for the tensor maps.
+// ATTNLAB_WGMMA_RUNG puts a rung of the kernel's ladder in the shipped kernel's place
+// (flash_wgmma_rung_variable.hpp).
 #include <cstdint>
 
 #include "kernels/flash_kernel.cuh"

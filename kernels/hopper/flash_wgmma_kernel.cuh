@@ -13,8 +13,11 @@
 //    (a wgmma is 64 rows high) and run the math on the same K/V stages.
 // The producer gives most of its registers to the consumers (setmaxnreg).
 // Tile: 128 query rows x 128 keys (kernel_tile(FlashKernel::wgmma_sm90)).
+// The features F switch ideas off for the ladder (flash_wgmma_features.hpp); the
+// comments describe the shipped kernel, shipped_features(D).
 #include "kernels/flash_kernel.cuh"
 #include "kernels/hopper/flash_wgmma.hpp"
+#include "kernels/hopper/flash_wgmma_features.hpp"
 #include "kernels/hopper/hopper_ptx.cuh"
 
 namespace attnlab::hopper {
@@ -74,21 +77,23 @@ struct ItemSlot {
 };
 
 // Shared memory: two Q tiles (the next item's Q lands while this item computes;
-// an item's output is staged in its own Q tile once its last Q·Kᵀ is done),
-// `stages` K and V tiles, and the mbarriers. Every tile is 128 rows x D in TMA's
-// 128-byte swizzle: D/64 blocks of [128 rows][64 elements], each 1024-byte aligned.
-template <int D>
+// an item's output is staged in its own Q tile once its last Q·Kᵀ is done; one
+// without F.two_q_buffers), `stages` K and V tiles, and the mbarriers. Every tile
+// is 128 rows x D in TMA's 128-byte swizzle: D/64 blocks of [128 rows][64
+// elements], each 1024-byte aligned.
+template <int D, ForwardFeatures F = shipped_features(D)>
 struct SharedLayout {
-  static constexpr int stages = D == 128 ? 2 : 4;
+  static constexpr int q_buffers = F.two_q_buffers ? 2 : 1;
+  static constexpr int stages = F.kv_stages;
   static constexpr int tile_bytes = kRows * D * 2;
   static constexpr int block_bytes = kRows * 128;  // one [128][64] block
   static constexpr int q = 0;
-  static constexpr int k = q + 2 * tile_bytes;
+  static constexpr int k = q + q_buffers * tile_bytes;
   static constexpr int v = k + stages * tile_bytes;
   static constexpr int barriers = v + stages * tile_bytes;
-  static constexpr int barrier_count = 4 + 4 * stages;
+  static constexpr int barrier_count = 2 * q_buffers + 4 * stages;
   static constexpr int item_slots = barriers + barrier_count * 8;  // an ItemSlot per Q buffer
-  static constexpr int bytes = item_slots + 2 * int(sizeof(ItemSlot)) + 1024;  // + room to align the base to 1024
+  static constexpr int bytes = item_slots + q_buffers * int(sizeof(ItemSlot)) + 1024;  // + room to align the base
 };
 
 // Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile
@@ -97,20 +102,20 @@ __device__ __forceinline__ int tile_offset(int row, int chunk, int rows = kRows)
   return (chunk / 8) * (rows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
 }
 
-template <int D>
+template <int D, ForwardFeatures F>
 struct Shared {
-  using L = SharedLayout<D>;
+  using L = SharedLayout<D, F>;
   unsigned char* base;
   __device__ unsigned char* q(int buffer) const { return base + L::q + buffer * L::tile_bytes; }
   __device__ unsigned char* k(int stage) const { return base + L::k + stage * L::tile_bytes; }
   __device__ unsigned char* v(int stage) const { return base + L::v + stage * L::tile_bytes; }
   __device__ std::uint64_t* barrier(int i) const { return reinterpret_cast<std::uint64_t*>(base + L::barriers) + i; }
   __device__ std::uint64_t* q_full(int buffer) const { return barrier(buffer); }
-  __device__ std::uint64_t* q_empty(int buffer) const { return barrier(2 + buffer); }
-  __device__ std::uint64_t* k_full(int stage) const { return barrier(4 + stage); }
-  __device__ std::uint64_t* k_empty(int stage) const { return barrier(4 + L::stages + stage); }
-  __device__ std::uint64_t* v_full(int stage) const { return barrier(4 + 2 * L::stages + stage); }
-  __device__ std::uint64_t* v_empty(int stage) const { return barrier(4 + 3 * L::stages + stage); }
+  __device__ std::uint64_t* q_empty(int buffer) const { return barrier(L::q_buffers + buffer); }
+  __device__ std::uint64_t* k_full(int stage) const { return barrier(2 * L::q_buffers + stage); }
+  __device__ std::uint64_t* k_empty(int stage) const { return barrier(2 * L::q_buffers + L::stages + stage); }
+  __device__ std::uint64_t* v_full(int stage) const { return barrier(2 * L::q_buffers + 2 * L::stages + stage); }
+  __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 * L::q_buffers + 3 * L::stages + stage); }
   __device__ ItemSlot* item_slot(int buffer) const { return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer; }
 };
 
@@ -118,10 +123,13 @@ struct Shared {
 // item * heads + head: heaviest rows first, a row's tiles and heads together, so
 // the CTAs running at one time share that row's K and V in L2). CTA b starts with
 // item b; after that, whichever CTA's producer asks first takes the next item from
-// an atomic counter, so a CTA that drew light items takes more. The producer
+// an atomic counter, so a CTA that drew light items takes more (without
+// F.counter_schedule, CTA b takes items b, b + gridDim.x, ...). The producer
 // passes each item to the consumers beside its Q tile: the CTA's item number i
-// uses Q buffer i % 2 (and its ItemSlot) for the (i / 2)th time. K/V tile number t of a CTA sits in stage t % stages,
-// in that stage's use t / stages.
+// uses Q buffer i % q_buffers (and its ItemSlot) for the (i / q_buffers)th time.
+// K/V tile number t of a CTA sits in stage t % stages, in that stage's use
+// t / stages. A barrier's phase flips at each use, so the parity to wait for is
+// that use count's lowest bit (with one buffer or stage: every use flips it).
 
 // ---- the producer ------------------------------------------------------------------
 
@@ -143,9 +151,9 @@ __device__ __forceinline__ void copy_tile_zero_filled(unsigned char* tile, const
 }
 
 // Lane 0 issues every TMA copy; the whole warp fills V tiles that cross the row's end.
-template <typename T, int D>
-__device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
-  using L = SharedLayout<D>;
+template <typename T, int D, ForwardFeatures F>
+__device__ void produce(const Params& p, const Shared<D, F>& s, int total_items) {
+  using L = SharedLayout<D, F>;
   const int lane = threadIdx.x % 32;
   if (lane == 0) {
     prefetch_tensor_map(&p.q_map);
@@ -156,12 +164,13 @@ __device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
   int index = blockIdx.x;
   for (int item_count = 0;; ++item_count) {
     const bool done = index >= total_items;
-    const int buffer = item_count % 2;
+    const int buffer = item_count % L::q_buffers;
     Item item;
     if (!done) item = Item(p.flash, index);
     if (lane == 0) {
-      // The Q buffer is free once both consumers have stored the output of the item before last.
-      barrier_wait(s.q_empty(buffer), ((item_count / 2) & 1) ^ 1);
+      // The Q buffer is free once both consumers have stored the output of the item before last
+      // (with one buffer: of the last item).
+      barrier_wait(s.q_empty(buffer), ((item_count / L::q_buffers) & 1) ^ 1);
       ItemSlot& slot = *s.item_slot(buffer);  // published by the arrival below
       slot.item = item;
       slot.done = done;
@@ -174,7 +183,10 @@ __device__ void produce(const Params& p, const Shared<D>& s, int total_items) {
       for (int b = 0; b < D / 64; ++b)
         copy_box(s.q(buffer) + b * L::block_bytes, &p.q_map, s.q_full(buffer), b * 64, item.head,
                  item.row_begin + item.q0);
-      next = gridDim.x + atomicAdd(p.next_item, 1);  // its latency hides behind this item's loads
+      if constexpr (F.counter_schedule)
+        next = gridDim.x + atomicAdd(p.next_item, 1);  // its latency hides behind this item's loads
+      else
+        next = index + gridDim.x;
     }
     for (int kt = item.key_tiles.first; kt < item.key_tiles.end; ++kt, ++tile_count) {
       const int stage = tile_count % L::stages;
@@ -354,9 +366,9 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
 // runs while the tensor cores still add P_{j-1}·V_{j-1} into O; only then is O
 // rescaled and P_j packed (FlashAttention-3's overlap inside a warpgroup). Each
 // K and V stage is released as soon as its wgmma has read it. Then the output.
-template <typename T, int D>
-__device__ void consume(const Params& params, const Shared<D>& s, int consumer) {
-  using L = SharedLayout<D>;
+template <typename T, int D, ForwardFeatures F>
+__device__ void consume(const Params& params, const Shared<D, F>& s, int consumer) {
+  using L = SharedLayout<D, F>;
   const flash::Params& p = params.flash;
   const LayoutView& lv = p.layout;
   constexpr TileShape tile{kRows, kCols};
@@ -372,15 +384,19 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
   // barrier), so one's matrix products run while the other's softmax does: consumer c
   // waits for its turn on barrier 3 + c and hands it over on the other's. Both issue
   // at the same points (one per key tile, one for an item's last P·V), so the turns
-  // stay in step; consumer 0 starts with its turn.
-  const auto wait_turn = [&] { sync_threads_of(3 + consumer, kConsumerThreads); };
-  const auto pass_turn = [&] { arrive_threads_of(4 - consumer, kConsumerThreads); };
-  if (consumer == 0) arrive_threads_of(3, kConsumerThreads);
+  // stay in step; consumer 0 starts with its turn. Without F.consumer_turns both issue when ready.
+  const auto wait_turn = [&] {
+    if constexpr (F.consumer_turns) sync_threads_of(3 + consumer, kConsumerThreads);
+  };
+  const auto pass_turn = [&] {
+    if constexpr (F.consumer_turns) arrive_threads_of(4 - consumer, kConsumerThreads);
+  };
+  if (F.consumer_turns && consumer == 0) arrive_threads_of(3, kConsumerThreads);
 
   int tile_count = 0;  // K/V tiles consumed before this item
   for (int item_count = 0;; ++item_count) {
-    const int buffer = item_count % 2;
-    barrier_wait(s.q_full(buffer), (item_count / 2) & 1);
+    const int buffer = item_count % L::q_buffers;
+    barrier_wait(s.q_full(buffer), (item_count / L::q_buffers) & 1);
     if (s.item_slot(buffer)->done) break;
     const Item item = s.item_slot(buffer)->item;
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
@@ -418,7 +434,8 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
         barrier_wait(s.v_full(stage_of(t - 1)), parity_of(t - 1));
         start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t - 1)));
         pass_turn();
-        wgmma_wait<1>();  // S_j is done; P_{j-1}·V_{j-1} may still run
+        // S_j is done; P_{j-1}·V_{j-1} may still run (without F.overlap_softmax: it is done too).
+        wgmma_wait<F.overlap_softmax ? 1 : 0>();
       } else {
         pass_turn();
         wgmma_wait<0>();
@@ -448,21 +465,23 @@ __device__ void consume(const Params& params, const Shared<D>& s, int consumer) 
     }
     tile_count += visits;
     store_output<T, D>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
-    barrier_arrive(s.q_empty(buffer));  // the item after next may load its Q here
+    barrier_arrive(s.q_empty(buffer));  // the item after next (with one buffer: the next) may load its Q here
   }
   if (counter) flash::add_counts(p.counts, counted, visited);
 }
 
 // ---- the kernel ----------------------------------------------------------------------
 
-template <typename T, int D>
+// `features`: features_key of the ForwardFeatures it is built with.
+template <typename T, int D, int features = features_key(shipped_features(D))>
 __global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ Params params, int total_items) {
+  constexpr ForwardFeatures F = features_of_key(features);
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
-  const Shared<D> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
-  using L = SharedLayout<D>;
+  const Shared<D, F> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
+  using L = SharedLayout<D, F>;
   if (threadIdx.x == 0) {
-    for (int buffer = 0; buffer < 2; ++buffer) {
+    for (int buffer = 0; buffer < L::q_buffers; ++buffer) {
       barrier_init(s.q_full(buffer), 1);
       barrier_init(s.q_empty(buffer), kConsumerThreads);
     }
@@ -479,10 +498,10 @@ __global__ void __launch_bounds__(kThreads, 1) forward(const __grid_constant__ P
   const int warpgroup = threadIdx.x / kWarpgroup;
   if (warpgroup == 0) {
     release_registers<kProducerRegisters>();
-    if (threadIdx.x < 32) produce<T, D>(params, s, total_items);
+    if (threadIdx.x < 32) produce<T, D, F>(params, s, total_items);
   } else {
     claim_registers<kConsumerRegisters>();
-    consume<T, D>(params, s, warpgroup - 1);
+    consume<T, D, F>(params, s, warpgroup - 1);
   }
 }
 

@@ -21,10 +21,6 @@
 //    which bound the teaching backward (the L2's atomic throughput).
 // Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
 // row's valid tokens, so padding and the next document never reach a product.
-//  - the grid is persistent (one CTA per SM) and takes its key tiles from an atomic
-//    counter in the backward work list's order; while a tile's last step computes,
-//    the next tile's K, V and first step land in the other of two K/V buffers, so a
-//    short document's tiles (a few steps each) do not wait for their K and V.
 #include "kernels/flash_backward_kernel.cuh"
 #include "kernels/hopper/flash_wgmma_kernel.cuh"
 
@@ -40,10 +36,9 @@ inline constexpr int kBackwardThreads = 2 * kWarpgroup;
 using flash::BackwardParams;
 using flash::QueryInfo;
 
-// Shared memory: two K/V buffers (K and V of a key tile, 128 rows each: the CTA's
-// current tile and its next), two buffers each of Q and dO (64 rows: the next
-// step's land while this one computes), dSᵀ (128 keys x 64 queries, one block), two
-// QueryInfo and two slots for the next tile's index. Tiles in wgmma's 128-byte swizzle: D/64
+// Shared memory: K and V of the key tile (128 rows), two buffers each of Q and dO
+// (64 rows: the next step's land while this one computes), dSᵀ (128 keys x 64
+// queries, one block), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
 // blocks of [rows][64 elements], each 1024-byte aligned.
 template <int D>
 struct BackwardLayout {
@@ -51,14 +46,13 @@ struct BackwardLayout {
   static constexpr int query_block = kStepQueries * 128;  // one [64][64] block of Q or dO
   static constexpr int key_tile_bytes = kCols * D * 2;
   static constexpr int query_tile_bytes = kStepQueries * D * 2;
-  static constexpr int k = 0;  // buffer b's K at k + b * kv_buffer_bytes, its V key_tile_bytes after
-  static constexpr int kv_buffer_bytes = 2 * key_tile_bytes;
-  static constexpr int q = k + 2 * kv_buffer_bytes;
+  static constexpr int k = 0;
+  static constexpr int v = k + key_tile_bytes;
+  static constexpr int q = v + key_tile_bytes;
   static constexpr int d_o = q + 2 * query_tile_bytes;
   static constexpr int ds = d_o + 2 * query_tile_bytes;
   static constexpr int infos = ds + kCols * kStepQueries * 2;
-  static constexpr int next_index = infos + 2 * int(sizeof(QueryInfo));
-  static constexpr int bytes = next_index + 2 * int(sizeof(int)) + 1024;  // + room to align the base to 1024
+  static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
 };
 
 // Starts copying `rows` rows of one head (row stride `stride` elements) into a
@@ -203,162 +197,113 @@ __device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int 
 
 // ---- the kernel -------------------------------------------------------------------------
 
-// A persistent CTA per SM walks key tiles (key tile, KV head) in the backward's
-// work-list order: its first is blockIdx.x, each next one comes from the counter
-// (zero at launch; a CTA that has seen an index past the last stops, and any later
-// answer it gets is larger still). Per tile: dK, dV in registers over the tile's steps, then stored.
-// The next step's Q, dO, LSE and Δ are copied while this step computes; at a
-// tile's last step, the next tile's K, V and first step instead.
+// One CTA per (key tile, KV head), in the forward's work-list order (heaviest rows
+// first). The next step's Q, dO, LSE and Δ are copied while this step computes.
 template <typename T, int D>
-__global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p, int items, int* next_item) {
+__global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
   using L = BackwardLayout<D>;
-  using KeyTile = flash::KeyTileItem<T, D, kRows, kCols>;
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
   unsigned char* const base = shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024);
+  unsigned char* const k_tile = base + L::k;
+  unsigned char* const v_tile = base + L::v;
   unsigned char* const ds_tile = base + L::ds;
   QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
-  int* const next_index = reinterpret_cast<int*>(base + L::next_index);
   const LayoutView& lv = p.layout;
   const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
   const int warp = thread / 32, lane = thread % 32;
-  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
-  const std::int64_t q_stride = std::int64_t(p.heads) * D;
 
-  // Starts copying a step's Q, dO and QueryInfo into step buffer `buffer`.
-  const auto start_step = [&](const KeyTile& item, const StepList& list, int step, int buffer) {
+  const flash::KeyTileItem<T, D, kRows, kCols> item(p, blockIdx.x);
+  const StepList list(item);
+  const int steps = item.group * list.per_head;
+  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
+  const auto start_step = [&](int step, int buffer) {
     const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
     const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
+    const std::int64_t stride = std::int64_t(p.heads) * D;
     copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
-                                        q_stride, item.valid - q0);
+                                        stride, item.valid - q0);
     copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
-                                        static_cast<const T*>(p.d_o) + first, q_stride, item.valid - q0);
+                                        static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
     flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, infos[buffer], threadIdx.x);
   };
-  // Starts copying a key tile's K and V into K/V buffer `kv_buffer` and its first
-  // step into step buffer `buffer` (nothing for a tile without steps).
-  const auto start_tile = [&](const KeyTile& item, const StepList& list, int kv_buffer, int buffer) {
-    if (item.group * list.per_head == 0) return;  // nothing reads its K and V
-    unsigned char* const k_tile = base + L::k + kv_buffer * L::kv_buffer_bytes;
-    copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
-    copy_rows_async<T, D, kCols>(k_tile + L::key_tile_bytes, item.v, kv_stride, item.valid - item.k0);
-    start_step(item, list, 0, buffer);
-  };
-
-  int index = blockIdx.x;
-  if (index >= items) return;
-  {
-    const KeyTile first(p, index);
-    start_tile(first, StepList(first), 0, 0);
-  }
+  copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
+  copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
+  flash::commit_copies();
+  if (steps > 0) start_step(0, 0);
   flash::commit_copies();
 
+  KeyGradient<D> dk = {}, dv = {};
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
-  int buffer = 0;  // the step buffer of the CTA's next step: they alternate across tiles
-  // Thread 0 asks the counter one tile ahead, so no tile waits for the atomic's answer.
-  int asked = threadIdx.x == 0 ? atomicAdd(next_item, 1) + int(gridDim.x) : 0;
-  for (int kv_buffer = 0; index < items; kv_buffer ^= 1) {
-    // Two slots, by the tile's parity: a tile without steps has no barrier of its own,
-    // so thread 0 may write the next tile's slot while others still read this one.
-    if (threadIdx.x == 0) {
-      next_index[kv_buffer] = asked;
-      asked = atomicAdd(next_item, 1) + int(gridDim.x);
-    }
-    __syncthreads();  // the next index is published; the previous tile's last step is done with every buffer
-    const int next = next_index[kv_buffer];
-    const KeyTile item(p, index);
-    const StepList list(item);
-    const int steps = item.group * list.per_head;
-    const unsigned char* const k_tile = base + L::k + kv_buffer * L::kv_buffer_bytes;
-    const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
-    const unsigned char* const v_rows = k_tile + L::key_tile_bytes + kKeysPerWarpgroup * warpgroup * 128;
-    // The next tile's copies, started while the last step of this one computes (or
-    // at once when this one has no step).
-    const auto start_next_tile = [&](int next_buffer) {
-      if (next < items) {
-        const KeyTile upcoming(p, next);
-        start_tile(upcoming, StepList(upcoming), kv_buffer ^ 1, next_buffer);
-      }
-    };
-    if (steps == 0) {
-      start_next_tile(buffer);
-      flash::commit_copies();
-    }
+  const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
+  const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
+  for (int step = 0; step < steps; ++step) {
+    const int buffer = step & 1;
+    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
+    flash::commit_copies();   // possibly empty: keeps the group count the wait relies on
+    flash::wait_copies<1>();  // K, V and this step's copies landed; the next step's may be in flight
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
+    __syncthreads();
+    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
+    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
+    const QueryInfo& info = infos[buffer];
 
-    KeyGradient<D> dk = {}, dv = {};
-    for (int step = 0; step < steps; ++step, buffer ^= 1) {
-      const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
-      if (step + 1 < steps)
-        start_step(item, list, step + 1, buffer ^ 1);
-      else
-        start_next_tile(buffer ^ 1);
-      flash::commit_copies();   // possibly empty: keeps the group count the wait relies on
-      flash::wait_copies<1>();  // K, V and this step's copies landed; the next step's may be in flight
-      fence_shared_for_async();  // wgmma reads what cp.async wrote
-      __syncthreads();
-      const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
-      const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
-      const QueryInfo& info = infos[buffer];
+    KeyScores s, ds;
+    wgmma_fence();
+    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
+    start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
+    wgmma_wait<1>();
+    pin_registers(s);
+    key_probabilities(s, info, item.k0 + first_key,
+                      tile_needs_mask(lv, item.row, q0, item.k0, TileShape{kStepQueries, kCols}), p.scale_log2, lane);
+    wgmma_wait<0>();
+    pin_registers(ds);
+    key_score_gradients(ds, s, info, lane);
+    stage_key_score_gradients<T>(ds_tile, ds, first_key, lane);
+    KeyFragments pf, dsf;
+    probabilities_as_a<T>(pf, s);
+    probabilities_as_a<T>(dsf, ds);
+    wgmma_fence();
+    start_accumulate_keys<T, D>(dv, pf, do_tile);  // dV += Pᵀ·dO
+    start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
 
-      KeyScores s, ds;
+    fence_shared_for_async();  // the dQ products read the staged dSᵀ
+    __syncthreads();           // every warpgroup's rows of dSᵀ staged
+    if (warpgroup < D / 64) {
+      QueryGradient dq;
       wgmma_fence();
-      start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
-      start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
-      wgmma_wait<1>();
-      pin_registers(s);
-      key_probabilities(s, info, item.k0 + first_key,
-                        tile_needs_mask(lv, item.row, q0, item.k0, TileShape{kStepQueries, kCols}), p.scale_log2, lane);
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
       wgmma_wait<0>();
-      pin_registers(ds);
-      key_score_gradients(ds, s, info, lane);
-      stage_key_score_gradients<T>(ds_tile, ds, first_key, lane);
-      KeyFragments pf, dsf;
-      probabilities_as_a<T>(pf, s);
-      probabilities_as_a<T>(dsf, ds);
-      wgmma_fence();
-      start_accumulate_keys<T, D>(dv, pf, do_tile);  // dV += Pᵀ·dO
-      start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
-
-      fence_shared_for_async();  // the dQ products read the staged dSᵀ
-      __syncthreads();           // every warpgroup's rows of dSᵀ staged
-      if (warpgroup < D / 64) {
-        QueryGradient dq;
-        wgmma_fence();
-        start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
-        wgmma_wait<0>();
-        pin_registers(dq);
-        add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
-                           q_stride, item.valid - q0, dq, warp, lane);
-      } else {
-        wgmma_wait<0>();
-      }
-      pin_registers(dv);
-      pin_registers(dk);
-      pin_registers(pf);
-      pin_registers(dsf);
-      __syncthreads();  // dSᵀ and this step's buffers are free for the step after next
+      pin_registers(dq);
+      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
+                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
+    } else {
+      wgmma_wait<0>();
     }
-
-    // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
-    // while the next tile's copies land.
-    const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
-    const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
-    store_key_rows<T, D>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk, p.scale, warp, lane);
-    store_key_rows<T, D>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv, 1.f, warp, lane);
-
-    // The counts are the forward's at its tile: every visited (query tile, head).
-    if (p.counts && threadIdx.x == 0) {
-      CellCounts counted;
-      for (int t = 0; t < item.query_tile_count; ++t) {
-        const CellCounts c =
-            count_tile(lv, item.row, (item.first_query_tile + t) * kRows, item.k0, TileShape{kRows, kCols});
-        for (int h = 0; h < item.group; ++h) counted += c;
-      }
-      flash::add_counts(p.counts, counted, static_cast<long long>(item.group) * item.query_tile_count);
-    }
-    index = next;
+    pin_registers(dv);
+    pin_registers(dk);
+    pin_registers(pf);
+    pin_registers(dsf);
+    __syncthreads();  // dSᵀ and this step's buffers are free for the step after next
   }
   flash::wait_copies<0>();
+
+  // dK, dV of every key of the tile inside the row, padding keys too (zeros there).
+  const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
+  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
+  store_key_rows<T, D>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk, p.scale, warp, lane);
+  store_key_rows<T, D>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv, 1.f, warp, lane);
+
+  // The counts are the forward's at its tile: every visited (query tile, head).
+  if (p.counts && threadIdx.x == 0) {
+    CellCounts counted;
+    for (int t = 0; t < item.query_tile_count; ++t) {
+      const CellCounts c = count_tile(lv, item.row, (item.first_query_tile + t) * kRows, item.k0, TileShape{kRows, kCols});
+      for (int h = 0; h < item.group; ++h) counted += c;
+    }
+    flash::add_counts(p.counts, counted, static_cast<long long>(item.group) * item.query_tile_count);
+  }
 }
 
 }  // namespace attnlab::hopper

@@ -63,14 +63,20 @@ __device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
 }
 
 // A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
-// across the group (groups never straddle a warp: their size divides 32).
+// across the group (groups never straddle a warp: their size divides 32). With
+// `zeros`, each lane also clears its chunk's 8 floats there: the flash backward's dQ
+// sums are cleared in this pass instead of a pass of their own.
 template <typename T>
-__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta) {
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros) {
   const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t pair = c / lanes_per_pair;
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
   float sum = pair < pairs ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
                            : 0.f;
+  if (zeros && pair < pairs) {
+    reinterpret_cast<float4*>(zeros)[2 * c] = float4{};
+    reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
+  }
   for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
   if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
 }
@@ -98,7 +104,8 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 
 }  // namespace
 
-void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta) {
+void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
+                   float* zeros) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
@@ -107,10 +114,10 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
     row_dot<<<blocks, block>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o), pairs,
-                               lanes_per_pair, delta);
+                               lanes_per_pair, delta, zeros);
   else
     row_dot<<<blocks, block>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs, lanes_per_pair,
-                               delta);
+                               delta, zeros);
   CUDA_CHECK_LAUNCH();
 }
 

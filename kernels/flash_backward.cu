@@ -1,4 +1,4 @@
-// run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator, the tiled
+// run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator (one pass), the tiled
 // kernel for the flash kernel, dtype and head dim, then dQ = scale·accumulator in the dtype.
 #include <cmath>
 
@@ -27,8 +27,8 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
     throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
                                 " positions and gradients " + std::to_string(g.positions) + ", the layout " +
                                 std::to_string(positions));
-  compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()));
-  CUDA_CHECK(cudaMemsetAsync(g.dq_accum.data(), 0, g.dq_accum.bytes()));
+  compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()),
+                static_cast<float*>(g.dq_accum.data()));  // and zeroes the dQ sums
 
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};

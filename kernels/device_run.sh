@@ -6,8 +6,8 @@
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
 # ladder = both flash kernels on the three uniform scenarios of kernels/README.md's ladder;
 # sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below);
-# hopper-bwd = what wgmma-sm90's backward still needs before it becomes the default
-# backward (kernel_choice.hpp, default_backward): its GPU tests and compute-sanitizer.
+# hopper-bwd = wgmma-sm90's backward alone: its GPU tests and compute-sanitizer (what it
+# passed before it became the default backward, kernel_choice.hpp).
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,20 @@ sanitized() {
   shift
   echo "---- $tool: $(basename "$1") ${*:2}"
   compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" || echo "SANITIZER FAILED: $tool ($?)"
+}
+# The GPU tests matching FILTER (all when empty) in four processes at once, into LOG and
+# LOG's shards: the fp64 reference checks, not the GPU, bound them (the whole suite in one
+# process outlasted a call's stage; round 5 ran 40 to 112 tests in four in one to two
+# minutes). False when one of them failed.
+sharded_tests() {
+  local log=$1 filter=${2:-*} pids=() ok=0
+  for i in 0 1 2 3; do
+    GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i $tests --gtest_filter="$filter" >"$log.shard$i" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || ok=1; done
+  cat "$log".shard* >"$log"
+  return $ok
 }
 # The summary lines of a log of sanitized runs; false when one of them failed.
 sanitizer_summary() {
@@ -51,7 +65,7 @@ for stage in "$@"; do
       grep -E "registers|spill" "$out/build.log" | sort | uniq -c | head -20
       ;;
     tests)
-      $tests >"$out/tests.log" 2>&1 || failed+=(tests)
+      sharded_tests "$out/tests.log" || failed+=(tests)
       grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure|^  [a-z]+ +[a-z]+ +rows|tiles +[0-9]" "$out/tests.log" | head -150
       ;;
     sanitize)
@@ -120,7 +134,7 @@ for stage in "$@"; do
       ;;
     hopper-bwd)
       filter='AllConfigs/Backward.*wgmma_sm90:BackwardSmall.*:BackwardWindows.*:BackwardCounts.*:BackwardDeterminism.*'
-      $tests --gtest_filter="$filter" >"$out/hopper-bwd-tests.log" 2>&1 || failed+=(hopper-bwd-tests)
+      sharded_tests "$out/hopper-bwd-tests.log" "$filter" || failed+=(hopper-bwd-tests)
       grep -E "^\[  (PASSED|FAILED|SKIPPED) +\]|Failure" "$out/hopper-bwd-tests.log" | head -40
       {
         for tool in memcheck racecheck synccheck; do

@@ -2,6 +2,7 @@
 // The environment variable that runs a rung of the Hopper forward kernel's ladder in
 // place of the shipped kernel: ATTNLAB_WGMMA_RUNG=3 `attnlab run ... --kernel wgmma-sm90`.
 // Read by the launcher at each launch (flash_wgmma_launch.cuh).
+#include <charconv>
 #include <optional>
 #include <string>
 
@@ -21,14 +22,8 @@ inline std::optional<int> forward_rung_of(const char* value) {
   if (!value || !*value) return std::nullopt;
   const std::string text = value;
   int rung = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9' || rung > forward_rung_count) {
-      rung = 0;
-      break;
-    }
-    rung = rung * 10 + (c - '0');
-  }
-  if (rung < 1 || rung > forward_rung_count)
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), rung);
+  if (error != std::errc() || end != text.data() + text.size() || rung < 1 || rung > forward_rung_count)
     throw InputError(std::string(wgmma_rung_variable) + ": expected a rung of wgmma-sm90's ladder from " +
                      rung_range() + " (unset: the shipped kernel), got '" + printable(text) + "'");
   return rung;

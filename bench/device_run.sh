@@ -99,7 +99,7 @@ fi
 if stage bwd; then
   echo "== backward: attnlab-bench --pass bwd"
   # shellcheck disable=SC2086
-  limit 200 "$build/bench/attnlab-bench" $scenarios --pass=bwd --out="$out/attnlab-bench-bwd.csv" \
+  limit 280 "$build/bench/attnlab-bench" $scenarios --pass=bwd --out="$out/attnlab-bench-bwd.csv" \
     --reps="${BWD_REPS:-10}" 2>&1 | tee "$out/logs/attnlab-bench-bwd.log"
   echo "== backward: PyTorch peers"
   bwd_peers=${BWD_PEERS:-torch-varlen_attn,torch-varlen_attn-kv-expanded,torch-flex-document-mask,torch-sdpa-flash-padded,torch-sdpa-cudnn-padded,torch-sdpa-flash-packed,torch-sdpa-cudnn-packed,torch-eager-padded}

@@ -7,8 +7,8 @@
 // KeyTileItem, QueryInfo and layout functions. What changes:
 //  - the tile is the wgmma forward's, 128 queries x 128 keys (its work list, its
 //    counts); a CTA is two warpgroups, each owning 64 of the 128 keys;
-//  - a visited query tile is taken in two steps of 64 queries (a step whose
-//    queries are all past the row's valid tokens is skipped: it adds nothing);
+//  - a visited query tile is taken in two steps of 64 queries, padding's too (as
+//    the forward and the counts: the padded layout's waste is computed);
 //  - the five products are wgmmas. Per step, for a warpgroup's 64 keys:
 //      Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ      (both operands from shared memory)
 //      Pᵀ = exp(S·scale − LSE) masked, dSᵀ = Pᵀ∘(dPᵀ − Δ)   (registers)
@@ -65,17 +65,15 @@ __device__ __forceinline__ void copy_rows_async(unsigned char* tile, const T* fi
 }
 
 // The CTA's steps: per query head of the group (outer), the 64-query halves of
-// the query tiles visiting the key tile that hold a valid query.
+// the query tiles visiting the key tile.
 struct StepList {
+  static constexpr int kHalves = kRows / kStepQueries;
   int q_first;   // the first visiting query tile's first query
   int per_head;  // halves per query head
 
   template <typename Item>
-  __device__ explicit StepList(const Item& item) : q_first(item.first_query_tile * kRows) {
-    const int rounded_valid = (item.valid + kStepQueries - 1) / kStepQueries * kStepQueries;
-    const int q_end = min((item.first_query_tile + item.query_tile_count) * kRows, rounded_valid);
-    per_head = q_end > q_first ? (q_end - q_first) / kStepQueries : 0;
-  }
+  __device__ explicit StepList(const Item& item)
+      : q_first(item.first_query_tile * kRows), per_head(item.query_tile_count * kHalves) {}
   __device__ int head_of(int kv_head, int group, int step) const { return kv_head * group + step / per_head; }
   __device__ int q0_of(int step) const { return q_first + (step % per_head) * kStepQueries; }
 };
@@ -229,7 +227,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   };
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
-  flash::commit_copies();
   if (steps > 0) start_step(0, 0);
   flash::commit_copies();
 
@@ -240,11 +237,13 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
     const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
-    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
-    flash::commit_copies();   // possibly empty: keeps the group count the wait relies on
-    flash::wait_copies<1>();  // K, V and this step's copies landed; the next step's may be in flight
+    flash::wait_copies<0>();   // this step's copies (and K, V) landed
     fence_shared_for_async();  // wgmma reads what cp.async wrote
+    // One barrier a step: this step's tiles in place for every thread, and the last
+    // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);  // lands while this step computes
+    flash::commit_copies();
     const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
     const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
     const QueryInfo& info = infos[buffer];
@@ -285,9 +284,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     pin_registers(dk);
     pin_registers(pf);
     pin_registers(dsf);
-    __syncthreads();  // dSᵀ and this step's buffers are free for the step after next
   }
-  flash::wait_copies<0>();
+  flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
 
   // dK, dV of every key of the tile inside the row, padding keys too (zeros there).
   const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;

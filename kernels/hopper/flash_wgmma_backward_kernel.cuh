@@ -88,12 +88,7 @@ struct StepList {
 
 using KeyScores = float[kStepQueries / 2];
 template <int D> using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
-using QueryGradient = float[32];                    // Drops a 128-byte line from the L2 without writing it back.
-__device__ __forceinline__ void discard_line(const float* line) {
-  asm volatile("discard.global.L2 [%0], 128;\n" ::"l"(line) : "memory");
-}
-
-// dQ of the step's 64 queries x 64 columns
+using QueryGradient = float[32];                    // dQ of the step's 64 queries x 64 columns
 using KeyFragments = std::uint32_t[kStepQueries / 16][4];
 
 // Column of element e of a thread's wgmma accumulator.
@@ -247,14 +242,6 @@ __device__ void finish_query_gradients(const BackwardParams& p, const Item& item
       const int last = finishing[1 + j];
       convert_step<T, D>(p.dq_accum + at(last) * D, static_cast<T*>(p.dq) + at(last) * D, stride,
                          item.extent - list.q0_of(last), p.scale);
-    }
-    __syncthreads();  // every sum read: their L2 lines are dropped, not written back (nothing reads them again)
-    for (int j = 0; j < finishing[0]; ++j) {
-      const int last = finishing[1 + j], rows = min(kStepQueries, item.extent - list.q0_of(last));
-      constexpr int lines_per_row = D * 4 / 128;
-      const int i = threadIdx.x;
-      if (i < rows * lines_per_row)
-        discard_line(p.dq_accum + at(last) * D + (i / lines_per_row) * stride + (i % lines_per_row) * 32);
     }
     __syncthreads();  // the list read before the next round rewrites it
   }

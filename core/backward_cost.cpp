@@ -10,7 +10,6 @@ namespace attnlab {
 namespace {
 
 constexpr std::int64_t sum_bytes = 4;  // fp32 sums and Δ
-constexpr std::int64_t arrival_bytes = 4;  // an int per (position, head): how many key tiles added to a query step
 
 // What a kernel walking key tiles reads per head (README: "Backward"): each key
 // tile some query tile visits loads its keys once, and each query tile visiting it
@@ -93,7 +92,7 @@ BackwardCost backward_cost(const Scenario& s, const ImplementationCost& fwd, con
     if (dq_accumulation == DqAccumulation::atomic_fp32) {
       m.sums_written = sums_per_head * H + Ql * D * sum_bytes * H;  // zeroed, then one atomic add per visit
       m.sums_read = sums_per_head * H;                               // the conversion to the dtype
-      b.workspace_bytes += sums_per_head * H + N * arrival_bytes * H;  // + the Hopper backward's arrival counts
+      b.workspace_bytes += sums_per_head * H;
     } else {
       // dQ's own kernel walks query tiles as the forward does: S and dP recomputed, then dQ.
       b.gemms += 2;

@@ -25,9 +25,6 @@ struct GradientTensors {
   DeviceBuffer dk, dv;    // like K and V: [position][kv_head][head_dim]
   DeviceBuffer delta;     // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
   DeviceBuffer dq_accum;  // workspace of the flash backward: dQ / scale in fp32, summed by atomics
-  // Workspace of the Hopper backward, int [position][head]: at a 64-query step's first
-  // position, how many key tiles have added to its sums (the last one converts them).
-  DeviceBuffer dq_arrivals;
 };
 
 // What GradientTensors allocates for `positions` buffer positions.

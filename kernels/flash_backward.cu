@@ -1,7 +1,5 @@
 // run_flash_backward: Δ = rowsum(dO∘O) and a zeroed dQ accumulator (one pass), the tiled
-// kernel for the flash kernel, dtype and head dim, then dQ = scale·accumulator in the dtype
-// (a pass of its own after the teaching backward; the Hopper backward's last CTA to add
-// to a query step converts it).
+// kernel for the flash kernel, dtype and head dim, then dQ = scale·accumulator in the dtype.
 #include <cmath>
 
 #include "kernels/backward.hpp"
@@ -30,7 +28,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
                                 " positions and gradients " + std::to_string(g.positions) + ", the layout " +
                                 std::to_string(positions));
   compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()),
-                static_cast<float*>(g.dq_accum.data()), static_cast<int*>(g.dq_arrivals.data()));  // and zeroes those
+                static_cast<float*>(g.dq_accum.data()));  // and zeroes the dQ sums
 
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
@@ -47,8 +45,6 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.lse = static_cast<const float*>(t.lse.data());
   p.delta = static_cast<const float*>(g.delta.data());
   p.dq_accum = static_cast<float*>(g.dq_accum.data());
-  p.dq_arrivals = static_cast<int*>(g.dq_arrivals.data());
-  p.dq = g.dq.data();
   p.dk = g.dk.data();
   p.dv = g.dv.data();
   p.counts = counters.device();
@@ -56,7 +52,6 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
     case FlashKernel::mma_sm80:
       with_element_and_head_dim(problem, [&]<typename T, int D>() { flash::launch_backward<T, D>(p, items); });
-      convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
       break;
     case FlashKernel::wgmma_sm90:
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
@@ -66,6 +61,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
       throw NoGpuError("wgmma-sm90 is not in this build (its CUDA architectures lack sm_90)");
 #endif
   }
+  convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
   counters.read();
 }
 

@@ -42,8 +42,6 @@ struct BackwardParams {
   const float* lse;    // the forward's, natural log, [position][head]
   const float* delta;  // Δ = rowsum(dO∘O), [position][head]
   float* dq_accum;     // zeroed; receives dS·K (the scale is applied on conversion)
-  int* dq_arrivals;    // zeroed, [position][head]: the Hopper backward's (see its epilogue)
-  void* dq;            // the Hopper backward converts dQ itself; the teaching one leaves it to a pass
   void* dk;
   void* dv;
   float scale;           // the softmax scale: dK = scale·dSᵀ·Q

@@ -18,9 +18,7 @@
 //    (at head dim 64, warpgroup 0 alone);
 //  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
 //    backward, but contracted over 128 keys instead of 64: half the reductions,
-//    which bound the teaching backward (the L2's atomic throughput);
-//  - no pass converts the accumulator afterwards: the CTA that adds last to a step's
-//    sums converts them (the epilogue below), while the L2 still holds them.
+//    which bound the teaching backward (the L2's atomic throughput).
 // Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
 // row's valid tokens, so padding and the next document never reach a product.
 #include "kernels/flash_backward_kernel.cuh"
@@ -195,58 +193,6 @@ __device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int 
   }
 }
 
-// ---- the epilogue: dQ converted by the last key tile to add to it -------------------------
-//
-// Each 64-query step of a (query tile, query head) receives the sums of every key tile
-// that its query tile visits (the layout's key_tiles_visited). After its own
-// reductions, a CTA counts itself in at each of its steps (dq_arrivals, at the step's
-// first position); the CTA whose arrival completes a count converts that step: dQ =
-// scale·sums in the dtype, the step's positions inside the row (padding's zeros too).
-// The classic order: reductions, fence, count; the last counter fences, then reads.
-
-// dQ of the step's 64 queries (`rows` of them inside the row) from the sums, all threads.
-template <typename T, int D>
-__device__ __forceinline__ void convert_step(const float* sums, T* dq, std::int64_t stride, int rows, float scale) {
-  constexpr int per_row = D / 4;  // 16-byte groups of 4 floats
-  for (int i = threadIdx.x; i < kStepQueries * per_row; i += kBackwardThreads) {
-    const int row = i / per_row, col = (i % per_row) * 4;
-    if (row >= rows) break;
-    const float4 v = __ldcg(reinterpret_cast<const float4*>(sums + row * stride + col));  // from the L2
-    *reinterpret_cast<uint2*>(dq + row * stride + col) =
-        make_uint2(pack_pair<T>(v.x * scale, v.y * scale), pack_pair<T>(v.z * scale, v.w * scale));
-  }
-}
-
-// After the CTA's last step. `finishing` is shared memory for 1 + kBackwardThreads ints.
-template <typename T, int D, typename Item>
-__device__ void finish_query_gradients(const BackwardParams& p, const Item& item, const StepList& list, int steps,
-                                       int* finishing) {
-  const std::int64_t stride = std::int64_t(p.heads) * D;
-  const auto at = [&](int step) {
-    return (std::int64_t(item.row_begin + list.q0_of(step)) * p.heads + list.head_of(item.kv_head, item.group, step));
-  };
-  __threadfence();  // this thread's reductions reach the whole GPU before the CTA counts itself in
-  __syncthreads();  // ... every thread's; and dSᵀ's space (where `finishing` lies) is no longer read
-  for (int first = 0; first < steps; first += kBackwardThreads) {
-    if (threadIdx.x == 0) finishing[0] = 0;
-    __syncthreads();
-    const int step = first + threadIdx.x;
-    if (step < steps) {
-      const int q0 = list.q0_of(step);
-      const int visitors = key_tiles_visited(p.layout, TileShape{kRows, kCols}, item.row, q0 / kRows).count();
-      if (atomicAdd(p.dq_arrivals + at(step), 1) == visitors - 1) finishing[1 + atomicAdd(finishing, 1)] = step;
-    }
-    __syncthreads();
-    __threadfence();  // the other CTAs' sums, fenced before their counts, are read after ours
-    for (int j = 0; j < finishing[0]; ++j) {
-      const int last = finishing[1 + j];
-      convert_step<T, D>(p.dq_accum + at(last) * D, static_cast<T*>(p.dq) + at(last) * D, stride,
-                         item.extent - list.q0_of(last), p.scale);
-    }
-    __syncthreads();  // the list read before the next round rewrites it
-  }
-}
-
 // ---- the kernel -------------------------------------------------------------------------
 
 // One CTA per (key tile, KV head), in the forward's work-list order (heaviest rows
@@ -346,7 +292,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
   store_key_rows<T, D>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk, p.scale, warp, lane);
   store_key_rows<T, D>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv, 1.f, warp, lane);
-  finish_query_gradients<T, D>(p, item, list, steps, reinterpret_cast<int*>(ds_tile));
 
   // The counts are the forward's at its tile: every visited (query tile, head).
   if (p.counts && threadIdx.x == 0) {

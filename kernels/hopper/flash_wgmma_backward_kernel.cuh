@@ -169,21 +169,13 @@ __device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const un
 
 // dQ's 64 x 64 block into the fp32 accumulator (`dq` at the step's first query and
 // the block's first column; `stride` floats per query), queries at or past
-// `rows_present` skipped. A thread holds two adjacent columns of two rows (r and
-// r + 8) per 4 elements, its neighbour lane (lane ^ 1) the next two columns of the
-// same rows: each hands the other the pair of the row it does not add, so each adds
-// 4 adjacent columns of one row in one 16-byte reduction (the even lane row r, the
-// odd lane row r + 8): half the reductions of 8-byte ones, which the L2 bounds.
+// `rows_present` skipped: one 8-byte reduction per pair of columns.
 __device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t stride, int rows_present,
                                                    const QueryGradient& acc, int warp, int lane) {
-  const bool odd = lane & 1;
-  const int row = 16 * warp + lane / 4 + (odd ? 8 : 0);
 #pragma unroll
-  for (int e = 0; e < 32; e += 4) {  // acc[e], acc[e + 1]: row r; acc[e + 2], acc[e + 3]: row r + 8
-    const float given0 = odd ? acc[e] : acc[e + 2], given1 = odd ? acc[e + 1] : acc[e + 3];
-    const float got0 = __shfl_xor_sync(0xffffffffu, given0, 1), got1 = __shfl_xor_sync(0xffffffffu, given1, 1);
-    const float4 v = odd ? make_float4(got0, got1, acc[e + 2], acc[e + 3]) : make_float4(acc[e], acc[e + 1], got0, got1);
-    if (row < rows_present) atomic_add_quad(dq + row * stride + accumulator_column(e, lane & ~1), v);
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + lane / 4 + 8 * ((e / 2) % 2);
+    if (row < rows_present) flash::atomic_add_pair(dq + row * stride + accumulator_column(e, lane), acc[e], acc[e + 1]);
   }
 }
 

@@ -2,7 +2,7 @@
 // The Hopper (sm_90a) instructions the wgmma kernel uses, each behind a small
 // function named after what it does: mbarriers (the ring between the producer
 // and the consumers), the tensor-memory copy (TMA), wgmma and its shared-memory
-// descriptors, vector reductions, register reallocation and named barriers. Nothing here knows
+// descriptors, register reallocation and named barriers. Nothing here knows
 // about attention. Compiled for sm_90a only (attnlab_hopper_library).
 #include <cuda.h>  // CUtensorMap (a type only: no driver call is linked)
 
@@ -63,15 +63,6 @@ __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
 // Ordinary stores to shared memory that wgmma (the async proxy) reads next.
 __device__ __forceinline__ void fence_shared_for_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
-// ---- reductions into global memory ------------------------------------------------------
-
-// at[0..3] += v, one 16-byte reduction in the L2 (at 16-byte aligned): half the
-// operations of two 8-byte ones.
-__device__ __forceinline__ void atomic_add_quad(float* at, float4 v) {
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(at), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
-               : "memory");
 }
 
 // ---- warp specialization -----------------------------------------------------------

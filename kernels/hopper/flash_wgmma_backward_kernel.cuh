@@ -215,29 +215,19 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const StepList list(item);
   const int steps = item.group * list.per_head;
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
-  // A step's copies: Q and its LSE, Δ and attended keys (what Sᵀ and Pᵀ need), then dO.
-  const std::int64_t stride = std::int64_t(p.heads) * D;
-  const auto first_of = [&](int step) {
-    return (std::int64_t(item.row_begin + list.q0_of(step)) * p.heads + list.head_of(item.kv_head, item.group, step)) * D;
-  };
-  const auto start_queries = [&](int step, int buffer) {
-    const int q0 = list.q0_of(step);
-    copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes,
-                                        static_cast<const T*>(p.q) + first_of(step), stride, item.valid - q0);
-    flash::start_query_info(p, item.row, item.row_begin, item.valid, list.head_of(item.kv_head, item.group, step), q0,
-                            infos[buffer], threadIdx.x);
-  };
-  const auto start_output_gradients = [&](int step, int buffer) {
+  const auto start_step = [&](int step, int buffer) {
+    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
+    const std::int64_t stride = std::int64_t(p.heads) * D;
+    copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
+                                        stride, item.valid - q0);
     copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
-                                        static_cast<const T*>(p.d_o) + first_of(step), stride,
-                                        item.valid - list.q0_of(step));
+                                        static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
+    flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, infos[buffer], threadIdx.x);
   };
-  // Two groups at the start, so that Sᵀ = K·Qᵀ begins while V and dO are still landing.
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
-  if (steps > 0) start_queries(0, 0);
-  flash::commit_copies();
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
-  if (steps > 0) start_output_gradients(0, 0);
+  if (steps > 0) start_step(0, 0);
   flash::commit_copies();
 
   KeyGradient<D> dk = {}, dv = {};
@@ -247,18 +237,12 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
     const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
-    if (step == 0)
-      flash::wait_copies<1>();  // K, Q and the query information landed (V and dO may not have)
-    else
-      flash::wait_copies<0>();  // this step's copies landed
-    fence_shared_for_async();   // wgmma reads what cp.async wrote
+    flash::wait_copies<0>();   // this step's copies (and K, V) landed
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
     // One barrier a step: this step's tiles in place for every thread, and the last
     // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
-    if (step + 1 < steps) {  // lands while this step computes
-      start_queries(step + 1, buffer ^ 1);
-      start_output_gradients(step + 1, buffer ^ 1);
-    }
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);  // lands while this step computes
     flash::commit_copies();
     const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
     const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
@@ -266,12 +250,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
 
     KeyScores s, ds;
     wgmma_fence();
-    start_key_scores<T, D>(s, k_rows, q_tile);  // Sᵀ = K·Qᵀ
-    if (step == 0) {
-      flash::wait_copies<1>();  // V and dO landed too (the next step's copies may not have)
-      fence_shared_for_async();
-      __syncthreads();
-    }
+    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
     wgmma_wait<1>();
     pin_registers(s);

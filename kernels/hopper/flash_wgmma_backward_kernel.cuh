@@ -18,9 +18,7 @@
 //    (at head dim 64, warpgroup 0 alone);
 //  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
 //    backward, but contracted over 128 keys instead of 64: half the reductions,
-//    which bound the teaching backward (the L2's atomic throughput);
-//  - the next step's Sᵀ is started before this step's dQ is added, so the tensor
-//    cores have work while the reductions issue (dSᵀ is staged in two buffers).
+//    which bound the teaching backward (the L2's atomic throughput).
 // Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
 // row's valid tokens, so padding and the next document never reach a product.
 #include "kernels/flash_backward_kernel.cuh"
@@ -39,9 +37,8 @@ using flash::BackwardParams;
 using flash::QueryInfo;
 
 // Shared memory: K and V of the key tile (128 rows), two buffers each of Q and dO
-// (64 rows: the next step's land while this one computes), two of dSᵀ (128 keys x 64
-// queries, one block: a step stages its own while the last step's dQ may still read
-// the other), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
+// (64 rows: the next step's land while this one computes), dSᵀ (128 keys x 64
+// queries, one block), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
 // blocks of [rows][64 elements], each 1024-byte aligned.
 template <int D>
 struct BackwardLayout {
@@ -53,9 +50,8 @@ struct BackwardLayout {
   static constexpr int v = k + key_tile_bytes;
   static constexpr int q = v + key_tile_bytes;
   static constexpr int d_o = q + 2 * query_tile_bytes;
-  static constexpr int ds_tile_bytes = kCols * kStepQueries * 2;
   static constexpr int ds = d_o + 2 * query_tile_bytes;
-  static constexpr int infos = ds + 2 * ds_tile_bytes;
+  static constexpr int infos = ds + kCols * kStepQueries * 2;
   static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
 };
 
@@ -209,6 +205,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   unsigned char* const base = shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024);
   unsigned char* const k_tile = base + L::k;
   unsigned char* const v_tile = base + L::v;
+  unsigned char* const ds_tile = base + L::ds;
   QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
   const LayoutView& lv = p.layout;
   const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
@@ -237,31 +234,23 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
   const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
-  const bool adds_dq = warpgroup < D / 64;  // at D = 64 warpgroup 0 alone computes dQ
-  // Sᵀ = K·Qᵀ of a step starts in the step before (its dPᵀ, dV, dK and dQ in the step itself).
-  KeyScores s;
-  // A step's tiles in place: wait for its copies, then one barrier, which also tells
-  // every thread that the step before is done with its Q and dO buffers; then Sᵀ.
-  const auto enter_step = [&](int step) {
-    flash::wait_copies<0>();
-    fence_shared_for_async();  // wgmma reads what cp.async wrote
-    __syncthreads();
-    wgmma_fence();
-    start_key_scores<T, D>(s, k_rows, base + L::q + (step & 1) * L::query_tile_bytes);
-  };
-  if (steps > 0) enter_step(0);
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
     const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
-    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
-    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
-    unsigned char* const ds_tile = base + L::ds + buffer * L::ds_tile_bytes;
-    const QueryInfo& info = infos[buffer];
+    flash::wait_copies<0>();   // this step's copies (and K, V) landed
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
+    // One barrier a step: this step's tiles in place for every thread, and the last
+    // step's buffers and dSᵀ read by every thread's products, so free to refill.
+    __syncthreads();
     if (step + 1 < steps) start_step(step + 1, buffer ^ 1);  // lands while this step computes
     flash::commit_copies();
+    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
+    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
+    const QueryInfo& info = infos[buffer];
 
-    KeyScores ds;
+    KeyScores s, ds;
     wgmma_fence();
+    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
     wgmma_wait<1>();
     pin_registers(s);
@@ -280,11 +269,14 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
 
     fence_shared_for_async();  // the dQ products read the staged dSᵀ
     __syncthreads();           // every warpgroup's rows of dSᵀ staged
-    QueryGradient dq;
-    if (adds_dq) {
+    if (warpgroup < D / 64) {
+      QueryGradient dq;
       wgmma_fence();
       start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
-      wgmma_wait<1>();  // dV and dK done (dQ may still run)
+      wgmma_wait<0>();
+      pin_registers(dq);
+      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
+                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
     } else {
       wgmma_wait<0>();
     }
@@ -292,19 +284,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     pin_registers(dk);
     pin_registers(pf);
     pin_registers(dsf);
-    // The next step's Sᵀ starts before this step's dQ is added, so that the tensor
-    // cores work through the reductions (dSᵀ has a buffer per step for this).
-    const bool last = step + 1 == steps;
-    if (!last) enter_step(step + 1);
-    if (adds_dq) {
-      if (last)
-        wgmma_wait<0>();
-      else
-        wgmma_wait<1>();  // dQ done (the next step's Sᵀ may still run)
-      pin_registers(dq);
-      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
-                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
-    }
   }
   flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
 

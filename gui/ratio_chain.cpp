@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <string>
 
-
 #include "core/tile_name.hpp"
 #include "gui/note_text.hpp"
 #include "gui/number_format.hpp"

@@ -269,7 +269,8 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
 }
 
 // One CTA per (key tile, KV head), in the backward's work-list order (heaviest
-// rows first, a row's most-visited key tiles first). The next step's Q, dO, LSE and Δ are copied while this step computes.
+// rows first, a row's most-visited key tiles first). The next step's Q, dO, LSE
+// and Δ are copied while this step computes.
 template <typename T, int D>
 __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) {
   extern __shared__ __align__(128) unsigned char smem[];

@@ -64,19 +64,18 @@ __device__ __forceinline__ void copy_rows_async(unsigned char* tile, const T* fi
       [tile](int row, int chunk) { return tile + tile_offset(row, chunk, rows); }, first_row, stride, rows_present);
 }
 
-// The CTA's steps: per query head of the group (outer), the 64-query halves of
-// the query tiles visiting the key tile.
-struct StepList {
-  static constexpr int kHalves = kRows / kStepQueries;
-  int q_first;   // the first visiting query tile's first query
-  int per_head;  // halves per query head
-
-  template <typename Item>
-  __device__ explicit StepList(const Item& item)
-      : q_first(item.first_query_tile * kRows), per_head(item.query_tile_count * kHalves) {}
-  __device__ int head_of(int kv_head, int group, int step) const { return kv_head * group + step / per_head; }
-  __device__ int q0_of(int step) const { return q_first + (step % per_head) * kStepQueries; }
-};
+// A CTA's steps are the teaching backward's (KeyTileItem::steps: per query head of
+// the group, each query tile visiting the key tile) in halves of 64 queries: step s
+// is half s % kHalves of its step s / kHalves.
+inline constexpr int kHalves = kRows / kStepQueries;
+template <typename Item>
+__device__ __forceinline__ int step_head(const Item& item, int step) {
+  return item.head_of(step / kHalves);
+}
+template <typename Item>
+__device__ __forceinline__ int step_first_query(const Item& item, int step) {
+  return item.q0_of(step / kHalves) + (step % kHalves) * kStepQueries;
+}
 
 // ---- the algorithm's steps, for one warpgroup's 64 keys ------------------------------
 //
@@ -195,8 +194,9 @@ __device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int 
 
 // ---- the kernel -------------------------------------------------------------------------
 
-// One CTA per (key tile, KV head), in the forward's work-list order (heaviest rows
-// first). The next step's Q, dO, LSE and Δ are copied while this step computes.
+// One CTA per (key tile, KV head), in the backward's work-list order (heaviest rows
+// first, a row's most-visited key tiles first). The next step's Q, dO, LSE and Δ are
+// copied while this step computes.
 template <typename T, int D>
 __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
   using L = BackwardLayout<D>;
@@ -212,11 +212,10 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const int warp = thread / 32, lane = thread % 32;
 
   const flash::KeyTileItem<T, D, kRows, kCols> item(p, blockIdx.x);
-  const StepList list(item);
-  const int steps = item.group * list.per_head;
+  const int steps = item.steps() * kHalves;
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
   const auto start_step = [&](int step, int buffer) {
-    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    const int head = step_head(item, step), q0 = step_first_query(item, step);
     const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
     const std::int64_t stride = std::int64_t(p.heads) * D;
     copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
@@ -236,7 +235,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
-    const int head = list.head_of(item.kv_head, item.group, step), q0 = list.q0_of(step);
+    const int head = step_head(item, step), q0 = step_first_query(item, step);
     flash::wait_copies<0>();   // this step's copies (and K, V) landed
     fence_shared_for_async();  // wgmma reads what cp.async wrote
     // One barrier a step: this step's tiles in place for every thread, and the last

@@ -18,7 +18,11 @@
 //    (at head dim 64, warpgroup 0 alone);
 //  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
 //    backward, but contracted over 128 keys instead of 64: half the reductions,
-//    which bound the teaching backward (the L2's atomic throughput).
+//    which bound the teaching backward (the L2's atomic throughput). At head dim
+//    128, dQ's product goes before dK's, so its reductions overlap dK;
+//  - dK and dV leave through shared memory, 16 bytes a thread in whole lines,
+//    where a warp store from the accumulators' layout touches 8 rows (which cost
+//    most where CTAs are short: 512-token documents; kernels/README measures each).
 // Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
 // row's valid tokens, so padding and the next document never reach a product.
 #include "kernels/flash_backward_kernel.cuh"
@@ -125,19 +129,6 @@ __device__ __forceinline__ void key_score_gradients(KeyScores& dp, const KeyScor
   for (int e = 0; e < kStepQueries / 2; ++e) dp[e] = p[e] * (dp[e] - info.delta[accumulator_column(e, lane)]);
 }
 
-// The warpgroup's 64 rows of dSᵀ, in 16 bits, into the keys x queries tile that
-// the dQ step reads transposed.
-template <typename T>
-__device__ __forceinline__ void stage_key_score_gradients(unsigned char* ds_tile, const KeyScores& ds, int first_key,
-                                                          int lane) {
-#pragma unroll
-  for (int j = 0; j < kStepQueries / 8; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-      *reinterpret_cast<std::uint32_t*>(ds_tile + tile_offset(first_key + 8 * i, j, kCols) + (lane % 4) * 4) =
-          pack_pair<T>(ds[4 * j + 2 * i], ds[4 * j + 2 * i + 1]);
-}
-
 // Starts acc += A·B with A (the warpgroup's 64 keys x the step's 64 queries) from
 // registers and B the step's Q or dO tile read transposed (d contiguous): 4
 // wgmmas of 16 queries; one commit group.
@@ -178,20 +169,6 @@ __device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t strid
   }
 }
 
-// The warpgroup's 64 keys x D of an accumulator times `factor` into `out` (its
-// first key; `stride` elements per key), keys at or past `rows_present` skipped.
-template <typename T, int D>
-__device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int rows_present, const KeyGradient<D>& acc,
-                                               float factor, int warp, int lane) {
-#pragma unroll
-  for (int e = 0; e < D / 2; e += 2) {
-    const int row = 16 * warp + lane / 4 + 8 * ((e / 2) % 2);
-    if (row < rows_present)
-      *reinterpret_cast<std::uint32_t*>(out + row * stride + accumulator_column(e, lane)) =
-          pack_pair<T>(acc[e] * factor, acc[e + 1] * factor);
-  }
-}
-
 // ---- the kernel -------------------------------------------------------------------------
 
 // One CTA per (key tile, KV head), in the backward's work-list order (heaviest rows
@@ -199,6 +176,7 @@ __device__ __forceinline__ void store_key_rows(T* out, std::int64_t stride, int 
 // copied while this step computes.
 template <typename T, int D>
 __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
+  static_assert(D == 64 || D == 128);
   using L = BackwardLayout<D>;
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
@@ -230,6 +208,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   flash::commit_copies();
 
   KeyGradient<D> dk = {}, dv = {};
+  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
   const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
@@ -241,8 +220,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     // One barrier a step: this step's tiles in place for every thread, and the last
     // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
-    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);  // lands while this step computes
-    flash::commit_copies();
     const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
     const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
     const QueryInfo& info = infos[buffer];
@@ -251,6 +228,10 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     wgmma_fence();
     start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
+    // The next step's copies are issued while the tensor cores start this step's
+    // products, so they are not on the products' path; they land while it computes.
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
+    flash::commit_copies();
     wgmma_wait<1>();
     pin_registers(s);
     key_probabilities(s, info, item.k0 + first_key,
@@ -258,39 +239,62 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     wgmma_wait<0>();
     pin_registers(ds);
     key_score_gradients(ds, s, info, lane);
-    stage_key_score_gradients<T>(ds_tile, ds, first_key, lane);
+    stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);  // read transposed by dQ
     KeyFragments pf, dsf;
     probabilities_as_a<T>(pf, s);
     probabilities_as_a<T>(dsf, ds);
     wgmma_fence();
-    start_accumulate_keys<T, D>(dv, pf, do_tile);  // dV += Pᵀ·dO
-    start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
+    start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
+    if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
 
     fence_shared_for_async();  // the dQ products read the staged dSᵀ
     __syncthreads();           // every warpgroup's rows of dSᵀ staged
-    if (warpgroup < D / 64) {
-      QueryGradient dq;
-      wgmma_fence();
-      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
-      wgmma_wait<0>();
-      pin_registers(dq);
+    const auto add_dq = [&](const QueryGradient& dq) {
       add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
                          std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
-    } else {
+    };
+    QueryGradient dq;
+    if constexpr (D == 128) {
+      // Each warpgroup takes 64 of dQ's columns, then dK: dQ's reductions go out
+      // while the tensor cores take dK (issued after the barrier, not with dV).
+      wgmma_fence();
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
+      start_accumulate_keys<T, D>(dk, dsf, q_tile);
+      wgmma_wait<1>();
+      pin_registers(dq);
+      add_dq(dq);
+    } else if (warpgroup == 0) {
+      // Warpgroup 0 alone takes dQ, dK having gone with dV: a product issued by
+      // one warpgroup only, before another, is serialized by ptxas (C7520).
+      wgmma_fence();
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, 0);
       wgmma_wait<0>();
+      pin_registers(dq);
+      add_dq(dq);
     }
+    wgmma_wait<0>();
     pin_registers(dv);
     pin_registers(dk);
     pin_registers(pf);
     pin_registers(dsf);
   }
   flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
+  __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
 
-  // dK, dV of every key of the tile inside the row, padding keys too (zeros there).
+  // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
+  // staged in the Q and dO buffers, then stored in whole lines.
+  unsigned char* const dk_tile = base + L::q;
+  unsigned char* const dv_tile = base + L::d_o;
+  const float key_scale[2] = {p.scale, p.scale};
+  stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
+  stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
+  __syncthreads();  // every row staged
   const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
   const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
-  store_key_rows<T, D>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk, p.scale, warp, lane);
-  store_key_rows<T, D>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv, 1.f, warp, lane);
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
+                                 kKeysPerWarpgroup * warpgroup, thread);
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
+                                 kKeysPerWarpgroup * warpgroup, thread);
 
   // The counts are the forward's at its tile: every visited (query tile, head).
   if (p.counts && threadIdx.x == 0) {

@@ -102,6 +102,37 @@ __device__ __forceinline__ int tile_offset(int row, int chunk, int rows = kRows)
   return (chunk / 8) * (rows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
 }
 
+// A warpgroup's accumulator of `columns` columns (the thread's rows first_row and
+// first_row + 8, each times its factor), in 16 bits, into a tile of `rows` rows in
+// wgmma's swizzle. Each warp writes 32 different banks: the swizzle spreads its 8 rows.
+template <typename T, int columns, int rows = kRows>
+__device__ __forceinline__ void stage_accumulator(unsigned char* tile, const float (&acc)[columns / 2], int first_row,
+                                                  const float (&row_factor)[2], int lane) {
+#pragma unroll
+  for (int j = 0; j < columns / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      *reinterpret_cast<std::uint32_t*>(tile + tile_offset(first_row + 8 * i, j, rows) + (lane % 4) * 4) =
+          pack_pair<T>(acc[4 * j + 2 * i] * row_factor[i], acc[4 * j + 2 * i + 1] * row_factor[i]);
+}
+
+// 64 staged rows of a tile of `rows` rows, from `first_row`, into `out` (`stride`
+// elements per row), 16 bytes per thread of a warpgroup: whole lines, where the
+// accumulator's own layout would write 16 bytes of each of 8 rows per warp store.
+// Rows at or past `rows_present` are not stored.
+template <typename T, int D, int rows = kRows>
+__device__ __forceinline__ void store_staged_rows(T* out, std::int64_t stride, int rows_present,
+                                                  const unsigned char* tile, int first_row, int thread) {
+  constexpr int chunks = D / 8;
+#pragma unroll
+  for (int n = 0; n < 64 * chunks / kWarpgroup; ++n) {
+    const int i = thread + kWarpgroup * n, row = i / chunks, chunk = i % chunks;
+    if (row < rows_present)
+      *reinterpret_cast<uint4*>(out + row * stride + chunk * 8) =
+          *reinterpret_cast<const uint4*>(tile + tile_offset(first_row + row, chunk, rows));
+  }
+}
+
 template <int D, ForwardFeatures F>
 struct Shared {
   using L = SharedLayout<D, F>;
@@ -334,23 +365,11 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   }
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
   sync_threads_of(1 + consumer, kWarpgroup);  // every warp's Q·Kᵀ reads of these rows are done
-#pragma unroll
-  for (int j = 0; j < D / 8; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-      *reinterpret_cast<std::uint32_t*>(o_tile + tile_offset(first_row + 8 * i, j) + (lane % 4) * 4) =
-          pack_pair<T>(o[4 * j + 2 * i] * inv_sum[i], o[4 * j + 2 * i + 1] * inv_sum[i]);
+  stage_accumulator<T, D>(o_tile, o, first_row, inv_sum, lane);
   sync_threads_of(1 + consumer, kWarpgroup);
-  constexpr int chunks = D / 8;
-#pragma unroll
-  for (int n = 0; n < 64 * chunks / kWarpgroup; ++n) {
-    const int i = thread + kWarpgroup * n;
-    const int row = 64 * consumer + i / chunks, chunk = i % chunks;
-    if (item.q0 + row < item.extent)
-      *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
-                                (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
-          *reinterpret_cast<const uint4*>(o_tile + tile_offset(row, chunk));
-  }
+  const int q0 = item.q0 + 64 * consumer;  // the warpgroup's first row
+  store_staged_rows<T, D>(static_cast<T*>(p.o) + (std::int64_t(item.row_begin + q0) * p.heads + item.head) * D,
+                          std::int64_t(p.heads) * D, item.extent - q0, o_tile, 64 * consumer, thread);
   fence_shared_for_async();  // TMA writes the next Q over these rows after the release below
   if (lane % 4 == 0) {
 #pragma unroll

@@ -57,6 +57,8 @@ struct BackwardLayout {
   static constexpr int ds = d_o + 2 * query_tile_bytes;
   static constexpr int infos = ds + kCols * kStepQueries * 2;
   static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
+  // At the end the two Q buffers hold dK's 128 rows on their way out, the dO buffers dV's.
+  static_assert(2 * query_tile_bytes == key_tile_bytes && d_o - q == key_tile_bytes);
 };
 
 // Starts copying `rows` rows of one head (row stride `stride` elements) into a

@@ -290,7 +290,9 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const float key_scale[2] = {p.scale, p.scale};
   stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
   stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
-  __syncthreads();  // every row staged
+  // Every row staged. A warpgroup stores only its own rows, but a barrier of its own
+  // (bar.sync with a warpgroup's id) cost the kernel a register spill: the CTA's instead.
+  __syncthreads();
   const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
   const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
   store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,

@@ -1,8 +1,15 @@
 #include "core/atomic_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -14,6 +21,57 @@ namespace {
 
 InputError cannot_write(const std::filesystem::path& path, std::string_view what, const std::string& why) {
   return InputError(printable(path.string(), 4096) + ": cannot write the " + std::string(what) + " (" + why + ")");
+}
+
+// The temp file being written, removed by a signal that ends the program before the rename:
+// a signal handler may only unlink a path already in static storage.
+char pending_temp[4096];
+std::atomic<bool> temp_pending{false};
+constexpr int cleanup_signals[] = {SIGTERM, SIGINT, SIGHUP};
+
+extern "C" void remove_pending_temp(int signal) {
+  if (temp_pending.load()) ::unlink(pending_temp);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// Holds the temp file's path for the handler while one write is under way (one writer per process at a time).
+class PendingTemp {
+ public:
+  explicit PendingTemp(const std::string& temp) {
+    std::memcpy(pending_temp, temp.c_str(), temp.size() + 1);
+    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i)
+      previous_[i] = std::signal(cleanup_signals[i], remove_pending_temp);
+    temp_pending.store(true);
+  }
+  ~PendingTemp() {
+    temp_pending.store(false);
+    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i) std::signal(cleanup_signals[i], previous_[i]);
+  }
+  PendingTemp(const PendingTemp&) = delete;
+  PendingTemp& operator=(const PendingTemp&) = delete;
+
+ private:
+  void (*previous_[std::size(cleanup_signals)])(int) = {};
+};
+
+// The mode the written file gets: an existing target's own, else what a new file gets under the umask.
+mode_t mode_for(const std::filesystem::path& path) {
+  struct stat existing {};
+  if (::lstat(path.c_str(), &existing) == 0) return existing.st_mode & 07777;
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return 0666 & ~mask;
+}
+
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
 }
 
 }  // namespace
@@ -35,22 +93,31 @@ void check_replaceable_file(const std::filesystem::path& path, std::string_view 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text, std::string_view what) {
   check_replaceable_file(path, what);
   const auto fail = [&](const std::string& why) { return cannot_write(path, what, why); };
-  std::filesystem::path temp = path;
-  temp += ".tmp" + std::to_string(::getpid());  // one per process: two writers never share a temp file
-  std::error_code ec;
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      throw fail("writing " + temp.string() + " failed");
-    }
+  // A fresh name beside the target, created exclusively: nothing planted there (a symlink, a
+  // file of another user) is followed or reused, and the rename stays inside one file system.
+  std::string temp = path.string() + ".XXXXXX";
+  if (temp.size() >= sizeof(pending_temp)) throw fail("the path is too long");
+  const mode_t mode = mode_for(path);
+  // The cleanup signals wait while the file is created and registered, so none can leave it behind.
+  sigset_t cleanup, previous;
+  sigemptyset(&cleanup);
+  for (int s : cleanup_signals) sigaddset(&cleanup, s);
+  ::pthread_sigmask(SIG_BLOCK, &cleanup, &previous);
+  const int fd = ::mkstemp(temp.data());
+  const int create_errno = errno;
+  std::optional<PendingTemp> pending;
+  if (fd >= 0) pending.emplace(temp);
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (fd < 0) throw fail(std::strerror(create_errno));
+  const bool written = write_all(fd, text) && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;
+  const int saved = errno;
+  if (::close(fd) != 0 || !written) {
+    ::unlink(temp.c_str());
+    throw fail(std::string("writing ") + printable(temp, 4096) + " failed: " + std::strerror(written ? errno : saved));
   }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(temp, ec);
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temp.c_str());
     throw fail(why);
   }
 }

@@ -11,7 +11,10 @@ namespace attnlab {
 void check_replaceable_file(const std::filesystem::path& path, std::string_view what);
 
 // Writes text to path through a temp file beside it and a rename, so a reader never
-// sees half a file and a failure leaves nothing behind. Checks the target with
+// sees half a file and a failure leaves nothing behind. The temp file is created
+// exclusively under a fresh name (a planted symlink is never followed), gets the mode of
+// the file it replaces (or a new file's mode under the umask), and is removed if SIGTERM,
+// SIGINT or SIGHUP ends the program before the rename. Checks the target with
 // check_replaceable_file first. On failure throws InputError
 // "<path>: cannot write the <what> (<why>)".
 void write_file_atomically(const std::filesystem::path& path, std::string_view text, std::string_view what);

@@ -1,8 +1,15 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <thread>
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
@@ -41,6 +48,87 @@ TEST(AtomicFile, AFolderThatIsNotThereIsOneClearErrorAndNothingWritten) {
     EXPECT_EQ(std::string(e.what()).rfind(target.string() + ": cannot write the test file (", 0), 0u) << e.what();
   }
   EXPECT_FALSE(fs::exists(target.parent_path()));
+}
+
+// A fresh folder of this test's own under the system's temp folder.
+fs::path fresh_folder(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("attnlab_atomic_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(AtomicFile, KeepsTheModeOfTheFileItReplaces) {
+  const fs::path dir = fresh_folder("mode");
+  const fs::path target = dir / "out.csv";
+  std::ofstream(target) << "old\n";
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
+  write_file_atomically(target, "new\n", "test file");
+  EXPECT_EQ(fs::status(target).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(read_all(target), "new\n");
+  fs::remove_all(dir);
+}
+
+// A symlink planted where a predictable temp name would be is neither followed nor moved onto the target.
+TEST(AtomicFile, APlantedSymlinkIsNotFollowed) {
+  const fs::path dir = fresh_folder("planted");
+  const fs::path target = dir / "out.csv", victim = dir / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  for (const std::string& suffix : {".tmp" + std::to_string(::getpid()), std::string(".partial"), std::string(".tmp")})
+    fs::create_symlink(victim, fs::path(target.string() + suffix));
+  write_file_atomically(target, "rows\n", "test file");
+  EXPECT_EQ(read_all(victim), "precious\n");
+  EXPECT_EQ(fs::symlink_status(target).type(), fs::file_type::regular);
+  EXPECT_EQ(read_all(target), "rows\n");
+  fs::remove_all(dir);
+}
+
+// Special files are refused as targets and left as they are: a FIFO, and a device node made in a
+// temp folder (never a real device) where this user may make one.
+TEST(AtomicFile, SpecialFilesAreRefusedAndLeftAlone) {
+  const fs::path dir = fresh_folder("special");
+  const fs::path fifo = dir / "fifo", device = dir / "null-device";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(write_file_atomically(fifo, "x", "test file"), InputError);
+  EXPECT_EQ(fs::symlink_status(fifo).type(), fs::file_type::fifo);
+  if (::mknod(device.c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0) {
+    EXPECT_THROW(write_file_atomically(device, "x", "test file"), InputError);
+    EXPECT_EQ(fs::symlink_status(device).type(), fs::file_type::character);
+  }
+  EXPECT_THROW(write_file_atomically(dir, "x", "test file"), InputError);
+  fs::remove_all(dir);
+}
+
+// SIGTERM while a write is under way: the target keeps its old text and no temp file stays behind.
+TEST(AtomicFile, SigtermDuringAWriteLeavesTheTargetAndNoTempFile) {
+  const fs::path dir = fresh_folder("sigterm");
+  const fs::path target = dir / "out.csv";
+  std::ofstream(target) << "old\n";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string big(std::size_t{1} << 28, 'x');  // long enough to be caught mid-write
+    try {
+      write_file_atomically(target, big, "test file");
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  const auto temp_exists = [&] {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path() != target) return true;
+    return false;
+  };
+  for (int i = 0; i < 20000 && !temp_exists(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(500));
+  const bool caught = temp_exists();
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(caught) << "the writer finished before it could be signalled";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_EQ(read_all(target), "old\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  fs::remove_all(dir);
 }
 
 }  // namespace

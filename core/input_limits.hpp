@@ -20,6 +20,19 @@ inline constexpr int max_key_bytes = 64;      // bytes of one key part
 inline constexpr std::int64_t max_heads = 128;     // query heads; kv_heads divides heads
 inline constexpr std::int64_t max_head_dim = 256;
 
+// ---- the [model] table of the training step (heads and head_dim as above: each layer's
+// attention is modelled as a scenario of that shape) --------------------------------
+inline constexpr std::int64_t max_model_layers = 1024;
+inline constexpr std::int64_t max_model_width = 65536;
+inline constexpr std::int64_t max_mlp_ratio = 64;
+inline constexpr std::int64_t max_vocab = std::int64_t{1} << 24;
+inline constexpr std::int64_t max_window_pattern = 1024;  // letters
+// Matrix parameters: layers x (width x 4 heads x head_dim + 2 mlp_ratio width^2) + width x vocab.
+inline constexpr std::int64_t max_matrix_params =
+    max_model_layers * (max_model_width * 4 * max_heads * max_head_dim + 2 * max_mlp_ratio * max_model_width * max_model_width) +
+    max_model_width * max_vocab;
+static_assert(max_matrix_params > 0 && max_matrix_params < (std::int64_t{1} << 53), "matrix parameters exact in a double");
+
 // ---- documents and layouts --------------------------------------------------
 inline constexpr std::int64_t max_tokens = std::int64_t{1} << 24;     // all documents together
 inline constexpr std::int64_t max_documents = max_tokens;             // every document has a token

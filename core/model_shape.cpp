@@ -1,6 +1,7 @@
 #include "core/model_shape.hpp"
 
 #include "core/input_error.hpp"
+#include "core/input_limits.hpp"
 
 namespace attnlab {
 
@@ -28,26 +29,28 @@ void check_model_shape(const ModelShape& m, const std::string& where) {
   const auto fail = [&](const char* key, const std::string& expected, const std::string& got) {
     throw InputError(where + ": model." + key + ": expected " + expected + ", got " + got);
   };
-  // The limits keep every count of the step model (parameters x tokens) far inside int64 and double.
-  const auto range = [&](const char* key, int value, int most) {
+  // The limits (core/input_limits.hpp) keep every count of the step model inside int64 and
+  // exact in a double; heads and head_dim are the scenario's, since each layer is modelled as one.
+  const auto range = [&](const char* key, int value, std::int64_t most) {
     if (value < 1 || value > most) fail(key, "an integer from 1 to " + std::to_string(most), std::to_string(value));
   };
-  range("layers", m.layers, 1024);
-  range("width", m.width, 65536);
-  range("heads", m.heads, 1024);
+  range("layers", m.layers, max_model_layers);
+  range("width", m.width, max_model_width);
+  range("heads", m.heads, max_heads);
   if (m.kv_heads < 1 || m.heads % m.kv_heads != 0)
     fail("kv_heads", "a positive divisor of heads (" + std::to_string(m.heads) + ")", std::to_string(m.kv_heads));
-  range("head_dim", m.head_dim, 1024);
-  range("mlp_ratio", m.mlp_ratio, 64);
-  range("vocab", m.vocab, 1 << 24);
-  range("seq_len", m.seq_len, 1 << 24);
-  range("short_window", m.short_window, 1 << 24);
-  if (m.window_pattern.empty() || m.window_pattern.size() > 1024 ||
+  range("head_dim", m.head_dim, max_head_dim);
+  range("mlp_ratio", m.mlp_ratio, max_mlp_ratio);
+  range("vocab", m.vocab, max_vocab);
+  range("seq_len", m.seq_len, max_row_length);
+  range("short_window", m.short_window, max_window);
+  if (m.window_pattern.empty() || std::int64_t(m.window_pattern.size()) > max_window_pattern ||
       m.window_pattern.find_first_not_of("SL") != std::string::npos)
   {
     std::string shown;  // printable, so the message stays one line
     for (const char ch : m.window_pattern.substr(0, 64)) shown += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
-    fail("window_pattern", "1 to 1024 letters S (short window) or L (long)", "\"" + shown + "\"");
+    fail("window_pattern", "1 to " + std::to_string(max_window_pattern) + " letters S (short window) or L (long)",
+         "\"" + shown + "\"");
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -202,6 +203,44 @@ TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
   EXPECT_EQ(load_error("[model]\nlayers = 0\n"), file + ": model.layers: expected a positive integer, got 0");
   EXPECT_EQ(load_error("", "model = 3\n"), file + ": model: expected a [model] table, got 3");
   EXPECT_EQ(load_error("[model]\nlayers = \"many\"\n"), file + ": model.layers: expected a positive integer, got \"many\"");
+}
+
+// Past the scenario's own attention limits the step model would overflow: heads and head_dim
+// of [model] are bounded as the scenario's are.
+TEST(TrainingStep, ModelHeadsAndHeadDimStayInsideTheScenarioLimits) {
+  const std::string file = (fs::path(::testing::TempDir()) / "attnlab_step_bad.toml").string();
+  const std::string rest = "layers = 2\nwidth = 64\nmlp_ratio = 4\nvocab = 100\nseq_len = 64\nshort_window = 16\n"
+                           "window_pattern = \"SL\"\n";
+  EXPECT_EQ(load_error("[model]\n" + rest + "heads = 1024\nhead_dim = 64\n"),
+            file + ": model.heads: expected an integer from 1 to 128, got 1024");
+  EXPECT_EQ(load_error("[model]\n" + rest + "heads = 2\nhead_dim = 1024\n"),
+            file + ": model.head_dim: expected an integer from 1 to 256, got 1024");
+}
+
+// The largest [model] table the limits accept, over a batch of long rows: every figure of the
+// step model is finite and positive, and attention's share is a share.
+TEST(TrainingStep, LargestAcceptedModelGivesFiniteShares) {
+  ModelShape m;
+  m.layers = 1024;
+  m.width = 65536;
+  m.heads = m.kv_heads = 128;
+  m.head_dim = 256;
+  m.mlp_ratio = 64;
+  m.vocab = 1 << 24;
+  m.seq_len = 1 << 20;
+  m.short_window = 1 << 20;
+  m.window_pattern = "SL";
+  check_model_shape(m, "largest");
+  const TrainingStep step = model_training_step(uniform(4, 65536, 65536, 128), m, TileShape{});
+  for (Implementation impl : all_implementations) {
+    const StepCost& c = step[impl];
+    for (const double share : {c.attention_share_full_squares(), c.attention_share_computed()}) {
+      EXPECT_TRUE(std::isfinite(share)) << implementation_name(impl);
+      EXPECT_GT(share, 0.0) << implementation_name(impl);
+      EXPECT_LE(share, 1.0) << implementation_name(impl);
+    }
+    EXPECT_GT(c.step_computed(), 0.0);
+  }
 }
 
 // A measured run stands in for a layer when it computed the same cells: 64 documents of 512

@@ -10,6 +10,8 @@ namespace attnlab {
 
 namespace {
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 bool is_bare_key_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
@@ -23,6 +25,7 @@ class TomlGuard {
   TomlGuard(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
   void run() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte-order mark
     while (i_ < text_.size()) {
       const char c = text_[i_];
       if (static_cast<unsigned char>(c) >= 0x80)
@@ -44,6 +47,10 @@ class TomlGuard {
         part_bytes_ = 0;
         ++i_;
       } else if (is_bare_key_char(c)) {
+        // toml++ 3.3.0 asserts on a date whose 'T' is followed by no time (`1979-05-27T:`).
+        if (in_bare_value_ && (c == 'T' || c == 't') && i_ > 0 && is_digit(text_[i_ - 1]) &&
+            !(i_ + 1 < text_.size() && is_digit(text_[i_ + 1])))
+          fail("a date and time whose time does not follow the 'T'");
         last_ = c;
         in_bare_value_ = in_bare_value_ || !in_key_;
         if (in_key_ && ++part_bytes_ > max_key_bytes)
@@ -198,5 +205,17 @@ class TomlGuard {
 }  // namespace
 
 void check_toml_text(std::string_view text, const std::string& file) { TomlGuard(text, file).run(); }
+
+toml::table read_toml_file(const std::filesystem::path& file, std::string_view what, std::int64_t max_bytes) {
+  const std::string text = read_input_file(file, what, max_bytes);
+  const std::string name = printable(file.string(), 4096);
+  check_toml_text(text, name);
+  try {
+    return toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                     ": not valid TOML: " + printable(e.description()));
+  }
+}
 
 }  // namespace attnlab

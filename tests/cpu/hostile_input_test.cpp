@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/atomic_file.hpp"
+#include "core/gemm_ceiling.hpp"
 #include "core/input_error.hpp"
 #include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
@@ -333,6 +334,32 @@ TEST_F(HostileInput, WritingRefusesSymlinksFoldersAndDevicesAndLeavesThemAlone) 
   EXPECT_EQ(text, "keep");
   expect_line(error_of([] { check_replaceable_file("/dev/null", "results file"); }),
               {"/dev/null: cannot write the results file (it exists and is not a regular file"});
+}
+
+// ---- 11. every TOML file goes through the guarded reader: ceilings, odd dates, a byte-order mark ----
+
+TEST_F(HostileInput, CeilingsFilesAreReadThroughTheGuardedReader) {
+  const auto ceilings_error = [&](const std::string& text) {
+    const fs::path p = write("ceilings.toml", text);
+    return error_of([&] { read_gemm_ceiling(p); });
+  };
+  expect_line(ceilings_error("k" + repeated(".k", 20000) + " = 1\n"), {"ceilings.toml:1:", "more than 8 parts"});
+  expect_line(ceilings_error("[gemm_bf16]\ntflops = 756\xc3\xa9\n"), {"ceilings.toml:2:", "non-ASCII byte"});
+  expect_line(ceilings_error(std::string("[\0]\n", 4)), {"ceilings.toml:1:", "NUL byte"});
+  expect_line(ceilings_error("[gemm_bf16\n]\n"), {"ceilings.toml:"});
+  const std::string good_text = "what = \"8192^3\"\ngpu = \"H100\"\ndate = \"2026-11-25\"\nsource = \"x\"\n";
+  expect_line(ceilings_error("[gemm_bf16]\ntflops = 756.0\n" + with(good_text, "H100", "H100\\u001b[31m")),
+              {"ceilings.toml: gemm_bf16.gpu: expected one line of printable text"});
+  EXPECT_EQ(read_gemm_ceiling(write("ceilings.toml", "[gemm_bf16]\ntflops = 756.0\n" + good_text)).tflops, 756.0);
+}
+
+TEST_F(HostileInput, ADateWithoutItsTimeIsRefusedBeforeToml) {
+  expect_line(scenario_error("x=1979-05-27T:\n"), {"bad.toml:1:", "a date and time whose time does not follow the 'T'"});
+}
+
+TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
+  const fs::path p = write("bom.toml", "\xEF\xBB\xBF" + valid_head + list_docs("5, 7"));
+  EXPECT_EQ(load_scenario(p.string()).total_tokens(), 12);
 }
 
 }  // namespace

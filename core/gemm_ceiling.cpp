@@ -20,7 +20,7 @@ GemmCeiling read_gemm_ceiling(const std::filesystem::path& file) {
   c.tflops = *tflops;
   const auto text = [&](const char* key) {
     const auto v = (*gemm)[key].value<std::string>();
-    if (!v || v->empty() || v->size() > 200 || printable(*v) != *v) fail(key, "one line of printable text, at most 200 bytes");
+    if (!v || v->empty() || v->size() > 1000 || printable(*v, 1000) != *v) fail(key, "one line of printable text, at most 1000 bytes");
     return *v;
   };
   c.what = text("what");

@@ -1,12 +1,11 @@
 #include "core/length_source.hpp"
 
-#include <libfccp/csv.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string_view>
 
+#include "core/csv_text.hpp"
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
@@ -86,18 +85,6 @@ void check(const std::filesystem::path& file, const LogNormalLengths& p) {
   if (p.seed < 0) fail(file, "seed", "expected a non-negative integer, got " + std::to_string(p.seed));
 }
 
-// Line `line` (from 1) of text, without its line end.
-std::string_view line_of(std::string_view text, unsigned line) {
-  std::size_t start = 0;
-  for (unsigned l = 1; l < line && start != std::string_view::npos; ++l) {
-    start = text.find('\n', start);
-    if (start != std::string_view::npos) ++start;
-  }
-  if (start == std::string_view::npos || start > text.size()) return {};
-  const std::string_view rest = text.substr(start);
-  return rest.substr(0, std::min(rest.find('\n'), rest.size()));
-}
-
 std::vector<int> read_csv_lengths(const std::filesystem::path& scenario_file, const CsvLengths& c) {
   if (c.path.empty()) fail(scenario_file, "path", "expected the path of a CSV file with a `length` column, got \"\"");
   const std::filesystem::path csv = c.path.is_absolute() ? c.path : scenario_file.parent_path() / c.path;
@@ -110,23 +97,21 @@ std::vector<int> read_csv_lengths(const std::filesystem::path& scenario_file, co
   const std::string name = printable(csv.string(), 4096);
   std::vector<int> lengths;
   std::int64_t total = 0;
+  CsvRecords records(text, CsvDialect{" \t", false, '#'});
   try {
-    io::CSVReader<1, io::trim_chars<' ', '\t'>, io::no_quote_escape<','>, io::throw_on_overflow,
-                  io::single_line_comment<'#'>>
-        in(csv.string(), text.data(), text.data() + text.size());
-    in.read_header(io::ignore_extra_column, "length");
-    char* cell = nullptr;
-    while (in.read_row(cell)) {
+    std::vector<std::string> cells;
+    if (!records.next(cells)) fail(scenario_file, "path", name + ": cannot read the lengths CSV: no header line");
+    const int column = CsvHeader(cells, {"length"}, records.line()).column_of[0];
+    if (column < 0) fail(scenario_file, "path", name + ": cannot read the lengths CSV: no column named length");
+    while (records.next(cells)) {
       const auto bad_line = [&](const std::string& what) {
-        fail(scenario_file, "path", name + ":" + std::to_string(in.get_file_line()) + ": " + what);
+        fail(scenario_file, "path", name + ":" + std::to_string(records.line()) + ": " + what);
       };
-      const std::string_view cell_text(cell);
-      if (cell_text.empty()) {
-        const std::string_view line = line_of(text, in.get_file_line());
-        bad_line(line.find_first_not_of(" \t\r") == std::string_view::npos
+      const std::string_view cell_text = column < static_cast<int>(cells.size()) ? cells[column] : std::string_view();
+      if (cell_text.empty())
+        bad_line(records.line_text().find_first_not_of(" \t") == std::string_view::npos
                      ? "a blank line; expected a positive integer length"
                      : "length: an empty cell; expected a positive integer length");
-      }
       std::int64_t length = 0;
       const auto [end, error] = std::from_chars(cell_text.data(), cell_text.data() + cell_text.size(), length);
       if (error != std::errc() || end != cell_text.data() + cell_text.size() || length <= 0 || length > max_row_length)
@@ -137,8 +122,8 @@ std::vector<int> read_csv_lengths(const std::filesystem::path& scenario_file, co
                  " tokens in all");
       lengths.push_back(static_cast<int>(length));
     }
-  } catch (const io::error::base& e) {
-    fail(scenario_file, "path", name + ": cannot read the lengths CSV: " + printable(e.what()));
+  } catch (const CsvSyntaxError& e) {
+    fail(scenario_file, "path", name + ":" + std::to_string(e.line) + ": cannot read the lengths CSV: " + e.what());
   }
   if (lengths.empty()) fail(scenario_file, "path", name + ": expected at least one length, got none");
   return lengths;

@@ -3,12 +3,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <libfccp/csv.h>
 #include <system_error>
 #include <tuple>
 #include <variant>
 
 #include "core/atomic_file.hpp"
+#include "core/csv_text.hpp"
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
@@ -161,24 +161,6 @@ bool must_have_value(const Column& c) {
          &c - columns.data() < static_cast<std::ptrdiff_t>(required_count);
 }
 
-using Reader = io::CSVReader<columns.size(), io::trim_chars<' '>, io::double_quote_escape<',', '"'>>;
-
-// fccp's own errors (broken quoting, a short line, a repeated column) as one line naming the file.
-[[noreturn]] void rethrow_csv_error(const std::filesystem::path& path, const io::error::base& e) {
-  std::string line;
-  if (const auto* with_line = dynamic_cast<const io::error::with_file_line*>(&e); with_line && with_line->file_line > 0)
-    line = ":" + std::to_string(with_line->file_line);
-  std::string what;
-  if (dynamic_cast<const io::error::too_few_columns*>(&e)) what = "fewer cells than the header has columns";
-  else if (dynamic_cast<const io::error::too_many_columns*>(&e)) what = "more cells than the header has columns";
-  else if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) what = "a quoted cell is not closed";
-  else if (dynamic_cast<const io::error::header_missing*>(&e)) what = "empty file, expected a header line";
-  else if (const auto* dup = dynamic_cast<const io::error::duplicated_column_in_header*>(&e))
-    what = "column " + printable(dup->column_name) + " appears twice in the header";
-  else what = printable(e.what());
-  throw InputError(printable(path.string(), 4096) + line + ": " + what);
-}
-
 // A data line that repeats the header (two files joined with `cat`): every fixed column holds its own name.
 bool is_repeated_header(const std::array<std::string, columns.size()>& cells) {
   for (std::size_t i = 0; i < required_count; ++i)
@@ -218,36 +200,31 @@ void write_results_csv(const std::filesystem::path& path, const std::vector<Resu
   write_file_atomically(path, text, "results file");
 }
 
-std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
+std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep) {
   const std::string name = printable(path.string(), 4096);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec) && !ec) throw InputError(name + ": no such results file");
   const std::string text = read_input_file(path, "results file", max_results_csv_bytes);
   std::vector<ResultRow> rows;
+  CsvRecords records(text, CsvDialect{});
   try {
-    Reader reader(path.string(), text.data(), text.data() + text.size());
-    std::apply([&](auto... n) { reader.read_header(io::ignore_extra_column | io::ignore_missing_column, std::string(n)...); },
-               [] {
-                 std::array<std::string_view, columns.size()> names;
-                 for (std::size_t i = 0; i < columns.size(); ++i) names[i] = columns[i].name;
-                 return names;
-               }());
+    std::vector<std::string> line;
+    if (!records.next(line)) throw InputError(name + ": empty file, expected a header line");
+    const CsvHeader header(line, results_columns(), records.line());
     for (std::size_t i = 0; i < required_count; ++i)
-      if (!reader.has_column(std::string(columns[i].name)))
-        throw InputError(name + ": missing column " + std::string(columns[i].name));
+      if (header.column_of[i] < 0) throw InputError(name + ": missing column " + std::string(columns[i].name));
     std::array<std::string, columns.size()> cells;
-    while (true) {
-      for (std::string& cell : cells) cell.clear();  // columns absent from the file stay empty
-      if (!std::apply([&](auto&... c) { return reader.read_row(c...); }, cells)) break;
-      if (is_repeated_header(cells))
-        throw InputError(name + ":" + std::to_string(reader.get_file_line()) +
-                         ": the header line again (files joined?); expected a row of values");
+    while (records.next(line)) {
+      const std::string at = name + ":" + std::to_string(records.line()) + ": ";
+      if (line.size() < header.cells) throw InputError(at + "fewer cells than the header has columns");
+      if (line.size() > header.cells) throw InputError(at + "more cells than the header has columns");
+      for (std::size_t i = 0; i < columns.size(); ++i)  // columns absent from the file stay empty
+        cells[i] = header.column_of[i] < 0 ? std::string() : std::move(line[header.column_of[i]]);
+      if (is_repeated_header(cells)) throw InputError(at + "the header line again (files joined?); expected a row of values");
       ResultRow row;
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const Column& c = columns[i];
-        const auto bad_cell = [&](const std::string& what) {
-          return InputError(name + ":" + std::to_string(reader.get_file_line()) + ": " + std::string(c.name) + ": " + what);
-        };
+        const auto bad_cell = [&](const std::string& what) { return InputError(at + std::string(c.name) + ": " + what); };
         if (cells[i].empty() && must_have_value(c)) throw bad_cell("expected a value, got an empty cell");
         try {
           std::visit(Parser{cells[i], row}, c.field);
@@ -255,10 +232,13 @@ std::vector<ResultRow> read_results_csv(const std::filesystem::path& path) {
           throw bad_cell("expected " + bad.expected + ", got \"" + printable(cells[i]) + "\"");
         }
       }
+      if (keep && !keep(row)) continue;
+      if (static_cast<std::int64_t>(rows.size()) >= max_results_rows)
+        throw InputError(at + "more than " + std::to_string(max_results_rows) + " rows to keep from one file");
       rows.push_back(std::move(row));
     }
-  } catch (const io::error::base& e) {
-    rethrow_csv_error(path, e);
+  } catch (const CsvSyntaxError& e) {
+    throw InputError(name + ":" + std::to_string(e.line) + ": " + e.what());
   }
   return rows;
 }

@@ -5,6 +5,7 @@
 // never a made-up number.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -62,11 +63,16 @@ std::string csv_cell(const std::string& text, std::string_view column);
 // round-trip form. Throws InputError when the file cannot be written.
 void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows);
 
+// Which rows a reader keeps (every row is checked either way); empty keeps all.
+using ResultFilter = std::function<bool(const ResultRow&)>;
+
 // Reads a results file; columns in any order, unknown columns ignored, missing
 // extra columns read as empty, a UTF-8 byte-order mark (as a spreadsheet saves
-// one) skipped by fast-cpp-csv-parser. Throws InputError naming the file, and the line
+// one) skipped (core/csv_text.hpp). Rows are checked one at a time and only those
+// `keep` accepts are held, at most max_results_rows (core/input_limits.hpp), so memory
+// follows what is kept, not the file. Throws InputError naming the file, and the line
 // and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
-std::vector<ResultRow> read_results_csv(const std::filesystem::path& path);
+std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep = {});
 
 }  // namespace attnlab

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "core/input_error.hpp"
+#include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 #include "tests/cpu/test_folder.hpp"
 
@@ -165,7 +166,7 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   };
   for (const auto& [row, message] : cases) EXPECT_EQ(read_error(with_line3(row)), file + message);
   EXPECT_EQ(read_error(""), file + ": empty file, expected a header line");
-  EXPECT_EQ(read_error(required_header + ",heads\n"), file + ": column heads appears twice in the header");
+  EXPECT_EQ(read_error(required_header + ",heads\n"), file + ":1: column heads appears twice in the header");
 }
 
 // A spreadsheet saving "CSV UTF-8" starts the file with a byte-order mark; without
@@ -181,6 +182,25 @@ TEST_F(ResultsCsv, AByteOrderMarkAtTheStartIsSkipped) {
   for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   EXPECT_EQ(read_results_csv(write("crlf.csv", "\xEF\xBB\xBF" + crlf)), std::vector<ResultRow>{measured_row()});
   EXPECT_EQ(read_error("\xEF\xBB\xBF"), (dir_ / "bad.csv").string() + ": empty file, expected a header line");
+}
+
+// Rows are checked and filtered one at a time: a reader holds what it keeps, and at most
+// max_results_rows of it, whatever the file's length.
+TEST_F(ResultsCsv, ReadersHoldOnlyTheRowsTheyKeep) {
+  std::vector<ResultRow> rows(max_results_rows + 10, measured_row());
+  rows[12345].scenario = "wanted";
+  const fs::path path = dir_ / "many.csv";
+  write_results_csv(path, rows);
+  const auto wanted = read_results_csv(path, [](const ResultRow& r) { return r.scenario == "wanted"; });
+  ASSERT_EQ(wanted.size(), 1u);
+  EXPECT_EQ(wanted[0], rows[12345]);
+  try {
+    read_results_csv(path);
+    FAIL() << "kept more than max_results_rows rows";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than " + std::to_string(max_results_rows) + " rows to keep"),
+              std::string::npos) << e.what();
+  }
 }
 
 TEST_F(ResultsCsv, MissingFileIsAnInputError) {

@@ -192,7 +192,7 @@ TEST_F(ScenarioFileTest, UnreadableOrMalformedCsv) {
   write("lengths.csv", "length\n12\ntwelve\n");
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path", "twelve");
   write("lengths.csv", "size\n12\n");
-  expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path", "Missing column \"length\"");
+  expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path", "no column named length");
   write("lengths.csv", "length\n12\n0\n");
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.path",
                "lengths.csv:3: length: expected a positive integer of at most 1048576, got \"0\"");

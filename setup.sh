@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(cmake ninja-build g++ pkg-config
-          libgtest-dev libbenchmark-dev libtomlplusplus-dev libfccp-dev libcli11-dev libstb-dev
+          libgtest-dev libbenchmark-dev libtomlplusplus-dev libcli11-dev libstb-dev
           libimgui-dev libglfw3-dev libgl-dev xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do

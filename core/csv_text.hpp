@@ -23,7 +23,7 @@ struct CsvDialect {
 
 // A record the reader cannot split; line counts from 1.
 struct CsvSyntaxError : std::runtime_error {
-  CsvSyntaxError(int line, const std::string& what) : std::runtime_error(what), line(line) {}
+  CsvSyntaxError(int at_line, const std::string& what) : std::runtime_error(what), line(at_line) {}
   int line;
 };
 

@@ -22,11 +22,12 @@ void require_in_range(const Scenario& s, const char* key, std::int64_t value, st
 
 // The layouts are built in memory and counted cell by cell type: a limit on their size keeps
 // both to seconds and every count inside int64 (core/input_limits.hpp says why).
-void require_layout_fits(const Scenario& s, const char* layout, std::int64_t positions) {
+// `what` says what `positions` counts when it is not the layout's exact size (best fit's bound before packing).
+void require_layout_fits(const Scenario& s, const char* layout, std::int64_t positions, const std::string& what = "") {
   if (positions > max_layout_positions)
     fail(s, "documents",
          std::string("expected at most ") + std::to_string(max_layout_positions) + " positions in the " + layout +
-             " layout, got " + std::to_string(positions));
+             " layout, got " + std::to_string(positions) + what);
 }
 
 // A window as a causal scenario takes it (left >= 1, right 0: `window = 512`) or a
@@ -93,7 +94,10 @@ void Scenario::resolve() {
   const auto docs = static_cast<std::int64_t>(doc_lengths.size());
   require_layout_fits(*this, "varlen", total_tokens());
   require_layout_fits(*this, "padded", docs * padded_length());
-  require_layout_fits(*this, "packed", packed_rows_bound() * row_len);
+  require_layout_fits(*this, "packed", packed_rows_bound() * row_len,
+                      packing == PackingPolicy::best_fit
+                          ? " as bounded before packing (rows <= min(documents, 2 x tokens / row_len), cropped)"
+                          : "");
   if (row_len * docs > max_row_len_times_documents)
     fail(*this, "row_len",
          "expected row_len x documents of at most " + std::to_string(max_row_len_times_documents) +

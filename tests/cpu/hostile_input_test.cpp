@@ -362,5 +362,13 @@ TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
   EXPECT_EQ(load_scenario(p.string()).total_tokens(), 12);
 }
 
+// Best fit is bounded before it packs: the refusal says the figure is that bound, not the layout's size.
+TEST_F(HostileInput, BestFitRefusalSaysItsBoundIsBeforePacking) {
+  const std::string text = with(valid_head, "row_len = 4096", "row_len = 1024\npacking = \"best_fit\"") +
+                           "[documents]\nsource = \"uniform\"\ncount = 32768\nlength = 512\n";
+  expect_line(scenario_error(text), {"bad.toml: documents: expected at most 16777216 positions in the packed layout, got "
+                                     "33554432 as bounded before packing"});
+}
+
 }  // namespace
 }  // namespace attnlab

@@ -187,13 +187,17 @@ const std::vector<std::string_view>& required_results_columns() {
 
 void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows) {
   std::string text;
-  for (const Column& c : columns) text += (text.empty() ? "" : ",") + std::string(c.name);
+  for (const Column& c : columns) {
+    if (&c != columns.data()) text += ',';
+    text += c.name;
+  }
   text += '\n';
   for (const ResultRow& row : rows) {
-    std::string line;
-    for (const Column& c : columns)
-      line += (&c == columns.data() ? "" : ",") + csv_cell(std::visit(Printer{row}, c.field), c.name);
-    text += line + '\n';
+    for (const Column& c : columns) {
+      if (&c != columns.data()) text += ',';
+      text += csv_cell(std::visit(Printer{row}, c.field), c.name);
+    }
+    text += '\n';
   }
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);

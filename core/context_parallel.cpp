@@ -19,8 +19,15 @@ std::int64_t document_work(const LayoutView& v, int doc) {
   return attended_pairs(v, 0, length, 0, length);
 }
 
+// A rank's pieces are maximal runs of a document's tokens: a piece that continues the
+// rank's last one (zigzag's rank N - 1 holds the two middle chunks) extends it.
 void add_piece(CpPlan& plan, int rank, const CpPiece& piece) {
-  if (piece.tokens() > 0) plan.pieces[rank].push_back(piece);
+  if (piece.tokens() == 0) return;
+  std::vector<CpPiece>& pieces = plan.pieces[rank];
+  if (!pieces.empty() && pieces.back().doc == piece.doc && pieces.back().end == piece.first)
+    pieces.back().end = piece.end;
+  else
+    pieces.push_back(piece);
 }
 
 // Whole documents, the most work first, each onto the rank with the least work so far

@@ -46,7 +46,8 @@ struct CpPiece {
 // differ by at most one token and a document shorter than `count` leaves some empty.
 CpPiece document_piece(int doc, int length, int index, int count);
 
-// Which rank holds which pieces: pieces[rank], in document order, empty pieces left out.
+// Which rank holds which pieces: pieces[rank], in document order, each a maximal run of
+// one document's tokens (adjacent pieces of a rank merged, empty ones left out).
 struct CpPlan {
   CpStrategy strategy = CpStrategy::contiguous;
   std::vector<std::vector<CpPiece>> pieces;

@@ -12,6 +12,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
+#include "kernels/kernel_choice.hpp"
 
 namespace attnlab::cli {
 
@@ -22,6 +23,7 @@ struct CpOptions {
   std::string ranks;
   std::string strategy = "all";
   std::string format = "table";
+  std::string kernel;  // empty: the cost model's default tile
 };
 
 int parse_ranks(const std::string& text) {
@@ -53,13 +55,14 @@ std::string strategy_rule(CpStrategy strategy, int ranks) {
   return "";
 }
 
-void print_header(const Scenario& s, int ranks, const CpCost& any) {
+void print_header(const Scenario& s, int ranks, const CpCost& any, const std::string& kernel) {
   std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
   std::printf("documents    %zu, %lld tokens in all\n", s.doc_lengths.size(), static_cast<long long>(s.total_tokens()));
   std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s", s.heads, s.kv_heads, s.head_dim,
               dtype_name(s.dtype), s.causal ? "causal" : "not causal");
   if (s.window.any()) std::printf(", window (%d, %d)", s.window.left, s.window.right);
-  std::printf("\ncontext      %d ranks, flash tile %s, K and V of one token %s\n", ranks, tile_name(any.tile).c_str(),
+  std::printf("\ncontext      %d ranks, flash tile %s (%s), K and V of one token %s\n", ranks,
+              tile_name(any.tile).c_str(), kernel.empty() ? "the cost model's default" : kernel.c_str(),
               binary_bytes(double(any.kv_bytes_per_token)).c_str());
 }
 
@@ -138,8 +141,8 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
 
 }  // namespace
 
-// `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]`:
-// the context-parallel model (core/README.md, "Context parallelism").
+// `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]
+// [--kernel NAME]`: the context-parallel model (core/README.md, "Context parallelism").
 void add_cp_command(CLI::App& app) {
   auto options = std::make_shared<CpOptions>();
   CLI::App* cmd = app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
@@ -149,17 +152,20 @@ void add_cp_command(CLI::App& app) {
   cmd->add_option("--strategy", options->strategy, "contiguous, zigzag, documents or all")->capture_default_str();
   cmd->add_option("--format", options->format, "table, csv (one row per strategy and rank) or json (with the pieces)")
       ->capture_default_str();
+  cmd->add_option("--kernel", options->kernel,
+                  "Count scores at this flash kernel's tile: " + flash_kernel_names() + " (default: 64x64)");
   cmd->callback([options] {
     const int ranks = parse_ranks(options->ranks);
     const std::vector<CpStrategy> strategies = parse_strategies(options->strategy);
     if (options->format != "table" && options->format != "csv" && options->format != "json")
       throw InputError("--format: expected table, csv or json, got \"" + options->format + "\"");
+    const TileShape tile = options->kernel.empty() ? default_flash_tile : kernel_tile(parse_flash_kernel(options->kernel));
     const Scenario scenario = load_scenario(options->scenario);
     std::vector<CpCost> costs;
-    for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy));
+    for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
     if (options->format == "csv") return print_csv(scenario, costs);
     if (options->format == "json") return print_json(scenario, costs);
-    print_header(scenario, ranks, costs.front());
+    print_header(scenario, ranks, costs.front(), options->kernel);
     for (const CpCost& c : costs) print_strategy_table(c);
   });
 }

@@ -30,8 +30,8 @@ int parse_ranks(const std::string& text) {
   int ranks = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), ranks);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || ranks < 1 || ranks > max_cp_ranks)
-    throw InputError("--ranks: expected the context-parallel size, an integer from 1 to " + std::to_string(max_cp_ranks) +
-                     ", got \"" + text + "\"");
+    throw InputError("--ranks: expected the context-parallel size, an integer from 1 to " +
+                     std::to_string(max_cp_ranks) + ", got \"" + text + "\"");
   return ranks;
 }
 
@@ -70,8 +70,7 @@ void print_strategy_table(const CpCost& c) {
   const int ranks = c.plan.ranks();
   std::printf("\n%s: %s\n", cp_strategy_name(c.plan.strategy), strategy_rule(c.plan.strategy, ranks).c_str());
   TextTable table({"rank", "pieces", "tokens", "useful scores", "scores computed", "useful / mean", "computed / mean",
-                   "K/V in, ring",
-                   "K/V in, all-gather", "K/V needed"});
+                   "K/V in, ring", "K/V in, all-gather", "K/V needed"});
   for (int i = 0; i < ranks; ++i) {
     const CpRankCost& r = c.ranks[i];
     table.add_row({std::to_string(i), std::to_string(c.plan.pieces[i].size()), std::to_string(r.tokens),
@@ -145,7 +144,8 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
 // [--kernel NAME]`: the context-parallel model (core/README.md, "Context parallelism").
 void add_cp_command(CLI::App& app) {
   auto options = std::make_shared<CpOptions>();
-  CLI::App* cmd = app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
+  CLI::App* cmd =
+      app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
   cmd->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
   cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)");
@@ -159,7 +159,8 @@ void add_cp_command(CLI::App& app) {
     const std::vector<CpStrategy> strategies = parse_strategies(options->strategy);
     if (options->format != "table" && options->format != "csv" && options->format != "json")
       throw InputError("--format: expected table, csv or json, got \"" + options->format + "\"");
-    const TileShape tile = options->kernel.empty() ? default_flash_tile : kernel_tile(parse_flash_kernel(options->kernel));
+    const TileShape tile =
+        options->kernel.empty() ? default_flash_tile : kernel_tile(parse_flash_kernel(options->kernel));
     const Scenario scenario = load_scenario(options->scenario);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
@@ -167,6 +168,10 @@ void add_cp_command(CLI::App& app) {
     if (options->format == "json") return print_json(scenario, costs);
     print_header(scenario, ranks, costs.front(), options->kernel);
     for (const CpCost& c : costs) print_strategy_table(c);
+    std::printf("\nScores over all heads; each piece runs as one kernel row over the keys of its document.\n"
+                "K/V in: what a rank receives of documents split over several ranks. Ring: N - 1 send/recv steps,\n"
+                "every rank's shard passing every rank. All-gather: one collective of equal counts, shards padded\n"
+                "to the largest. Needed: the K/V of other ranks' tokens this rank's queries attend.\n");
   });
 }
 

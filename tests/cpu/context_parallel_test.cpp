@@ -84,7 +84,8 @@ TEST(ContextParallel, ZigzagMergesAdjacentChunksAndSkipsEmptyOnes) {
 // and the same tiles as the cost model's (so the per-piece tiling is the layout's).
 TEST(ContextParallel, OneRankIsTheCostModelsVarlen) {
   const Scenario noncausal = documents({100, 37, 300}, 2, false, {20, 5});
-  for (const Scenario& s : {load_scenario("web-mix-2048"), load_scenario("web-mix-2048-window512"), two_documents(), noncausal})
+  for (const Scenario& s :
+       {load_scenario("web-mix-2048"), load_scenario("web-mix-2048-window512"), two_documents(), noncausal})
     for (TileShape tile : {TileShape{64, 64}, TileShape{128, 32}, TileShape{2, 2}}) {
       const ImplementationCost varlen = model_costs(s, tile)[Implementation::varlen];
       for (CpStrategy strategy : all_cp_strategies) {
@@ -127,7 +128,9 @@ TEST(ContextParallel, ContiguousCausalLastRankDoesTwoNMinusOneOverNOfTheMean) {
       EXPECT_DOUBLE_EQ(cost.useful_imbalance, double((2 * n - 1) * l + n) / double(n * (l + 1)));
       EXPECT_DOUBLE_EQ(cost.ranks[n - 1].useful_vs_mean, cost.useful_imbalance);
     }
-  const auto limit = [](int n) { return model_context_parallel(documents({1 << 20}), n, CpStrategy::contiguous).useful_imbalance; };
+  const auto limit = [](int n) {
+    return model_context_parallel(documents({1 << 20}), n, CpStrategy::contiguous).useful_imbalance;
+  };
   EXPECT_NEAR(limit(2), 1.5, 1e-6);
   EXPECT_NEAR(limit(4), 1.75, 1e-5);
   EXPECT_NEAR(limit(8), 1.875, 1e-5);
@@ -146,7 +149,8 @@ TEST(ContextParallel, ZigzagBalancesEachDocumentExactly) {
     for (std::int64_t c : chunks) useful += c * c * (2 * n - 1) + c * (c + 1);
     for (const CpRankCost& r : cost.ranks) EXPECT_EQ(r.scores_useful(), useful) << "N = " << n;
     EXPECT_DOUBLE_EQ(cost.useful_imbalance, 1.0);
-    const CpCost aligned = model_context_parallel(documents({2 * n * 64, 2 * n * 128}), n, CpStrategy::zigzag, {64, 64});
+    const CpCost aligned =
+        model_context_parallel(documents({2 * n * 64, 2 * n * 128}), n, CpStrategy::zigzag, {64, 64});
     for (const CpRankCost& r : aligned.ranks) {
       EXPECT_EQ(r.tiles_visited, (1 * (2 * n - 1) + 2) + (4 * (2 * n - 1) + 6));
       EXPECT_EQ(r.scores_computed(), r.tiles_visited * 64 * 64);

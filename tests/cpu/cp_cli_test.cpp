@@ -60,7 +60,8 @@ TEST(CpCli, CsvHasEachStrategyAndRank) {
   ASSERT_EQ(model.exit_code, 0) << model.err;
   const auto model_rows = split(model.out, '\n');
   const auto model_header = split(model_rows.at(0), ',');
-  const auto useful_column = std::find(model_header.begin(), model_header.end(), "scores_useful") - model_header.begin();
+  const auto useful_column =
+      std::find(model_header.begin(), model_header.end(), "scores_useful") - model_header.begin();
   const auto varlen = std::find_if(model_rows.begin(), model_rows.end(),
                                    [](const std::string& row) { return row.starts_with("one-doc-16384,varlen,"); });
   ASSERT_NE(varlen, model_rows.end()) << model.out;
@@ -76,10 +77,11 @@ TEST(CpCli, TableShowsEachStrategysRanksAndImbalance) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_NE(r.out.find("flash tile 128x128 (wgmma-sm90)"), std::string::npos) << r.out;
-  for (const char* line : {"contiguous: each document cut into 2 pieces", "zigzag: each document cut into 4 chunks",
-                           "documents: whole documents", "imbalance (max / mean) 1.50x of useful scores",
-                           "imbalance (max / mean) 1.00x of useful scores", "imbalance (max / mean) 2.00x of useful scores",
-                           "K/V received by all ranks: ring 0 B, all-gather 0 B, needed 0 B"})
+  for (const char* line :
+       {"contiguous: each document cut into 2 pieces", "zigzag: each document cut into 4 chunks",
+        "documents: whole documents", "imbalance (max / mean) 1.50x of useful scores",
+        "imbalance (max / mean) 1.00x of useful scores", "imbalance (max / mean) 2.00x of useful scores",
+        "K/V received by all ranks: ring 0 B, all-gather 0 B, needed 0 B"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
 }
 
@@ -88,8 +90,9 @@ TEST(CpCli, JsonHoldsEachRanksPieces) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(split(r.out, '\n').size(), 1u) << "one JSON object on one line";
   // 4 chunks of 4096: rank 0 holds chunks 0 and 3, rank 1 the middle two as one piece.
-  for (const char* key : {"\"scenario\":\"one-doc-16384\"", "\"ranks\":2", "\"tile\":[64,64]", "\"kv_bytes_per_token\":8192",
-                          "\"strategy\":\"zigzag\"", "\"pieces\":[[0,0,4096],[0,12288,16384]]", "\"pieces\":[[0,4096,12288]]"})
+  for (const char* key :
+       {"\"scenario\":\"one-doc-16384\"", "\"ranks\":2", "\"tile\":[64,64]", "\"kv_bytes_per_token\":8192",
+        "\"strategy\":\"zigzag\"", "\"pieces\":[[0,0,4096],[0,12288,16384]]", "\"pieces\":[[0,4096,12288]]"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
   EXPECT_EQ(r.out.find("\"strategy\":\"contiguous\""), std::string::npos);
 }

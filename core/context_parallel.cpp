@@ -30,6 +30,19 @@ void add_piece(CpPlan& plan, int rank, const CpPiece& piece) {
     pieces.push_back(piece);
 }
 
+// Calls f(index, piece) for each non-empty piece of document `doc` cut into `count`
+// (document_piece), in order, in min(length, count) steps: a document shorter than `count`
+// has pieces of one token, token t in the first index j with floor((j + 1) length / count) > t.
+template <class F>
+void for_each_piece(int doc, int length, int count, F f) {
+  if (length >= count) {
+    for (int j = 0; j < count; ++j) f(j, document_piece(doc, length, j, count));
+    return;
+  }
+  for (int t = 0; t < length; ++t)
+    f(int((std::int64_t(t + 1) * count + length - 1) / length) - 1, CpPiece{doc, t, t + 1});
+}
+
 // Whole documents, the most work first, each onto the rank with the least work so far
 // (the lowest rank among equals).
 void assign_documents(const LayoutView& v, CpPlan& plan) {
@@ -155,14 +168,13 @@ CpPlan plan_context_parallel(const Layout& varlen, int ranks, CpStrategy strateg
   switch (strategy) {
     case CpStrategy::contiguous:
       for (int d = 0; d < v.num_rows; ++d)
-        for (int r = 0; r < ranks; ++r) add_piece(plan, r, document_piece(d, doc_length(v, d), r, ranks));
+        for_each_piece(d, doc_length(v, d), ranks, [&](int j, const CpPiece& p) { add_piece(plan, j, p); });
       break;
     case CpStrategy::zigzag:
+      // Chunks in order: rank i gets chunk i, then chunk 2N - 1 - i, so its pieces stay in order.
       for (int d = 0; d < v.num_rows; ++d)
-        for (int r = 0; r < ranks; ++r) {
-          add_piece(plan, r, document_piece(d, doc_length(v, d), r, 2 * ranks));
-          add_piece(plan, r, document_piece(d, doc_length(v, d), 2 * ranks - 1 - r, 2 * ranks));
-        }
+        for_each_piece(d, doc_length(v, d), 2 * ranks,
+                       [&](int j, const CpPiece& p) { add_piece(plan, j < ranks ? j : 2 * ranks - 1 - j, p); });
       break;
     case CpStrategy::documents: assign_documents(v, plan); break;
   }

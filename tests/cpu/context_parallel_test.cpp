@@ -48,6 +48,24 @@ TEST(ContextParallel, PiecesDifferByAtMostOneTokenAndShortDocumentsLeaveSomeEmpt
   EXPECT_EQ(document_piece(0, 3, 3, 4), (CpPiece{0, 2, 3}));
 }
 
+// A document shorter than the piece count, contiguous: its tokens on the ranks of the
+// non-empty pieces (cuts 0, 0, 1, 2, 3 for 3 tokens over 4), as document_piece says.
+TEST(ContextParallel, ShortDocumentsGoWhereTheirPiecesAre) {
+  const CpPlan plan = plan_context_parallel(documents({3, 1, 5}).varlen_layout(), 4, CpStrategy::contiguous);
+  EXPECT_EQ(plan.pieces[0], (std::vector<CpPiece>{{2, 0, 1}}));
+  EXPECT_EQ(plan.pieces[1], (std::vector<CpPiece>{{0, 0, 1}, {2, 1, 2}}));
+  EXPECT_EQ(plan.pieces[2], (std::vector<CpPiece>{{0, 1, 2}, {2, 2, 3}}));
+  EXPECT_EQ(plan.pieces[3], (std::vector<CpPiece>{{0, 2, 3}, {1, 0, 1}, {2, 3, 5}}));
+  // The same pieces, one by one, for every length below and at the count.
+  for (int length = 1; length <= 16; ++length) {
+    const CpPlan one = plan_context_parallel(documents({length}).varlen_layout(), 16, CpStrategy::contiguous);
+    for (int r = 0; r < 16; ++r) {
+      const CpPiece piece = document_piece(0, length, r, 16);
+      EXPECT_EQ(one.pieces[r], piece.tokens() ? std::vector<CpPiece>{piece} : std::vector<CpPiece>{}) << length;
+    }
+  }
+}
+
 TEST(ContextParallel, PlansHoldEveryTokenOnce) {
   const Scenario s = load_scenario("web-mix-2048");
   const Layout varlen = s.varlen_layout();

@@ -4,6 +4,7 @@
 
 namespace attnlab::cli {
 
+void add_cp_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_model_command(CLI::App& app);
 void add_run_command(CLI::App& app);

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   attnlab::cli::add_model_command(app);
   attnlab::cli::add_run_command(app);
   attnlab::cli::add_step_command(app);
+  attnlab::cli::add_cp_command(app);
   return attnlab::run_program("attnlab", [&] {
     try {
       app.parse(argc, argv);

@@ -1,61 +1,26 @@
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "tests/cpu/test_folder.hpp"
+#include "tests/cpu/cli_run.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-fs::path scratch_dir() {
-  const fs::path dir = attnlab::test_folder_path("attnlab_cli_");
-  fs::create_directories(dir);
-  return dir;
-}
-
-// Runs the built attnlab binary (ATTNLAB_CLI, set by CMake) with `args` and an optional environment prefix.
-CliRun attnlab(const std::string& args, const std::string& env = "") {
-  const fs::path dir = scratch_dir();
-  const std::string command = env + " '" ATTNLAB_CLI "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
-                              (dir / "err").string() + "'";
-  const int status = std::system(command.c_str());
-  CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(dir / "out");
-  r.err = slurp(dir / "err");
-  return r;
-}
+using attnlab::cli_run::attnlab;
+using attnlab::cli_run::CliRun;
+using attnlab::cli_run::scratch_dir;
+using attnlab::cli_run::split;
 
 // A scenario file in the test's scratch folder.
 fs::path scenario_file(const std::string& name, const std::string& toml) {
   const fs::path file = scratch_dir() / name;
   std::ofstream(file) << toml;
   return file;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream s(text);
-  for (std::string part; std::getline(s, part, sep);) parts.push_back(part);
-  return parts;
 }
 
 // The CSV as rows of cells, and a cell by column name.

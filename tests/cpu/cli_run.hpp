@@ -1,0 +1,56 @@
+#pragma once
+// Running the built attnlab binary (ATTNLAB_CLI, set by CMake) from a test: its exit
+// code, stdout and stderr, each test in a scratch folder of its own.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/test_folder.hpp"
+
+namespace attnlab::cli_run {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline std::filesystem::path scratch_dir() {
+  const std::filesystem::path dir = test_folder_path("attnlab_cli_");
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// `attnlab ARGS` with an optional environment prefix ("ATTNLAB_RESULTS=/nonexistent").
+inline CliRun attnlab(const std::string& args, const std::string& env = "") {
+  const std::filesystem::path dir = scratch_dir();
+  const std::string command = env + " '" ATTNLAB_CLI "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
+                              (dir / "err").string() + "'";
+  const int status = std::system(command.c_str());
+  CliRun r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  return r;
+}
+
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream s(text);
+  for (std::string part; std::getline(s, part, sep);) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace attnlab::cli_run

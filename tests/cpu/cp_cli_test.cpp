@@ -1,0 +1,121 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tests/cpu/cli_run.hpp"
+
+namespace attnlab::cli_run {
+namespace {
+
+// `attnlab cp --format csv` as rows of cells, a cell by (strategy, rank, column).
+struct CpCsv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  std::size_t column(const std::string& name) const {
+    const auto at = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(at, header.end()) << name;
+    return at - header.begin();
+  }
+  std::string cell(const std::string& strategy, int rank, const std::string& name) const {
+    for (const auto& row : rows)
+      if (row.at(column("strategy")) == strategy && row.at(column("rank")) == std::to_string(rank))
+        return row.at(column(name));
+    ADD_FAILURE() << "no row " << strategy << " " << rank;
+    return "";
+  }
+};
+
+CpCsv parse(const std::string& text) {
+  CpCsv csv;
+  const auto lines = split(text, '\n');
+  csv.header = split(lines.at(0), ',');
+  for (std::size_t i = 1; i < lines.size(); ++i) csv.rows.push_back(split(lines[i], ','));
+  return csv;
+}
+
+// One document of 16384 over 4 ranks: contiguous leaves the last rank
+// ((2N - 1) L + N) / (N (L + 1)) of the mean, zigzag balances it, whole documents move nothing.
+TEST(CpCli, CsvHasEachStrategyAndRank) {
+  const CliRun r = attnlab("cp one-doc-16384 --ranks 4 --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const CpCsv csv = parse(r.out);
+  ASSERT_EQ(csv.rows.size(), 12u) << r.out;
+  const double n = 4, l = 16384;
+  EXPECT_NEAR(std::stod(csv.cell("contiguous", 3, "useful_imbalance")), ((2 * n - 1) * l + n) / (n * (l + 1)), 1e-6);
+  EXPECT_EQ(csv.cell("zigzag", 0, "useful_imbalance"), "1.000000");
+  // 16 KV heads x head dim 128 x 2 bytes, K and V: 8 KiB a token; a ring brings 3 x 4096 tokens.
+  EXPECT_EQ(csv.cell("zigzag", 2, "kv_bytes_ring"), std::to_string(3LL * 4096 * 8192));
+  EXPECT_EQ(csv.cell("contiguous", 0, "kv_bytes_needed"), "0");
+  EXPECT_EQ(csv.cell("documents", 0, "tokens"), "16384");
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(csv.cell("documents", rank, "kv_bytes_ring"), "0");
+    EXPECT_EQ(csv.cell("documents", rank, "kv_bytes_all_gather"), "0");
+    EXPECT_EQ(csv.cell("documents", rank, "tile"), "64x64");
+  }
+  // The ranks' useful scores add up to the single-GPU model's.
+  const CliRun model = attnlab("model one-doc-16384 --format csv");
+  ASSERT_EQ(model.exit_code, 0) << model.err;
+  const auto model_rows = split(model.out, '\n');
+  const auto model_header = split(model_rows.at(0), ',');
+  const auto useful_column =
+      std::find(model_header.begin(), model_header.end(), "scores_useful") - model_header.begin();
+  const auto varlen = std::find_if(model_rows.begin(), model_rows.end(),
+                                   [](const std::string& row) { return row.starts_with("one-doc-16384,varlen,"); });
+  ASSERT_NE(varlen, model_rows.end()) << model.out;
+  for (const char* strategy : {"contiguous", "zigzag", "documents"}) {
+    long long useful = 0;
+    for (int rank = 0; rank < 4; ++rank) useful += std::stoll(csv.cell(strategy, rank, "scores_useful"));
+    EXPECT_EQ(std::to_string(useful), split(*varlen, ',').at(useful_column)) << strategy;
+  }
+}
+
+TEST(CpCli, TableShowsEachStrategysRanksAndImbalance) {
+  const CliRun r = attnlab("cp one-doc-16384 --ranks 2 --kernel wgmma-sm90");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_NE(r.out.find("flash tile 128x128 (wgmma-sm90)"), std::string::npos) << r.out;
+  for (const char* line :
+       {"contiguous: each document cut into 2 pieces", "zigzag: each document cut into 4 chunks",
+        "documents: whole documents", "imbalance (max / mean) 1.50x of useful scores",
+        "imbalance (max / mean) 1.00x of useful scores", "imbalance (max / mean) 2.00x of useful scores",
+        "K/V received by all ranks: ring 0 B, all-gather 0 B, needed 0 B"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+}
+
+TEST(CpCli, JsonHoldsEachRanksPieces) {
+  const CliRun r = attnlab("cp one-doc-16384 --ranks 2 --strategy zigzag --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(split(r.out, '\n').size(), 1u) << "one JSON object on one line";
+  // 4 chunks of 4096: rank 0 holds chunks 0 and 3, rank 1 the middle two as one piece.
+  for (const char* key :
+       {"\"scenario\":\"one-doc-16384\"", "\"ranks\":2", "\"tile\":[64,64]", "\"kv_bytes_per_token\":8192",
+        "\"strategy\":\"zigzag\"", "\"pieces\":[[0,0,4096],[0,12288,16384]]", "\"pieces\":[[0,4096,12288]]"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+  EXPECT_EQ(r.out.find("\"strategy\":\"contiguous\""), std::string::npos);
+}
+
+TEST(CpCli, BadFlagsExitTwoWithOneLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"cp", "--ranks: expected the context-parallel size, an integer from 1 to 1024, got \"\""},
+      {"cp --ranks 0", "--ranks: expected the context-parallel size, an integer from 1 to 1024, got \"0\""},
+      {"cp --ranks 1025", "got \"1025\""},
+      {"cp --ranks 2x", "got \"2x\""},
+      {"cp --ranks 2 --strategy ring", "--strategy: expected contiguous, zigzag, documents or all, got \"ring\""},
+      {"cp --ranks 2 --format yaml", "--format: expected table, csv or json, got \"yaml\""},
+      {"cp --ranks 2 --kernel wgmma", "--kernel: expected one of"},
+      {"cp no-such-scenario --ranks 2", "no-such-scenario.toml"},
+  };
+  for (const auto& [args, message] : cases) {
+    const CliRun r = attnlab(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(split(r.err, '\n').size(), 1u) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+}  // namespace
+}  // namespace attnlab::cli_run

@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/csv_text.hpp"
+#include "core/implementation.hpp"
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
@@ -128,7 +129,13 @@ constexpr const char* number_kind() {
 struct Parser {
   const std::string& text;
   ResultRow& row;
-  void operator()(std::string ResultRow::*m) const { row.*m = text; }
+  // Text is printed as read (attnlab model, the GUI), so it must be printable: no control
+  // character, no byte that is not UTF-8. An implementation is one of the four.
+  void operator()(std::string ResultRow::*m) const {
+    if (printable(text, text.size()) != text) throw BadCell{"printable text (no control character, UTF-8)"};
+    if (m == &ResultRow::implementation && !parse_implementation(text)) throw BadCell{"naive, padded, packed or varlen"};
+    row.*m = text;
+  }
   void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
   void operator()(bool ResultRow::*m) const {
     if (text != "true" && text != "false") throw BadCell{"true or false"};

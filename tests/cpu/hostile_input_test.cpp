@@ -370,5 +370,19 @@ TEST_F(HostileInput, BestFitRefusalSaysItsBoundIsBeforePacking) {
                                      "33554432 as bounded before packing"});
 }
 
+// Text cells reach the terminal and the GUI as read: control characters and bytes that are not
+// UTF-8 are refused, and an implementation is one of the four.
+TEST_F(HostileInput, ResultsTextCellsArePrintableAndImplementationsKnown) {
+  const std::string header = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
+                             "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
+  const std::string row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01\n";
+  expect_line(results_error(header + with(row, "H100", "H100\x1b[31m\x07")),
+              {"bad.csv:2: gpu: expected printable text (no control character, UTF-8), got \"H100\\x1b[31m\\x07\""});
+  expect_line(results_error(header + with(row, "attnlab", "at\xff")), {"bad.csv:2: source: expected printable text"});
+  expect_line(results_error(header + with(row, "s,varlen", "s\r,varlen")), {"bad.csv:2: scenario: expected printable"});
+  expect_line(results_error(header + with(row, "varlen", "anything")),
+              {"bad.csv:2: implementation: expected naive, padded, packed or varlen, got \"anything\""});
+}
+
 }  // namespace
 }  // namespace attnlab

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/number_format.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_flags.hpp"
 #include "cli/table.hpp"
@@ -105,8 +106,8 @@ void print_pass(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, 
     std::vector<std::string> cells{name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
                                    printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops)};
     if (fwd)
-      cells.insert(cells.end(), {si_count(double(cost.scores_computed())),
-                                 times(double(cost.scores_computed()) / double(cost.scores_useful())),
+      cells.insert(cells.end(), {format_count(double(cost.scores_computed())),
+                                 format_ratio(double(cost.scores_computed()) / double(cost.scores_useful())),
                                  printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
                                  o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : ""});
     else

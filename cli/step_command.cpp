@@ -3,13 +3,13 @@
 #include <optional>
 #include <string>
 
+#include "analysis/number_format.hpp"
+#include "analysis/step_chain.hpp"
 #include "cli/commands.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
-#include "core/gemm_ceiling.hpp"
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
-#include "core/step_chain.hpp"
 
 namespace attnlab::cli {
 
@@ -20,8 +20,7 @@ struct StepOptions {
   std::string format = "table";
 };
 
-std::string flops(double x) { return si_count(x); }
-std::string percent(double x) { return printf_string("%.2f%%", 100.0 * x); }
+std::string flops(double x) { return format_count(x); }
 
 void print_header(const Scenario& s, const TrainingStep& step) {
   const ModelShape& m = step.model;
@@ -41,7 +40,7 @@ void print_header(const Scenario& s, const TrainingStep& step) {
   const double attention = step.nanochat_flops_per_token - 6.0 * double(step.matrix_params);
   std::printf("nanochat     estimate_flops = 6 x %lld + %.0f = %.0f FLOP per token (%.4f G); attention %s of it\n\n",
               static_cast<long long>(step.matrix_params), attention, step.nanochat_flops_per_token,
-              step.nanochat_flops_per_token / 1e9, percent(attention / step.nanochat_flops_per_token).c_str());
+              step.nanochat_flops_per_token / 1e9, format_percent(attention / step.nanochat_flops_per_token).c_str());
 }
 
 void print_step_table(const TrainingStep& step) {
@@ -66,8 +65,8 @@ void print_step_table(const TrainingStep& step) {
   row("attention, all layers, computed", [](C c) { return flops(c.attention_computed.step()); });
   row("step, full squares", [](C c) { return flops(c.step_full_squares()); });
   row("step, computed", [](C c) { return flops(c.step_computed()); });
-  row("attention share, full squares", [](C c) { return percent(c.attention_share_full_squares()); });
-  row("attention share, computed", [](C c) { return percent(c.attention_share_computed()); });
+  row("attention share, full squares", [](C c) { return format_percent(c.attention_share_full_squares()); });
+  row("attention share, computed", [](C c) { return format_percent(c.attention_share_computed()); });
   std::fputs(table.render().c_str(), stdout);
   std::printf("Full squares: nanochat's count, every position of a row of E sees min(window, E) keys, backward 2x forward.\n"
               "Computed: our cost model, causal, %dx%d tiles, each layer at its window; backward from the backward\n"
@@ -82,11 +81,11 @@ void print_article_counts(const Scenario& s) {
   const ArticleCounts at_rows = article_counts(s.doc_lengths, s.row_len);
   const ArticleCounts at_4096 = article_counts(s.doc_lengths, 4096);
   table.add_row({"the article's: rows full, documents half squares", millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares) / 2), times(at_rows.article_ratio())});
+                 millions(double(at_rows.docs_full_squares) / 2), format_ratio(at_rows.article_ratio())});
   table.add_row({printf_string("the same counting, rows of %d", s.row_len), millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares)), times(at_rows.same_counting_ratio())});
+                 millions(double(at_rows.docs_full_squares)), format_ratio(at_rows.same_counting_ratio())});
   table.add_row({"the same counting, rows of 4096 (uniform-64x512)", millions(double(at_4096.rows_full_squares)),
-                 millions(double(at_4096.docs_full_squares)), times(at_4096.same_counting_ratio())});
+                 millions(double(at_4096.docs_full_squares)), format_ratio(at_4096.same_counting_ratio())});
   std::fputs(table.render().c_str(), stdout);
   std::printf("The article set its rows as full squares against its documents as half squares (\"64 x 256K = 8M\";\n"
               "64 x 256K is 16M, 64 x 512^2 / 2 is 8M). Counted alike, rows of 2048 hold 4x the documents' scores;\n"
@@ -123,24 +122,25 @@ void print_time_table(const StepTimePrediction& t) {
   std::fputs(table.render().c_str(), stdout);
 }
 
-void print_savings(const TrainingStep& step, const std::optional<GemmCeiling>& ceiling,
+void print_savings(const TrainingStep& step, const LoadedResults& results,
                    const std::array<StepTimePrediction, 2>& times) {
+  const std::optional<Ceilings>& ceiling = results.ceilings;
   std::printf("\nPredicted saving of the step, packed rows -> varlen\n");
   std::printf("(a) from FLOPs: %s (nanochat's full squares), %s (computed: causal, tiled)\n",
-              percent(step.saving_full_squares()).c_str(), percent(step.saving_computed()).c_str());
+              format_percent(step.saving_full_squares()).c_str(), format_percent(step.saving_computed()).c_str());
   if (!ceiling) {
     std::printf("(b) from time: not measured (no GEMM ceiling in the results folder)\n");
   } else {
     std::printf("(b) from time, GEMMs at %.0f TFLOP/s: %s, %s, %s (%s says where it was measured)\n", ceiling->tflops,
-                ceiling->what.c_str(), ceiling->gpu.c_str(), ceiling->date.c_str(),
-                (measured_results_folder() / ceilings_file_name).string().c_str());
+                ceiling->gemm.what.c_str(), ceiling->gemm.gpu.c_str(), ceiling->gemm.date.c_str(),
+                results.ceilings_file.string().c_str());
     for (const StepTimePrediction& t : times) {
       const auto fwd = t.saving_fwd(), whole = t.saving_step();
       std::printf("    %-8s forward alone %s; whole step (forward and backward) %s\n", kernel_family_name(t.family),
-                  fwd ? percent(*fwd).c_str() : "not measured", whole ? percent(*whole).c_str() : "not measured");
+                  fwd ? format_percent(*fwd).c_str() : "not measured", whole ? format_percent(*whole).c_str() : "not measured");
     }
   }
-  std::printf("the article: %s (a whole nanochat d24 training run)\n", percent(article_step_saving).c_str());
+  std::printf("the article: %s (a whole nanochat d24 training run)\n", format_percent(article_step_saving).c_str());
 }
 
 void print_chain(const std::vector<ChainLink>& chain) {
@@ -170,9 +170,9 @@ void print_step_csv(const Scenario& s, const TrainingStep& step) {
 }
 
 // The shipped runs to match the layers against; a scenario folder that cannot be listed costs a warning.
-MeasuredRuns shipped_runs(const Scenario& s) {
+MeasuredRuns shipped_runs(const Scenario& s, const LoadedResults& results) {
   MeasuredRuns runs;
-  for (auto& [file, row] : read_results_folder(measured_results_folder())) runs.rows.push_back(std::move(row));
+  for (const ResultsFile& file : results.files) runs.rows.insert(runs.rows.end(), file.rows.begin(), file.rows.end());
   try {
     runs.scenarios = list_scenarios();
   } catch (const InputError& e) {
@@ -180,18 +180,6 @@ MeasuredRuns shipped_runs(const Scenario& s) {
     runs.scenarios = {s};
   }
   return runs;
-}
-
-std::optional<GemmCeiling> shipped_ceiling() {
-  const auto file = measured_results_folder() / ceilings_file_name;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
-  try {
-    return read_gemm_ceiling(file);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "attnlab: warning: no GEMM ceiling: %s\n", e.what());
-    return std::nullopt;
-  }
 }
 
 }  // namespace
@@ -217,14 +205,15 @@ void add_step_command(CLI::App& app) {
     print_header(s, step);
     print_step_table(step);
     print_article_counts(s);
-    const std::optional<GemmCeiling> ceiling = shipped_ceiling();
-    const MeasuredRuns runs = shipped_runs(s);
+    const LoadedResults results = load_measured_results();
+    const std::optional<Ceilings>& ceiling = results.ceilings;
+    const MeasuredRuns runs = shipped_runs(s, results);
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily f : all_kernel_families)
       times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, runs);
     if (ceiling)
       for (const StepTimePrediction& t : times) print_time_table(t);
-    print_savings(step, ceiling, times);
+    print_savings(step, results, times);
     print_chain(step_chain(s, step, times));
   });
 }

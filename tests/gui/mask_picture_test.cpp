@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario_file.hpp"
-#include "gui/mask_picture.hpp"
-#include "gui/scenario_model.hpp"
+#include "gui/mask_picture/mask_picture.hpp"
+#include "gui/app/scenario_model.hpp"
 
 namespace attnlab::gui {
 namespace {

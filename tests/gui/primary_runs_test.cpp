@@ -13,10 +13,11 @@
 
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
-#include "gui/live_run.hpp"
-#include "gui/primary_runs.hpp"
-#include "gui/scenario_model.hpp"
-#include "gui/source_ratios.hpp"
+#include "gui/app/live_run.hpp"
+#include "analysis/primary_runs.hpp"
+#include "analysis/results_order.hpp"
+#include "gui/app/scenario_model.hpp"
+#include "analysis/source_ratios.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -41,7 +42,7 @@ TEST(PrimaryRuns, TheFirstFileHoldingAConfigurationGivesThePrimaryRunTheOthersIt
   write_results_csv(folder / "attnlab-run.csv", {our_row("packed", 2089)});
   write_results_csv(folder / "attnlab-bench-variants.csv", {d64, our_row("packed", 2119), our_row("varlen", 379)});
   write_results_csv(folder / "attnlab-bench.csv", {our_row("varlen", 376), our_row("packed", 2234)});
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   ASSERT_EQ(results.files.size(), 3u);
   EXPECT_EQ(results.files[0].path.filename(), "attnlab-bench.csv");
@@ -88,7 +89,7 @@ TEST(SourceRatios, APeerWithoutVarlenUsesItsPaddedRunOnlyWherePaddedEqualsVarlen
   padded.source = "torch-sdpa-cudnn-padded";
   packed.source = "torch-sdpa-cudnn-packed";
   write_results_csv(folder / "peers.csv", {padded, packed});
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   const std::vector<SourceRatios> equal = source_ratios(results, own, true);
@@ -132,7 +133,7 @@ const std::regex ratio_row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varle
 // TABLE.md's "Measured ratios against the model": every row's attnlab and PyTorch
 // (FlashAttention-2 for padded and packed) ratios, and the model's, are the GUI's.
 TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
   const std::string table = read_text(shipped_results_folder + "/TABLE.md");
   const std::regex& row = ratio_row;
   std::map<std::string, ScenarioModel> models;
@@ -188,7 +189,7 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
   const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 bench/results_table.py --bench " +
                               (folder / "attnlab-bench.csv").string() + " --attnlab " + cli.string() + " --out " + out;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
@@ -213,7 +214,7 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
 // The README's summary: our varlen time and FlashAttention-2's, per scenario shape, are
 // the primary runs the GUI shows (uniform-64x512's 376 µs, not another run's 379 µs).
 TEST(ShippedResults, PrimaryRunsAreTheOnesTheReadmeTableShows) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
   const std::string readme = read_text(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
   const std::regex row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| ([0-9,.]+) \(\d+\) \| ([0-9,.]+) \(\d+\)( ¹)? \|)");
   const auto us = [](double v) {
@@ -246,7 +247,7 @@ TEST(ShippedResults, PrimaryRunsAreTheOnesTheReadmeTableShows) {
 // kernel: attnlab-bench.csv and the kernels file); the primary one is attnlab-bench.csv's,
 // whose ratio REPRODUCE.md and the README quote.
 TEST(ShippedResults, TheArticlesCaseShowsTheBenchRunAndTheSpreadOfTheOthers) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   EXPECT_EQ(own.head_dim, 128);
   // The Timings view opens on the article's configuration, head dim 128, though the

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gui/results_state.hpp"
+#include "analysis/results_files.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -19,12 +19,12 @@ std::filesystem::path fresh_folder(const char* name) {
   return folder;
 }
 
-TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
+TEST(LoadedResults, BrokenFileIsReportedAndSkipped) {
   const auto folder = fresh_folder("results");
   write_results_csv(folder / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});
   std::ofstream(folder / "b-broken.csv") << "this,is,not\na,results,file\n";
   std::ofstream(folder / "notes.txt") << "not a csv\n";
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   ASSERT_EQ(results.files.size(), 1u);
   EXPECT_EQ(results.files[0].rows.size(), 2u);
@@ -38,8 +38,8 @@ TEST(ResultsState, BrokenFileIsReportedAndSkipped) {
   std::filesystem::remove_all(folder);
 }
 
-TEST(ResultsState, MissingOrEmptyFolderAddsNothing) {
-  ResultsState results;
+TEST(LoadedResults, MissingOrEmptyFolderAddsNothing) {
+  LoadedResults results;
   const auto empty = fresh_folder("empty");
   load_results_folder(results, empty);
   std::filesystem::remove_all(empty);

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/scenario_file.hpp"
-#include "gui/scenario_edits.hpp"
+#include "gui/app/scenario_edits.hpp"
 #include "temp_path.hpp"
 
 namespace attnlab::gui {

@@ -13,10 +13,11 @@
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
 #include "core/scenario_file.hpp"
-#include "gui/cell_colors.hpp"
-#include "gui/costs_widgets.hpp"
-#include "gui/gui_window.hpp"
-#include "gui/scenario_edits.hpp"
+#include "gui/mask_picture/cell_colors.hpp"
+#include "gui/views/costs_widgets.hpp"
+#include "gui/platform/gui_window.hpp"
+#include "gui/app/scenario_edits.hpp"
+#include "gui/views/view_list.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -54,7 +55,8 @@ std::pair<int, int> pixel_of(const MaskPlacement& p, std::int64_t q, std::int64_
 }
 
 TEST(Views, EachViewRendersAPictureWithContent) {
-  for (View v : all_views) {
+  for (const ViewEntry& entry : view_list) {
+    const View v = entry.view;
     SCOPED_TRACE(view_name(v));
     AppState state = state_on("uniform-64x512", v);
     const Image image = window->render_offscreen(state, 800, 500);
@@ -188,7 +190,7 @@ TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
   ASSERT_EQ(state.view, View::scenario);
   ImGuiTabBar* bar = views_tab_bar();
   ASSERT_NE(bar, nullptr);
-  ASSERT_EQ(bar->Tabs.Size, int(all_views.size()));
+  ASSERT_EQ(bar->Tabs.Size, int(view_list.size()));
   const ImGuiTabItem& masks = bar->Tabs[int(View::masks)];
   const ScreenPoint at{int(bar->BarRect.Min.x + masks.Offset + masks.Width / 2), int((bar->BarRect.Min.y + bar->BarRect.Max.y) / 2)};
   window->press_mouse(0, true, at);

@@ -21,7 +21,7 @@ ImU32 implementation_color(Implementation i) {
 
 MarkerShape family_marker(const SourceFamily* family) {
   if (!family) return MarkerShape::cross;
-  const auto families = source_families();
+  const std::vector<SourceFamily>& families = source_families();  // a family's place in the file picks its shape
   constexpr MarkerShape shapes[] = {MarkerShape::circle, MarkerShape::diamond, MarkerShape::square,
                                     MarkerShape::triangle, MarkerShape::triangle_down, MarkerShape::cross};
   const auto index = static_cast<std::size_t>(family - families.data());

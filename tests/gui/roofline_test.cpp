@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 #include <toml++/toml.h>
@@ -123,6 +124,13 @@ TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
       const double distance = std::hypot(double(a[0] - b[0]), double(a[1] - b[1]), double(a[2] - b[2]));
       EXPECT_GT(distance, 100) << implementation_name(i) << " against " << paint_class_label(static_cast<PaintClass>(c));
     }
+}
+
+// The families' shapes come from their place in the families file: each listed family its own.
+TEST(Roofline, EachFamilyHasItsOwnMarker) {
+  std::set<MarkerShape> shapes;
+  for (const SourceFamily& f : source_families()) shapes.insert(family_marker(&f));
+  EXPECT_EQ(shapes.size(), source_families().size());
 }
 
 }  // namespace

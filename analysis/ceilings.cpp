@@ -1,10 +1,8 @@
 #include "analysis/ceilings.hpp"
 
 #include <algorithm>
-#include <toml++/toml.h>
 
 #include "core/input_error.hpp"
-#include "core/input_file.hpp"
 #include "core/toml_guard.hpp"
 
 namespace attnlab {
@@ -38,16 +36,8 @@ double read_ceiling(const toml::table& file, const std::string& name, const char
 double Ceilings::roof_tflops(double flops_per_byte) const { return std::min(tflops, tbps * flops_per_byte); }
 
 Ceilings read_ceilings(const std::filesystem::path& file) {
-  const std::string text = read_input_file(file, "ceilings file", max_ceilings_file_bytes);
+  const toml::table table = read_toml_file(file, "ceilings file", max_ceilings_file_bytes);
   const std::string name = printable(file.string(), 4096);
-  check_toml_text(text, name);
-  toml::table table;
-  try {
-    table = toml::parse(text, file.string());
-  } catch (const toml::parse_error& e) {
-    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                     ": not valid TOML: " + printable(e.description()));
-  }
   Ceilings c;
   c.tflops = read_ceiling(table, name, "gemm_bf16", "tflops", 1e6, "TFLOP/s", c.gemm);
   c.tbps = read_ceiling(table, name, "copy", "tbps", 1e3, "TB/s", c.copy);

@@ -288,17 +288,7 @@ std::filesystem::path scenarios_folder() {
 
 Scenario load_scenario(std::string_view name_or_path) {
   const std::filesystem::path file = scenario_path(name_or_path);
-  const std::string text = read_input_file(file, "scenario file", max_scenario_file_bytes);
-  const std::string name = printable(file.string(), 4096);
-  check_toml_text(text, name);  // what toml++ 3.3.0 does not survive: deep nesting, non-ASCII outside strings
-  toml::table table;
-  try {
-    table = toml::parse(text, file.string());
-  } catch (const toml::parse_error& e) {
-    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                     ": not valid TOML: " + printable(e.description()));
-  }
-  return read_scenario(table, file);
+  return read_scenario(read_toml_file(file, "scenario file", max_scenario_file_bytes), file);
 }
 
 std::vector<Scenario> list_scenarios() {

@@ -199,4 +199,16 @@ class TomlGuard {
 
 void check_toml_text(std::string_view text, const std::string& file) { TomlGuard(text, file).run(); }
 
+toml::table read_toml_file(const std::filesystem::path& file, std::string_view what, std::int64_t max_bytes) {
+  const std::string text = read_input_file(file, what, max_bytes);
+  const std::string name = printable(file.string(), 4096);
+  check_toml_text(text, name);  // what toml++ 3.3.0 does not survive: deep nesting, non-ASCII outside strings
+  try {
+    return toml::parse(text, file.string());
+  } catch (const toml::parse_error& e) {
+    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
+                     ": not valid TOML: " + printable(e.description()));
+  }
+}
+
 }  // namespace attnlab

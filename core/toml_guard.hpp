@@ -10,6 +10,10 @@
 //    TOML allows them nowhere else, so nothing valid is lost. Inside strings and
 //    comments the text must be UTF-8, as TOML requires.
 // The pass only counts: the grammar stays toml++'s, which reports syntax errors.
+#include <toml++/toml.h>
+
+#include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -17,5 +21,9 @@ namespace attnlab {
 
 // Throws InputError "FILE:LINE:COLUMN: not valid TOML: ..." naming the limit.
 void check_toml_text(std::string_view text, const std::string& file);
+
+// A TOML file read whole (read_input_file: `what` names it, at most max_bytes), checked by
+// check_toml_text, then parsed; any failure is one InputError naming the file, line and column.
+toml::table read_toml_file(const std::filesystem::path& file, std::string_view what, std::int64_t max_bytes);
 
 }  // namespace attnlab

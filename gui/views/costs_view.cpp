@@ -2,7 +2,7 @@
 // stacked bars by cell kind and as a table with ratios against varlen; the chain
 // from the model's ratio to the measured ones; HBM bytes, the model's and ncu's
 // measured ones, with naive's broken down by tensor. Measured numbers come from the
-// primary run of the scenario's own configuration (primary_runs.hpp), file named.
+// primary run of the scenario's own configuration (analysis/primary_runs.hpp), file named.
 // The backward pass has its own half (costs_backward_view.cpp), chosen at the top.
 #include <imgui.h>
 

@@ -18,7 +18,7 @@ namespace attnlab::gui {
 void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, const Kernels& kernels,
                      const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
 
-// Forward, backward and their sum per source and implementation (pass_pairs.hpp): the
+// Forward, backward and their sum per source and implementation (analysis/pass_pairs.hpp): the
 // sum only where one file holds both passes, and a missing pass said in words.
 void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height);
 

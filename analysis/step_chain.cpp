@@ -14,7 +14,6 @@ std::string format(const char* f, double x) {
   std::snprintf(buf, sizeof buf, f, x);
   return buf;
 }
-std::string millions(std::int64_t n) { return format("%.1fM", double(n) / (1 << 20)); }
 
 // Packed over varlen of a per-layer quantity summed over the layers.
 template <class PerLayer>
@@ -29,17 +28,19 @@ double over_layers(const TrainingStep& step, PerLayer per_layer) {
 
 }  // namespace
 
+std::string article_millions(double n) { return format("%.1fM", n / (1 << 20)); }
+
 std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                                   const std::array<StepTimePrediction, 2>& times) {
   const ArticleCounts counts = article_counts(s.doc_lengths, s.row_len);
   const std::string rows = "rows of " + std::to_string(s.row_len);
   std::vector<ChainLink> chain;
   chain.push_back({"the article's count", format_ratio(counts.article_ratio()),
-                   rows + " as full squares (" + millions(counts.rows_full_squares) +
-                       ") against the documents as half squares (" + millions(counts.docs_full_squares / 2) + ")"});
+                   rows + " as full squares (" + article_millions(counts.rows_full_squares) +
+                       ") against the documents as half squares (" + article_millions(counts.docs_full_squares / 2) + ")"});
   chain.push_back({"the same counting on both sides", format_ratio(counts.same_counting_ratio()),
-                   "full squares: " + millions(counts.rows_full_squares) + " against " +
-                       millions(counts.docs_full_squares) + ", " + rows});
+                   "full squares: " + article_millions(counts.rows_full_squares) + " against " +
+                       article_millions(counts.docs_full_squares) + ", " + rows});
   chain.push_back({"what the window leaves", format_ratio(over_layers(step, [](const StepCost& c, LayerKind k) {
                      return c.attended_per_layer[int(k)];
                    })),

@@ -14,6 +14,9 @@ namespace attnlab {
 // The article's reported saving: a nanochat d24 training run 1.8% shorter with varlen.
 inline constexpr double article_step_saving = 0.018;
 
+// A count of scores in the article's millions (2^20: "64 x 256K = 8M"), e.g. "16.0M".
+std::string article_millions(double n);
+
 struct ChainLink {
   std::string label;  // what the link is
   std::string value;  // our number ("4.00x", "3.56%"), or "not measured"

@@ -77,15 +77,14 @@ void print_step_table(const TrainingStep& step) {
 void print_article_counts(const Scenario& s) {
   std::printf("\nThe article's counts (scores per head)\n");
   TextTable table({"count", "rows", "documents", "rows / documents"});
-  const auto millions = [](double n) { return printf_string("%.1fM", n / (1 << 20)); };
   const ArticleCounts at_rows = article_counts(s.doc_lengths, s.row_len);
   const ArticleCounts at_4096 = article_counts(s.doc_lengths, 4096);
-  table.add_row({"the article's: rows full, documents half squares", millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares) / 2), format_ratio(at_rows.article_ratio())});
-  table.add_row({printf_string("the same counting, rows of %d", s.row_len), millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares)), format_ratio(at_rows.same_counting_ratio())});
-  table.add_row({"the same counting, rows of 4096 (uniform-64x512)", millions(double(at_4096.rows_full_squares)),
-                 millions(double(at_4096.docs_full_squares)), format_ratio(at_4096.same_counting_ratio())});
+  table.add_row({"the article's: rows full, documents half squares", article_millions(double(at_rows.rows_full_squares)),
+                 article_millions(double(at_rows.docs_full_squares) / 2), format_ratio(at_rows.article_ratio())});
+  table.add_row({printf_string("the same counting, rows of %d", s.row_len), article_millions(double(at_rows.rows_full_squares)),
+                 article_millions(double(at_rows.docs_full_squares)), format_ratio(at_rows.same_counting_ratio())});
+  table.add_row({"the same counting, rows of 4096 (uniform-64x512)", article_millions(double(at_4096.rows_full_squares)),
+                 article_millions(double(at_4096.docs_full_squares)), format_ratio(at_4096.same_counting_ratio())});
   std::fputs(table.render().c_str(), stdout);
   std::printf("The article set its rows as full squares against its documents as half squares (\"64 x 256K = 8M\";\n"
               "64 x 256K is 16M, 64 x 512^2 / 2 is 8M). Counted alike, rows of 2048 hold 4x the documents' scores;\n"

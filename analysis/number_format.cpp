@@ -16,7 +16,9 @@ std::string scaled(double value, double step, const char* const* prefixes, int p
     value /= step;
     ++i;
   }
-  const char* format = i == 0 || std::fabs(value) >= 100 ? "%.0f %s%s" : std::fabs(value) >= 10 ? "%.1f %s%s" : "%.2f %s%s";
+  const char* format = i == 0 || std::fabs(value) >= 100 ? "%.0f %s%s"
+                       : std::fabs(value) >= 10          ? "%.1f %s%s"
+                                                         : "%.2f %s%s";
   char text[48];
   std::snprintf(text, sizeof text, format, value, prefixes[i], unit);
   std::string out = text;
@@ -67,7 +69,10 @@ std::string format_percent(double fraction) {
 }
 
 std::string count_of(long long n, const char* noun, const char* plural) {
-  return with_thousands(n) + " " + (n == 1 ? std::string(noun) : plural ? std::string(plural) : std::string(noun) + "s");
+  return with_thousands(n) + " " +
+         (n == 1   ? std::string(noun)
+          : plural ? std::string(plural)
+                   : std::string(noun) + "s");
 }
 
 }  // namespace attnlab

@@ -35,7 +35,8 @@ std::vector<PassPair> pass_pairs(const LoadedResults& results, const Configurati
   for (const MeasuredRun& m : primary_runs(results, [&](const ResultRow& r) { return fwd.holds(r) || bwd.holds(r); })) {
     const ResultRow& r = *m.primary.row;
     auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const PassPair& p) { return same_code(p, r); });
-    if (pair == pairs.end()) pair = pairs.insert(pairs.end(), PassPair{r.source, r.kernel, r.implementation, {}, {}, nullptr});
+    if (pair == pairs.end())
+      pair = pairs.insert(pairs.end(), PassPair{r.source, r.kernel, r.implementation, {}, {}, nullptr});
     (r.pass == Pass::fwd ? pair->fwd : pair->bwd) = m.primary;
   }
   for (PassPair& p : pairs)

@@ -36,14 +36,17 @@ std::vector<SourceFamily> read_peer_families(const std::filesystem::path& file) 
   while (std::getline(text, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    const auto fail = [&](const std::string& what) { throw InputError(name + ":" + std::to_string(line_number) + ": " + what); };
+    const auto fail = [&](const std::string& what) {
+      throw InputError(name + ":" + std::to_string(line_number) + ": " + what);
+    };
     if (line_number == 1) {
       if (line != families_header) fail(std::string("expected the header ") + families_header);
       continue;
     }
     if (line.empty()) continue;
     const std::vector<std::string> cells = split_cells(line);
-    if (cells.size() != 4) fail("expected 4 cells (" + std::string(families_header) + "), got " + std::to_string(cells.size()));
+    if (cells.size() != 4)
+      fail("expected 4 cells (" + std::string(families_header) + "), got " + std::to_string(cells.size()));
     const std::string &family = cells[0], &short_name = cells[1], &source = cells[3];
     if (family.empty()) fail("family: expected a name, got an empty cell");
     if (source.empty()) fail("source: expected a name, got an empty cell");
@@ -52,11 +55,11 @@ std::vector<SourceFamily> read_peer_families(const std::filesystem::path& file) 
     auto f = std::find_if(families.begin(), families.end(), [&](const SourceFamily& x) { return x.name == family; });
     if (f == families.end()) f = families.insert(families.end(), SourceFamily{family, short_name, {}});
     if (f->short_name != short_name)
-      fail("short_name: family " + family + " is \"" + f->short_name + "\" above, got \"" + printable(short_name) + "\"");
+      fail("short_name: family " + family + " is \"" + f->short_name + "\" above, got \"" + printable(short_name) +
+           "\"");
     for (const SourceFamily& other : families)
-      if (&other != &*f && std::any_of(other.sources.begin(), other.sources.end(), [&](const auto& s) {
-            return std::find(s.begin(), s.end(), source) != s.end();
-          }))
+      if (&other != &*f && std::any_of(other.sources.begin(), other.sources.end(),
+                                       [&](const auto& s) { return std::find(s.begin(), s.end(), source) != s.end(); }))
         fail("source: " + source + " is listed under family " + other.name + " above");
     f->sources[static_cast<int>(*impl)].push_back(source);
   }

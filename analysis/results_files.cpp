@@ -15,9 +15,8 @@ void load_file(LoadedResults& results, const std::filesystem::path& path) {
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
   try {
     ResultsFile file{path, read_results_csv(path)};
-    const auto at = std::upper_bound(results.files.begin(), results.files.end(), file, [](const auto& a, const auto& b) {
-      return results_file_order(a.path, b.path);
-    });
+    const auto at = std::upper_bound(results.files.begin(), results.files.end(), file,
+                                     [](const auto& a, const auto& b) { return results_file_order(a.path, b.path); });
     results.files.insert(at, std::move(file));
   } catch (const std::exception& e) {
     const std::string message = e.what();

@@ -7,7 +7,8 @@ namespace attnlab {
 std::optional<std::int64_t> least_bytes(const ResultRow& r) {
   if (!r.tokens || !r.kv_heads) return std::nullopt;
   const std::int64_t per_head = *r.tokens * r.head_dim * dtype_bytes(r.dtype);
-  const std::int64_t tensors_per_head = r.pass == Pass::fwd ? 2 : 4;  // fwd: Q and O (K and V); bwd adds dO, dQ (dK, dV)
+  const std::int64_t tensors_per_head =
+      r.pass == Pass::fwd ? 2 : 4;  // fwd: Q and O (K and V); bwd adds dO, dQ (dK, dV)
   return per_head * tensors_per_head * (std::int64_t{r.heads} + *r.kv_heads);
 }
 
@@ -24,7 +25,8 @@ std::vector<RooflinePoint> roofline_points(const MeasuredRun& run) {
   std::vector<RooflinePoint> points;
   if (!bytes || *bytes <= 0 || !r.median_us) return points;
   const double seconds = *r.median_us * 1e-6;
-  for (const auto& [tflops, basis] : {std::pair{r.computed_tflops, FlopsBasis::computed}, std::pair{r.useful_tflops, FlopsBasis::useful}}) {
+  for (const auto& [tflops, basis] :
+       {std::pair{r.computed_tflops, FlopsBasis::computed}, std::pair{r.useful_tflops, FlopsBasis::useful}}) {
     if (!tflops || *tflops <= 0) continue;
     RooflinePoint p = base;
     p.flops = basis;

@@ -15,7 +15,8 @@ std::vector<std::string> our_flash_kernels(const LoadedResults& results) {
   std::vector<std::string> kernels;
   for (const ResultsFile& file : results.files)
     for (const ResultRow& r : file.rows)
-      if (ours_of_a_flash_kernel(r) && r.median_us && std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
+      if (ours_of_a_flash_kernel(r) && r.median_us &&
+          std::find(kernels.begin(), kernels.end(), r.kernel) == kernels.end())
         kernels.push_back(r.kernel);
   return kernels;
 }
@@ -34,20 +35,23 @@ std::optional<double> SourceRatios::vs_varlen(Implementation i) const {
   return *a->primary.row->median_us / *v->primary.row->median_us;
 }
 
-std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Configuration& c, bool padded_equals_varlen) {
+std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Configuration& c,
+                                        bool padded_equals_varlen) {
   const std::vector<std::string> all_kernels = our_flash_kernels(results);
   // Ours: one entry per flash kernel measured in `c`; none measured (naive alone): one entry of any kernel.
   std::vector<std::optional<std::string>> our_kernels;
   for (const std::string& k : all_kernels)
     if (std::any_of(results.files.begin(), results.files.end(), [&](const ResultsFile& f) {
-          return std::any_of(f.rows.begin(), f.rows.end(),
-                             [&](const ResultRow& r) { return ours_of_a_flash_kernel(r) && r.median_us && r.kernel == k && c.holds(r); });
+          return std::any_of(f.rows.begin(), f.rows.end(), [&](const ResultRow& r) {
+            return ours_of_a_flash_kernel(r) && r.median_us && r.kernel == k && c.holds(r);
+          });
         }))
       our_kernels.emplace_back(k);
   if (our_kernels.empty()) our_kernels.emplace_back();
   std::vector<SourceRatios> out;
   for (const SourceFamily& f : source_families())
-    for (const std::optional<std::string>& kernel : f.name == ours_family ? our_kernels : std::vector<std::optional<std::string>>(1)) {
+    for (const std::optional<std::string>& kernel :
+         f.name == ours_family ? our_kernels : std::vector<std::optional<std::string>>(1)) {
       SourceRatios r{&f, kernel.value_or(""), kernel && all_kernels.size() > 1, {}, false};
       bool any = false;
       for (Implementation i : all_implementations)
@@ -59,7 +63,8 @@ std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Conf
           }
         }
       if (!any) continue;
-      r.padded_stands_for_varlen = padded_equals_varlen && !r.run(Implementation::varlen) && r.run(Implementation::padded);
+      r.padded_stands_for_varlen =
+          padded_equals_varlen && !r.run(Implementation::varlen) && r.run(Implementation::padded);
       out.push_back(std::move(r));
     }
   return out;

@@ -40,8 +40,12 @@ struct SourceRatios {
   // padded computes exactly varlen's scores (documents of one length: no padding).
   bool padded_stands_for_varlen = false;
 
-  const MeasuredRun* run(Implementation i) const { return runs[static_cast<int>(i)] ? &*runs[static_cast<int>(i)] : nullptr; }
-  const MeasuredRun* varlen() const { return run(padded_stands_for_varlen ? Implementation::padded : Implementation::varlen); }
+  const MeasuredRun* run(Implementation i) const {
+    return runs[static_cast<int>(i)] ? &*runs[static_cast<int>(i)] : nullptr;
+  }
+  const MeasuredRun* varlen() const {
+    return run(padded_stands_for_varlen ? Implementation::padded : Implementation::varlen);
+  }
   // Median time of the primary run over the varlen run's; empty when either is missing.
   std::optional<double> vs_varlen(Implementation i) const;
   // "attnlab", or "attnlab · wgmma-sm90" where kernels are named.
@@ -51,7 +55,8 @@ struct SourceRatios {
 // One entry per family with at least one run in `c`, ours first: one per flash kernel
 // of ours with a run in `c`, in our_flash_kernels' order. `padded_equals_varlen`: the
 // model's padded layout computes the same scores as varlen's for this scenario.
-std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Configuration& c, bool padded_equals_varlen);
+std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Configuration& c,
+                                        bool padded_equals_varlen);
 
 // The entry of a family by name (and ours of one flash kernel; without one, the
 // first), if it is there.

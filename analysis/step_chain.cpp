@@ -37,19 +37,19 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   std::vector<ChainLink> chain;
   chain.push_back({"the article's count", format_ratio(counts.article_ratio()),
                    rows + " as full squares (" + article_millions(counts.rows_full_squares) +
-                       ") against the documents as half squares (" + article_millions(counts.docs_full_squares / 2) + ")"});
+                       ") against the documents as half squares (" + article_millions(counts.docs_full_squares / 2) +
+                       ")"});
   chain.push_back({"the same counting on both sides", format_ratio(counts.same_counting_ratio()),
                    "full squares: " + article_millions(counts.rows_full_squares) + " against " +
                        article_millions(counts.docs_full_squares) + ", " + rows});
-  chain.push_back({"what the window leaves", format_ratio(over_layers(step, [](const StepCost& c, LayerKind k) {
-                     return c.attended_per_layer[int(k)];
-                   })),
-                   "scores attended cell by cell (causal), each layer at its window, summed over the layers"});
-  chain.push_back({"what tile quantization leaves", format_ratio(over_layers(step, [](const StepCost& c, LayerKind k) {
-                     return c.computed_per_layer[int(k)].fwd;
-                   })),
-                   "scores computed by " + tile_name(step.tile) +
-                       " tiles, summed over the layers"});
+  chain.push_back(
+      {"what the window leaves",
+       format_ratio(over_layers(step, [](const StepCost& c, LayerKind k) { return c.attended_per_layer[int(k)]; })),
+       "scores attended cell by cell (causal), each layer at its window, summed over the layers"});
+  chain.push_back(
+      {"what tile quantization leaves",
+       format_ratio(over_layers(step, [](const StepCost& c, LayerKind k) { return c.computed_per_layer[int(k)].fwd; })),
+       "scores computed by " + tile_name(step.tile) + " tiles, summed over the layers"});
   for (const StepTimePrediction& t : times) {
     const auto p = t.packed.attention_us(Pass::fwd, t.layers), v = t.varlen.attention_us(Pass::fwd, t.layers);
     std::string how = "attention forward time over the layers, shipped results (H100); one layer:";
@@ -59,7 +59,8 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
       how += std::string(kind == LayerKind::short_window ? " " : ", ") + layer_kind_name(kind) + " " +
              (pk && vk ? format_ratio(pk->us / vk->us) : "not measured");
     }
-    chain.push_back({std::string("measured, ") + kernel_family_name(t.family), p && v ? format_ratio(*p / *v) : "not measured", how});
+    chain.push_back({std::string("measured, ") + kernel_family_name(t.family),
+                     p && v ? format_ratio(*p / *v) : "not measured", how});
   }
   const StepCost& packed = step[Implementation::packed];
   chain.push_back({"attention's share of the step (packed)", format_percent(packed.attention_share_full_squares()),
@@ -72,15 +73,18 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                      t.gemm_tflops ? "GEMMs at " + format("%.0f", *t.gemm_tflops) + " TFLOP/s, attention measured"
                                    : std::string("no GEMM ceiling measured")});
   }
-  chain.push_back({"predicted step saving, from FLOPs", format_percent(step.saving_full_squares()),
-                   "nanochat's full squares; " + format_percent(step.saving_computed()) + " as computed (causal, tiled)"});
+  chain.push_back(
+      {"predicted step saving, from FLOPs", format_percent(step.saving_full_squares()),
+       "nanochat's full squares; " + format_percent(step.saving_computed()) + " as computed (causal, tiled)"});
   for (const StepTimePrediction& t : times) {
     const auto fwd = t.saving_fwd(), whole = t.saving_step();
-    chain.push_back({std::string("predicted step saving, from time, ") + kernel_family_name(t.family),
-                     whole ? format_percent(*whole) : "not measured",
-                     std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
+    chain.push_back(
+        {std::string("predicted step saving, from time, ") + kernel_family_name(t.family),
+         whole ? format_percent(*whole) : "not measured",
+         std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
   }
-  chain.push_back({"the article's measured saving", format_percent(article_step_saving), "a whole nanochat d24 training run"});
+  chain.push_back(
+      {"the article's measured saving", format_percent(article_step_saving), "a whole nanochat d24 training run"});
   return chain;
 }
 

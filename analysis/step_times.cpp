@@ -43,7 +43,8 @@ Window effective_window(Window w, bool causal, const RowShapes& rows) {
   return {bound(w.left), causal ? -1 : bound(w.right)};
 }
 
-constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed, Implementation::varlen};
+constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed,
+                                                    Implementation::varlen};
 
 }  // namespace
 
@@ -88,8 +89,8 @@ std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, 
         const auto j = parse_implementation(row.implementation);
         if (!j || (same_implementation && *j != impl)) continue;
         if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
-        return MeasuredAttention{*row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j,
-                                 row.source};
+        return MeasuredAttention{
+            *row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j, row.source};
       }
   return std::nullopt;
 }

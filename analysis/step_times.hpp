@@ -27,19 +27,19 @@ struct MeasuredRuns {
 };
 
 struct MeasuredAttention {
-  double us = 0;               // the run's median time x the layer's heads / the run's heads
-  double measured_us = 0;      // the run's median time as measured
+  double us = 0;           // the run's median time x the layer's heads / the run's heads
+  double measured_us = 0;  // the run's median time as measured
   int measured_heads = 0;
-  std::string scenario;        // the run: its scenario and implementation (same cells as the layer's)
+  std::string scenario;  // the run: its scenario and implementation (same cells as the layer's)
   Implementation implementation = Implementation::varlen;
   std::string source;
 };
 
-// The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run computed
-// the cells `layer` computes under `impl` (a flash implementation): the same rows
-// (extent and tokens of each, in any order), window (one that covers every row
-// counts as none), causal mask, head dim, dtype and heads per K/V head. Packed rows with bleed compute what varlen computes for
-// documents of the rows' lengths, so a run of one may stand for the other.
+// The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run
+// computed the cells `layer` computes under `impl` (a flash implementation): the same rows (extent and tokens of each,
+// in any order), window (one that covers every row counts as none), causal mask, head dim, dtype and heads per K/V
+// head. Packed rows with bleed compute what varlen computes for documents of the rows' lengths, so a run of one may
+// stand for the other.
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
                                                          KernelFamily family, const MeasuredRuns& runs);
 
@@ -52,7 +52,8 @@ struct ImplementationStepTime {
 
   // Sum over the layers of their measured times; empty when a kind that has layers has no time.
   std::optional<double> attention_us(Pass pass, const std::array<int, 2>& layers) const;
-  std::optional<double> step_us(Pass pass, const std::array<int, 2>& layers) const;  // gemm_us + attention_us, when both are known
+  std::optional<double> step_us(Pass pass,
+                                const std::array<int, 2>& layers) const;  // gemm_us + attention_us, when both are known
 };
 
 struct StepTimePrediction {

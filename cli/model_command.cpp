@@ -57,9 +57,10 @@ void print_scenario_header(const Scenario& s, TileShape tile) {
               *longest, static_cast<long long>(s.total_tokens()), length_source_name(s.length_source));
   std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s%s\n", s.heads, s.kv_heads, s.head_dim,
               dtype_name(s.dtype), s.causal ? "causal" : "not causal", window_text(s.window).c_str());
-  std::printf("layouts      padded to %d (%s); packed rows of %d (%s); flash tile %s; naive: one %dx%d tile per row\n\n",
-              s.padded_length(), s.pad_to ? "fixed" : "longest", s.row_len, packing_policy_name(s.packing),
-              tile_name(tile).c_str(), s.padded_length(), s.padded_length());
+  std::printf(
+      "layouts      padded to %d (%s); packed rows of %d (%s); flash tile %s; naive: one %dx%d tile per row\n\n",
+      s.padded_length(), s.pad_to ? "fixed" : "longest", s.row_len, packing_policy_name(s.packing),
+      tile_name(tile).c_str(), s.padded_length(), s.padded_length());
 }
 
 void print_model_table(const CostModel& m, const BackwardModel& bwd) {
@@ -84,7 +85,8 @@ void print_model_table(const CostModel& m, const BackwardModel& bwd) {
         [kind](C c) { return format_count(double(c.scores[kind])); });
   }
   row("useful lost to row cuts", [](C c) { return format_count(double(c.useful_lost)); });
-  row("useful share of computed", [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
+  row("useful share of computed",
+      [](C c) { return printf_string("%.1f%%", 100.0 * double(c.scores_useful()) / double(c.scores_computed())); });
   row("scores attended (useful+bleed)", [](C c) { return format_count(double(c.scores_attended())); });
   row("FLOPs fwd", [](C c) { return format_count(double(c.flops_fwd)); });
   row("FLOPs fwd, useful", [](C c) { return format_count(double(c.flops_useful_fwd)); });
@@ -112,17 +114,20 @@ void print_callouts(const CostModel& m, const BackwardModel& bwd) {
   std::printf("\n");
   for (Implementation i : {Implementation::packed, Implementation::padded, Implementation::naive}) {
     const ImplementationCost& c = m[i];
-    std::printf("%s computes %.2fx the scores of varlen (%s tiles); its mask lets through %.2fx (useful + bleed, cell by cell)",
-                implementation_name(i), c.computed_vs_varlen, tile_name(c.tile).c_str(), c.attended_vs_varlen);
+    std::printf(
+        "%s computes %.2fx the scores of varlen (%s tiles); its mask lets through %.2fx (useful + bleed, cell by cell)",
+        implementation_name(i), c.computed_vs_varlen, tile_name(c.tile).c_str(), c.attended_vs_varlen);
     if (c.useful_lost > 0)
       std::printf("; it never computes %.1f%% of the useful scores (documents cut at row ends)",
                   100.0 * double(c.useful_lost) / double(m[Implementation::varlen].scores_useful()));
     std::printf("\n");
   }
-  const BackwardCost &naive = bwd[static_cast<int>(Implementation::naive)], &varlen = bwd[static_cast<int>(Implementation::varlen)];
-  std::printf("backward: naive keeps %s beyond the inputs, O and the gradients (S, P, dP, dS); varlen keeps %s (LSE, "
-              "Delta, the dQ accumulator)\n",
-              format_bytes(double(naive.extra_memory_bytes)).c_str(), format_bytes(double(varlen.extra_memory_bytes)).c_str());
+  const BackwardCost &naive = bwd[static_cast<int>(Implementation::naive)],
+                     &varlen = bwd[static_cast<int>(Implementation::varlen)];
+  std::printf(
+      "backward: naive keeps %s beyond the inputs, O and the gradients (S, P, dP, dS); varlen keeps %s (LSE, "
+      "Delta, the dQ accumulator)\n",
+      format_bytes(double(naive.extra_memory_bytes)).c_str(), format_bytes(double(varlen.extra_memory_bytes)).c_str());
 }
 
 void print_model_csv(const Scenario& s, const CostModel& m, const BackwardModel& bwd) {
@@ -139,15 +144,13 @@ void print_model_csv(const Scenario& s, const CostModel& m, const BackwardModel&
   for (const ImplementationCost& c : m.costs) {
     const BackwardCost& b = bwd[static_cast<int>(c.implementation)];
     std::printf("%s,%s,%s,%s,%d,%d,%d,%s,%s,%d,%d,%lld,%lld,%lld,", csv_cell(s.name, "scenario").c_str(),
-                implementation_name(c.implementation),
-                layout_kind_name(c.layout), tile_name(c.tile).c_str(), s.heads, s.kv_heads, s.head_dim,
-                dtype_name(s.dtype), s.causal ? "true" : "false", s.window.left, s.window.right,
-                static_cast<long long>(c.buffer_tokens),
-                static_cast<long long>(c.tiles_visited), static_cast<long long>(c.scores_computed()));
+                implementation_name(c.implementation), layout_kind_name(c.layout), tile_name(c.tile).c_str(), s.heads,
+                s.kv_heads, s.head_dim, dtype_name(s.dtype), s.causal ? "true" : "false", s.window.left, s.window.right,
+                static_cast<long long>(c.buffer_tokens), static_cast<long long>(c.tiles_visited),
+                static_cast<long long>(c.scores_computed()));
     for (CellKind kind : computed_cell_kinds) std::printf("%lld,", static_cast<long long>(c.scores[kind]));
-    std::printf("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,",
-                static_cast<long long>(c.scores_attended()), static_cast<long long>(c.useful_lost),
-                static_cast<long long>(c.flops_fwd),
+    std::printf("%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%.6f,%.6f,", static_cast<long long>(c.scores_attended()),
+                static_cast<long long>(c.useful_lost), static_cast<long long>(c.flops_fwd),
                 static_cast<long long>(c.flops_useful_fwd), static_cast<long long>(b.flops),
                 static_cast<long long>(c.hbm.total()), static_cast<long long>(c.extra_memory_bytes),
                 c.computed_vs_varlen, c.attended_vs_varlen, c.hbm_vs_varlen);
@@ -193,10 +196,11 @@ void print_all_runs(const LoadedResults& results, const Scenario& s) {
   for (const ResultsFile& file : results.files)
     for (const ResultRow& r : file.rows)
       if (r.scenario == s.name)
-        table.add_row({r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, file.path.filename().string(), r.gpu,
-                       pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim), number(r.median_us, "%.1f"),
-                       number(r.min_us, "%.1f"), number(r.max_us, "%.1f"), number(r.useful_tflops, "%.1f"),
-                       r.scores_computed ? format_count(double(*r.scores_computed)) : "-", number(r.rel_l2_error, "%.1e")});
+        table.add_row(
+            {r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, file.path.filename().string(), r.gpu,
+             pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim), number(r.median_us, "%.1f"),
+             number(r.min_us, "%.1f"), number(r.max_us, "%.1f"), number(r.useful_tflops, "%.1f"),
+             r.scores_computed ? format_count(double(*r.scores_computed)) : "-", number(r.rel_l2_error, "%.1e")});
   std::printf("\nevery measured row (%s)\n", default_results_folder().string().c_str());
   std::fputs(table.render().c_str(), stdout);
 }
@@ -210,12 +214,14 @@ void add_model_command(CLI::App& app) {
   CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");
   model->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  model->add_option("--format", options->format,
-                    "Output format: table, csv (one row per implementation) or json (the resolved scenario: "
-                    "documents, packed rows, useful scores, results columns)")
+  model
+      ->add_option("--format", options->format,
+                   "Output format: table, csv (one row per implementation) or json (the resolved scenario: "
+                   "documents, packed rows, useful scores, results columns)")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
-  model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")->capture_default_str();
+  model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")
+      ->capture_default_str();
   model->add_flag("--all-runs", options->all_runs,
                   "Table format: list every measured row of the scenario, not only the summary of primary runs");
   model->callback([options] {

@@ -40,7 +40,8 @@ void add_results_command(CLI::App& app) {
   auto options = std::make_shared<ResultsOptions>();
   CLI::App* cmd = app.add_subcommand("results", "Print the primary run of each configuration in results CSVs");
   cmd->add_option("paths", options->paths, "Results CSV files or folders of them")->required();
-  cmd->add_option("--out", options->out, "Write the primary runs' rows to this results CSV instead of printing a table");
+  cmd->add_option("--out", options->out,
+                  "Write the primary runs' rows to this results CSV instead of printing a table");
   cmd->callback([options] {
     LoadedResults results;
     for (const std::string& path : options->paths) load_results(results, path);

@@ -53,7 +53,8 @@ TEST_F(PeerFamilies, ABadTableNamesItsFileLineAndField) {
             file + ":3: short_name: family FA is \"fa\" above, got \"FA2\"");
   EXPECT_EQ(error_of(std::string(header) + "FA,fa,varlen,x\nFlex,fl,varlen,x\n"),
             file + ":3: source: x is listed under family FA above");
-  EXPECT_EQ(error_of(header), file + ": no families; expected the header family,short_name,implementation,source and rows");
+  EXPECT_EQ(error_of(header),
+            file + ": no families; expected the header family,short_name,implementation,source and rows");
 }
 
 // Every source bench/peers/torch_peers.py can write (its ALL_PEERS) belongs to a family,

@@ -18,7 +18,8 @@ struct Box {
 // `obstacles` (other text), all inside `area`: each label tries right of its marker,
 // then left, above and below, and is left out (nullopt; the tooltip
 // still names the point) when none is free. A size of {0, 0} asks for no label.
-std::vector<std::optional<Box>> place_labels(const std::vector<Box>& markers, const std::vector<std::pair<float, float>>& sizes,
+std::vector<std::optional<Box>> place_labels(const std::vector<Box>& markers,
+                                             const std::vector<std::pair<float, float>>& sizes,
                                              const std::vector<Box>& obstacles, const Box& area, float gap);
 
 }  // namespace attnlab::gui

@@ -45,19 +45,21 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families, cons
     ImGui::SameLine(0, 2);
     ImGui::TextUnformatted(name.c_str());
   };
-  for (Implementation i : all_implementations) item(MarkerShape::circle, implementation_color(i), true, implementation_name(i));
+  for (Implementation i : all_implementations)
+    item(MarkerShape::circle, implementation_color(i), true, implementation_name(i));
   for (const SourceFamily* f : families) item(family_marker(f), IM_COL32(220, 220, 220, 255), false, f->short_name);
   if (kernels.named())
     for (std::size_t k = 0; k < kernels.ours.size(); ++k)
       item(MarkerShape::circle, IM_COL32(220, 220, 220, 255), true, "ours " + kernels.ours[k], int(k));
-  note_text("Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
-            "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
-            "point is at or left of it.");
+  note_text(
+      "Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
+      "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
+      "point is at or left of it.");
 }
 
 // The plot's area and its log-log scales.
 struct Frame {
-  ImVec2 p0, p1;  // the plotting area, top left and bottom right
+  ImVec2 p0, p1;                                  // the plotting area, top left and bottom right
   double x_lo = 0, x_hi = 4, y_lo = 0, y_hi = 0;  // log10 of the axes' ends
   float sx(double v) const { return p0.x + float((std::log10(v) - x_lo) / (x_hi - x_lo)) * (p1.x - p0.x); }
   float sy(double v) const { return p1.y - float((std::log10(v) - y_lo) / (y_hi - y_lo)) * (p1.y - p0.y); }
@@ -66,7 +68,8 @@ struct Frame {
 
 // log10 ranges: at least 1..10^4 FLOPs per byte and 1 TFLOP/s to twice the roof (or the
 // fastest point), wider where a point needs it.
-Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ceilings>& ceilings, ImVec2 p0, ImVec2 p1) {
+Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ceilings>& ceilings, ImVec2 p0,
+                ImVec2 p1) {
   Frame f{p0, p1};
   double top = ceilings ? ceilings->tflops : 1;
   for (const RooflinePoint& p : points) {
@@ -113,8 +116,10 @@ void draw_axes(ImDrawList* draw, const Frame& f, float left) {
 // whose boxes are returned for the point labels to keep off.
 std::vector<Box> draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
   const double x_first = std::pow(10.0, f.x_lo);
-  draw->AddLine(ImVec2(f.sx(x_first), f.sy(c.roof_tflops(x_first))), ImVec2(f.sx(c.ridge()), f.sy(c.tflops)), roof_color, 2);
-  draw->AddLine(ImVec2(f.sx(c.ridge()), f.sy(c.tflops)), ImVec2(f.sx(std::pow(10.0, f.x_hi)), f.sy(c.tflops)), roof_color, 2);
+  draw->AddLine(ImVec2(f.sx(x_first), f.sy(c.roof_tflops(x_first))), ImVec2(f.sx(c.ridge()), f.sy(c.tflops)),
+                roof_color, 2);
+  draw->AddLine(ImVec2(f.sx(c.ridge()), f.sy(c.tflops)), ImVec2(f.sx(std::pow(10.0, f.x_hi)), f.sy(c.tflops)),
+                roof_color, 2);
   std::vector<Box> texts;
   const auto roof_text = [&](ImVec2 where, const std::string& text) {
     draw->AddText(where, roof_color, text.c_str());
@@ -156,8 +161,8 @@ std::vector<Box> draw_markers(ImDrawList* draw, const Frame& f, const std::vecto
 }
 
 // Labels beside the computed marker of each run (the useful one where there is none), never over another.
-void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoint>& points, const std::vector<Box>& markers,
-                 const std::vector<Box>& texts_drawn, const Kernels& kernels) {
+void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoint>& points,
+                 const std::vector<Box>& markers, const std::vector<Box>& texts_drawn, const Kernels& kernels) {
   std::vector<std::string> texts;
   std::vector<std::pair<float, float>> sizes;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -168,7 +173,8 @@ void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoi
     const ImVec2 s = ImGui::CalcTextSize(texts.back().c_str());
     sizes.push_back(texts.back().empty() ? std::pair{0.0f, 0.0f} : std::pair{s.x, s.y});
   }
-  const std::vector<std::optional<Box>> labels = place_labels(markers, sizes, texts_drawn, {f.p0.x, f.p0.y, f.p1.x, f.p1.y}, 2);
+  const std::vector<std::optional<Box>> labels =
+      place_labels(markers, sizes, texts_drawn, {f.p0.x, f.p0.y, f.p1.x, f.p1.y}, 2);
   for (std::size_t i = 0; i < labels.size(); ++i)
     if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), IM_COL32(235, 235, 235, 255), texts[i].c_str());
 }
@@ -182,10 +188,11 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
   if (!hovered || !ImGui::IsItemHovered()) return;
   const RooflinePoint& p = *hovered;
   const ResultRow& r = *p.run->primary.row;
-  const std::string roof = ceilings ? "\nroof there: " + axis_number(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
-  ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s%s", r.scenario.c_str(),
-                    run_label(r, kernels.named()).c_str(), r.source.c_str(), dtype_name(r.dtype), r.head_dim,
-                    file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
+  const std::string roof =
+      ceilings ? "\nroof there: " + axis_number(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
+  ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s%s",
+                    r.scenario.c_str(), run_label(r, kernels.named()).c_str(), r.source.c_str(), dtype_name(r.dtype),
+                    r.head_dim, file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
                     p.flops == FlopsBasis::computed ? "computed" : "useful", p.flops_per_byte,
                     p.bytes_from ? ("ncu's bytes from " + file_name(*p.bytes_from)).c_str()
                                  : "no measured bytes: the least any kernel must move",
@@ -207,8 +214,8 @@ void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
 
 }  // namespace
 
-void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels, const std::optional<Ceilings>& ceilings,
-                   bool labelled, float min_height) {
+void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height) {
   std::vector<RooflinePoint> points;
   std::vector<const SourceFamily*> families;
   int unplaced = 0;

@@ -13,7 +13,7 @@ namespace attnlab::gui {
 
 // `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
 // Without `ceilings` the points are drawn with no roof.
-void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels, const std::optional<Ceilings>& ceilings,
-                   bool labelled, float min_height);
+void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height);
 
 }  // namespace attnlab::gui

@@ -24,9 +24,10 @@ void show_implementation_name(const ResultRow& r, const Kernels& kernels) {
   if (kernels.named()) {
     const float side = ImGui::GetTextLineHeight();
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    const float radius = side / 2 * marker_reach(0) / marker_reach(int(kernels.ours.size()) - 1);  // the same for every kernel
-    draw_marker(ImGui::GetWindowDrawList(), ImVec2(at.x + side / 2, at.y + side / 2), radius, MarkerShape::circle, color, true,
-                kernel_rings(kernels.ours, r));
+    const float radius =
+        side / 2 * marker_reach(0) / marker_reach(int(kernels.ours.size()) - 1);  // the same for every kernel
+    draw_marker(ImGui::GetWindowDrawList(), ImVec2(at.x + side / 2, at.y + side / 2), radius, MarkerShape::circle,
+                color, true, kernel_rings(kernels.ours, r));
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine(0, 4);
   }

@@ -9,14 +9,18 @@ void order_for_table(std::vector<MeasuredRun>& runs) {
   for (const MeasuredRun& m : runs)
     if (std::find(order.begin(), order.end(), configuration_of(*m.primary.row)) == order.end())
       order.push_back(configuration_of(*m.primary.row));
-  const auto rank = [&](const ResultRow& r) { return std::find(order.begin(), order.end(), configuration_of(r)) - order.begin(); };
+  const auto rank = [&](const ResultRow& r) {
+    return std::find(order.begin(), order.end(), configuration_of(r)) - order.begin();
+  };
   const auto ours = [](const ResultRow& r) { return r.source == our_source; };
-  // Ours: the fastest run of any of our kernels of that implementation and shape, so a kernel's rows follow the fastest's.
+  // Ours: the fastest run of any of our kernels of that implementation and shape, so a kernel's rows follow the
+  // fastest's.
   const auto fastest_of_implementation = [&](const ResultRow& r) {
     double best = *r.median_us;
     if (ours(r))
       for (const MeasuredRun& m : runs)
-        if (ours(*m.primary.row) && m.primary.row->implementation == r.implementation && rank(*m.primary.row) == rank(r))
+        if (ours(*m.primary.row) && m.primary.row->implementation == r.implementation &&
+            rank(*m.primary.row) == rank(r))
           best = std::min(best, *m.primary.row->median_us);
     return best;
   };

@@ -14,21 +14,23 @@ namespace attnlab::gui {
 
 namespace {
 
-constexpr ImGuiTableFlags scrolling_table = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                            ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
+constexpr ImGuiTableFlags scrolling_table = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                            ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
+                                            ImGuiTableFlags_ScrollX;
 
 // Our varlen run of `kernel` in the configuration of `like`.
 const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like, const std::string& kernel) {
   for (const MeasuredRun& m : runs)
-    if (m.primary.row->source == our_source && m.primary.row->implementation == "varlen" && m.primary.row->kernel == kernel &&
-        configuration_of(*m.primary.row) == configuration_of(like))
+    if (m.primary.row->source == our_source && m.primary.row->implementation == "varlen" &&
+        m.primary.row->kernel == kernel && configuration_of(*m.primary.row) == configuration_of(like))
       return &m;
   return nullptr;
 }
 
 // A row's time over our varlen's of `kernel`: a peer's against either kernel, ours
 // only against its own kernel's (naive's cuBLAS against each).
-std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r, const std::string& kernel) {
+std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r,
+                                    const std::string& kernel) {
   if (ours_of_a_flash_kernel(r) && r.kernel != kernel) return std::nullopt;
   const MeasuredRun* varlen = our_varlen(runs, r, kernel);
   if (!varlen) return std::nullopt;
@@ -41,8 +43,8 @@ std::optional<double> vs_own_varlen(const std::vector<SourceRatios>& ratios, con
   const SourceFamily* family = family_of(r.source);
   const auto impl = implementation_of(r.implementation);
   if (!family || !impl) return std::nullopt;
-  const SourceRatios* own =
-      ratios_of(ratios, family->name, ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt);
+  const SourceRatios* own = ratios_of(
+      ratios, family->name, ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt);
   if (!own || (own->padded_stands_for_varlen && *impl == Implementation::padded)) return std::nullopt;
   return own->vs_varlen(*impl);
 }
@@ -77,13 +79,13 @@ void other_runs_cell(const MeasuredRun& m) {
   if (!ImGui::IsItemHovered()) return;
   std::string files;
   for (const Run& o : m.others) files += "\n" + file_name(o) + ": " + format_us(*o.row->median_us);
-  ImGui::SetTooltip("primary: %s: %s (the first file in name order, as the README's table)%s", file_name(m.primary).c_str(),
-                    format_us(*m.primary.row->median_us).c_str(), files.c_str());
+  ImGui::SetTooltip("primary: %s: %s (the first file in name order, as the README's table)%s",
+                    file_name(m.primary).c_str(), format_us(*m.primary.row->median_us).c_str(), files.c_str());
 }
 
 void show_run_row(const std::vector<MeasuredRun>& runs, const MeasuredRun& m, const std::vector<SourceRatios>& ratios,
-                  const Kernels& kernels, const std::vector<std::string>& versus, const std::optional<Ceilings>& ceilings,
-                  bool show_scenario) {
+                  const Kernels& kernels, const std::vector<std::string>& versus,
+                  const std::optional<Ceilings>& ceilings, bool show_scenario) {
   const ResultRow& r = *m.primary.row;
   ImGui::TableNextRow();
   if (show_scenario) {
@@ -122,15 +124,18 @@ void ratio_cell(const std::optional<double>& r, const char* note = "") {
 
 }  // namespace
 
-void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, const Kernels& kernels,
-                     const std::optional<Ceilings>& ceilings, bool show_scenario, float height) {
+void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
+                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario,
+                     float height) {
   // One "time / our varlen" column per kernel named, else one of the only kernel (any, in an old file).
   const std::vector<std::string> versus =
       kernels.named() ? kernels.ours : std::vector<std::string>{kernels.ours.empty() ? "" : kernels.ours[0]};
-  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(versus.size()), scrolling_table, ImVec2(0, height))) return;
+  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(versus.size()), scrolling_table, ImVec2(0, height)))
+    return;
   ImGui::TableSetupScrollFreeze(0, 1);
   if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
-  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s"}) ImGui::TableSetupColumn(title);
+  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s"})
+    ImGui::TableSetupColumn(title);
   for (const std::string& k : versus)
     ImGui::TableSetupColumn(kernels.named() ? ("time / varlen \xC2\xB7 " + k).c_str() : "time / our varlen");
   for (const char* title : {"time / its own varlen", "file", "other runs"}) ImGui::TableSetupColumn(title);
@@ -143,7 +148,8 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
   ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
   if (!ImGui::BeginTable("pass pairs", 7, scrolling_table, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const char* title : {"implementation", "source", "forward", "backward", "forward + backward", "bwd / fwd", "from"})
+  for (const char* title :
+       {"implementation", "source", "forward", "backward", "forward + backward", "bwd / fwd", "from"})
     ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
   const auto pass_cell = [](const std::optional<Run>& run, const char* missing) {
@@ -177,7 +183,8 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
     else if (p.fwd && p.bwd)
       ImGui::TextDisabled("not one file: fwd %s, bwd %s", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str());
     else
-      ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(), p.fwd ? "backward" : "forward");
+      ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(),
+                          p.fwd ? "backward" : "forward");
   }
   ImGui::EndTable();
 }

@@ -15,8 +15,8 @@ namespace attnlab::gui {
 // `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
 // Where kernels are named, "time / our varlen" is one column per kernel of ours. Useful
 // TFLOP/s is drawn as a bar against the GEMM ceiling where `ceilings` are loaded.
-void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios, const Kernels& kernels,
-                     const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
+void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
+                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
 
 // Forward, backward and their sum per source and implementation (analysis/pass_pairs.hpp): the
 // sum only where one file holds both passes, and a missing pass said in words.

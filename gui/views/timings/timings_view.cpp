@@ -36,8 +36,9 @@ void show_live_run(AppState& state) {
   collect_live_run(state.live_run, state.results);
   const std::filesystem::path cli = attnlab_cli();
   if (!live_runs_possible(cli)) {
-    note_text("Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
-              "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
+    note_text(
+        "Live runs need a CUDA GPU here and the attnlab CLI beside this GUI; elsewhere, run "
+        "`attnlab run SCENARIO --out FILE.csv` on a GPU machine and load the file.");
     return;
   }
   if (state.live_run.running()) {
@@ -114,7 +115,8 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
   if (state.pass == Pass::bwd) {
     const std::vector<PassPair> pairs = pass_pairs(results, shape);
     const float line = ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().CellPadding.y * 2;
-    show_pass_pairs(pairs, kernels, std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
+    show_pass_pairs(pairs, kernels,
+                    std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel& model = state.model();
   const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
@@ -151,8 +153,10 @@ void show_timings_view(AppState& state) {
     for (MeasuredRun& m : of_scenario)
       if (configuration_of(*m.primary.row) == *shape) runs.push_back(std::move(m));
   if (runs.empty()) {
-    ImGui::TextWrapped("No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
-                       "folder above, or make one with `attnlab run` on a GPU machine.", pass_name(pass));
+    ImGui::TextWrapped(
+        "No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
+        "folder above, or make one with `attnlab run` on a GPU machine.",
+        pass_name(pass));
     return;
   }
   order_for_table(runs);
@@ -160,7 +164,8 @@ void show_timings_view(AppState& state) {
   const ScenarioModel& model = state.model();
   const bool padded_equals_varlen =
       model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores;
-  const std::vector<SourceRatios> ratios = shape ? source_ratios(results, *shape, padded_equals_varlen) : std::vector<SourceRatios>{};
+  const std::vector<SourceRatios> ratios =
+      shape ? source_ratios(results, *shape, padded_equals_varlen) : std::vector<SourceRatios>{};
   const float avail = ImGui::GetContentRegionAvail().y;
   const float row_height = ImGui::GetFrameHeight() + ImGui::GetStyle().CellPadding.y * 2;  // rows hold a bar
   show_runs_table(runs, ratios, kernels, results.ceilings, !shape,

@@ -170,7 +170,6 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   }
   const PassPair* fa2 = pair_of(pairs, "torch-varlen_attn", "varlen");
   ASSERT_TRUE(fa2 && fa2->one_file);
-  EXPECT_EQ(fa2->one_file->filename(), "peers-window-bwd.csv");
   EXPECT_GE(summed, 1);
   // Ours come first.
   ASSERT_FALSE(pairs.empty());

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "analysis/measured_summary.hpp"
 #include "analysis/primary_runs.hpp"
 #include "analysis/results_order.hpp"
 #include "analysis/source_ratios.hpp"
@@ -90,6 +91,34 @@ TEST(SourceRatios, APeerWithoutVarlenUsesItsPaddedRunOnlyWherePaddedEqualsVarlen
   ASSERT_EQ(unequal.size(), 1u);
   EXPECT_FALSE(unequal[0].padded_stands_for_varlen);
   EXPECT_FALSE(unequal[0].vs_varlen(Implementation::packed));
+  std::filesystem::remove_all(folder);
+}
+
+// One line per pass and implementation: our fastest kernel's primary run, the fastest
+// peer's primary run of that layout (not a later file's faster repeat), nothing invented.
+TEST(MeasuredSummary, OursTheBestPeerAndTheirRatioPerPassAndImplementation) {
+  const auto folder = test_folder_path("attnlab-summary-");
+  std::filesystem::remove_all(folder);
+  ResultRow bwd = our_row("varlen", 1000, "wgmma-sm90");
+  bwd.pass = Pass::bwd;
+  write_results_csv(folder / "a.csv", {our_row("varlen", 300, "mma-sm80"), our_row("varlen", 200, "wgmma-sm90"),
+                                       peer_row("torch-varlen_attn", "varlen", 250),
+                                       peer_row("torch-flex-document-mask", "varlen", 400), bwd});
+  write_results_csv(folder / "b.csv", {peer_row("torch-varlen_attn", "varlen", 150), our_row("packed", 900)});
+  LoadedResults results;
+  load_results_folder(results, folder);
+  const std::vector<SummaryLine> lines = measured_summary(results, own_configuration(load_scenario("uniform-64x512")));
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].implementation, Implementation::packed);
+  EXPECT_FALSE(lines[0].best_peer);
+  EXPECT_FALSE(lines[0].peer_over_ours());
+  EXPECT_EQ(lines[1].implementation, Implementation::varlen);
+  EXPECT_EQ(lines[1].ours->primary.row->kernel, "wgmma-sm90");
+  EXPECT_EQ(lines[1].best_peer->primary.row->median_us, 250);
+  EXPECT_EQ(lines[1].best_peer->runs(), 2u);
+  EXPECT_DOUBLE_EQ(*lines[1].peer_over_ours(), 250.0 / 200.0);
+  EXPECT_EQ(lines[2].pass, Pass::bwd);
+  EXPECT_FALSE(lines[2].best_peer);
   std::filesystem::remove_all(folder);
 }
 

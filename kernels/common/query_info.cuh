@@ -4,8 +4,11 @@
 #include <cstdint>
 
 #include "core/layout.hpp"
+#include "kernels/common/accumulator.cuh"
 #include "kernels/common/copy_async.cuh"
+#include "kernels/common/mask.cuh"
 #include "kernels/common/params.cuh"
+#include "kernels/common/softmax.cuh"
 
 namespace attnlab::flash {
 
@@ -38,6 +41,26 @@ __device__ __forceinline__ void start_query_info(const BackwardParams& p, int ro
   } else if (thread < 2 * queries) {
     copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
   }
+}
+
+// Pᵀ = exp(S·scale − LSE) in place for a transposed tile (the thread's rows are keys
+// first_key and first_key + 8, the columns the step's queries); in a tile that needs the
+// mask (`masked`), a cell outside its query's attended keys gets 0 (a padding query has
+// none: its LSE of -inf never reaches the result).
+template <int n, int queries>
+__device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const QueryInfo<queries>& info, int first_key,
+                                                       bool masked, float scale_log2, int lane) {
+  mask_transposed_scores(
+      s, masked, info.first_key, info.last_key, first_key, lane,
+      [&](int e, float score) { return probability(score, info.lse[accumulator_column(e, lane)], scale_log2); }, 0.f);
+}
+
+// S as the forward masks it (-inf outside the mask), for counting the scores left finite.
+template <int n, int queries>
+__device__ __forceinline__ void mask_as_forward(float (&s)[n], const QueryInfo<queries>& info, int first_key,
+                                                bool masked, int lane) {
+  mask_transposed_scores(s, masked, info.first_key, info.last_key, first_key, lane, [](int, float x) { return x; },
+                         -INFINITY);
 }
 
 // Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound

@@ -76,13 +76,11 @@ __device__ __forceinline__ void finish_softmax(const float (&row_max)[2], const 
   }
 }
 
-// The backward's P recomputed from the forward's LSE, for a transposed tile whose
-// columns are queries: P = exp2(S·c - LSE·log2 e), the LSE of column c at lse[c].
-template <int n>
-__device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const float* lse, float scale_log2, int lane) {
+// The backward's P of one score, recomputed from the forward's LSE (natural log):
+// exp2(S·c - LSE·log2 e).
+__device__ __forceinline__ float probability(float score, float lse, float scale_log2) {
   constexpr float log2e = 1.4426950408889634f;
-#pragma unroll
-  for (int e = 0; e < n; ++e) s[e] = fast_exp2(fmaf(s[e], scale_log2, -lse[accumulator_column(e, lane)] * log2e));
+  return fast_exp2(fmaf(score, scale_log2, -lse * log2e));
 }
 
 // dSᵀ = Pᵀ∘(dPᵀ − Δ) in place of dPᵀ, for a transposed tile whose columns are queries

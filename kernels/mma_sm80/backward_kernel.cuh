@@ -194,17 +194,14 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
     if constexpr (counting) {
       Scores masked_scores;  // S as the forward masks it: -inf outside the mask
       for (int e = 0; e < kRows / 2; ++e) masked_scores[e] = s[e];
-      if (masked)
-        flash::mask_transposed_scores(masked_scores, info.first_key, info.last_key, first_key_of_thread, lane,
-                                      -INFINITY);
+      flash::mask_as_forward(masked_scores, info, first_key_of_thread, masked, lane);
       finite += flash::finite_scores(masked_scores);
       if (threadIdx.x == 0) {
         counted += count_tile(lv, item.row, q0, item.k0, tile);
         ++visited;
       }
     }
-    flash::probabilities_from_lse(s, info.lse, p.scale_log2, lane);  // Pᵀ
-    if (masked) flash::mask_transposed_scores(s, info.first_key, info.last_key, first_key_of_thread, lane, 0.f);
+    flash::probabilities_from_lse(s, info, first_key_of_thread, masked, p.scale_log2, lane);  // Pᵀ
     ProbabilityFragments pf;
     flash::accumulator_as_a<T>(pf, s);
     accumulate_pv<T, D>(dv, pf, do_tile, lane);  // dV += Pᵀ·dO

@@ -225,17 +225,14 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     if constexpr (counting) {
       KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
       for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = s[e];
-      if (masked)
-        flash::mask_transposed_scores(masked_scores, info.first_key, info.last_key, item.k0 + first_key, lane,
-                                      -INFINITY);
+      flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
       finite += flash::finite_scores(masked_scores);
       if (threadIdx.x == 0) {
         counted += count_tile(lv, item.row, q0, item.k0, step_cells);
         visited += step % kHalves == 0;  // a tile's first half
       }
     }
-    flash::probabilities_from_lse(s, info.lse, p.scale_log2, lane);  // Pᵀ
-    if (masked) flash::mask_transposed_scores(s, info.first_key, info.last_key, item.k0 + first_key, lane, 0.f);
+    flash::probabilities_from_lse(s, info, item.k0 + first_key, masked, p.scale_log2, lane);  // Pᵀ
     wgmma_wait<0>();
     pin_registers(ds);
     flash::score_gradients(ds, s, info.delta, lane);

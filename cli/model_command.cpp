@@ -18,7 +18,7 @@
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
-#include "kernels/scenario_plan.hpp"
+#include "core/scenario_layouts.hpp"
 
 namespace attnlab::cli {
 
@@ -228,8 +228,8 @@ void add_model_command(CLI::App& app) {
     const TileShape tile = parse_tile(options->tile);
     const Scenario scenario = load_scenario(options->scenario);
     const ScenarioLayouts layouts(scenario);
-    const CostModel m = model_costs(scenario, layouts.padded, layouts.packed, layouts.varlen, tile);
-    const BackwardModel bwd = model_backward_costs(scenario, m, layouts.padded, layouts.packed, layouts.varlen);
+    const CostModel m = model_costs(scenario, layouts, tile);
+    const BackwardModel bwd = model_backward_costs(scenario, m, layouts);
     if (options->format == "csv") {
       print_model_csv(scenario, m, bwd);
       return;

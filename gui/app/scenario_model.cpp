@@ -2,8 +2,10 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "core/input_error.hpp"
+#include "core/scenario_layouts.hpp"
 
 namespace attnlab::gui {
 
@@ -20,11 +22,12 @@ ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t versi
   ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}, {}, version};
   try {
     if (scenario.doc_lengths.empty()) throw std::invalid_argument("the scenario has no documents");
-    m.padded = scenario.padded_layout();
-    m.packed = scenario.packed_layout();
-    m.varlen = scenario.varlen_layout();
-    m.costs = model_costs(scenario, m.padded, m.packed, m.varlen, tile);
-    m.backward = model_backward_costs(scenario, m.costs, m.padded, m.packed, m.varlen);
+    ScenarioLayouts layouts(scenario);
+    m.costs = model_costs(scenario, layouts, tile);
+    m.backward = model_backward_costs(scenario, m.costs, layouts);
+    m.padded = std::move(layouts.padded);
+    m.packed = std::move(layouts.packed);
+    m.varlen = std::move(layouts.varlen);
   } catch (const std::exception& e) {
     m.error = e.what();
   }

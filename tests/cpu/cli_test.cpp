@@ -303,7 +303,8 @@ TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
       {"run --impl flash", "--implementations: expected"},  // the older spelling still parses
       {"run --dtypes bf16,fp32", "--dtypes: expected bf16 or fp16, got \"fp32\""},
       {"run --dtype=fp8", "--dtypes: expected bf16 or fp16, got \"fp8\""},
-      {"run --kernel wgmma", "--kernel: expected one of wgmma-sm90, mma-sm80, got \"wgmma\""},
+      {"run --kernel wgmma", "--kernel: expected one of wgmma-sm90, mma-sm80, wgmma-sm90/rung1, "},
+      {"run --kernel wgmma", ", got \"wgmma\""},
       {"run --reps 0", "--reps: expected a positive number"},
       {"run --pass backward", "--pass: expected fwd, bwd or both, got \"backward\""},
       {"run --pass=fwd,bwd", "--pass: expected fwd, bwd or both, got \"fwd,bwd\""},

@@ -2,32 +2,18 @@
 
 #include <exception>
 #include <string>
-#include <utility>
 
 #include "core/input_error.hpp"
-#include "core/scenario_layouts.hpp"
 
 namespace attnlab::gui {
 
-const Layout& ScenarioModel::layout_of(Implementation i) const {
-  switch (attnlab::layout_of(i)) {
-    case LayoutKind::padded: return padded;
-    case LayoutKind::packed: return packed;
-    case LayoutKind::varlen: return varlen;
-  }
-  return varlen;
-}
-
 ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t version) {
-  ScenarioModel m{scenario, tile, {}, {}, {}, {}, document_offsets(scenario.doc_lengths), {}, {}, version};
+  ScenarioModel m{scenario, tile, {}, std::nullopt, document_offsets(scenario.doc_lengths), {}, {}, version};
   try {
     if (scenario.doc_lengths.empty()) throw std::invalid_argument("the scenario has no documents");
-    ScenarioLayouts layouts(scenario);
-    m.costs = model_costs(scenario, layouts, tile);
-    m.backward = model_backward_costs(scenario, m.costs, layouts);
-    m.padded = std::move(layouts.padded);
-    m.packed = std::move(layouts.packed);
-    m.varlen = std::move(layouts.varlen);
+    m.layouts.emplace(scenario);
+    m.costs = model_costs(scenario, *m.layouts, tile);
+    m.backward = model_backward_costs(scenario, m.costs, *m.layouts);
   } catch (const std::exception& e) {
     m.error = e.what();
   }

@@ -142,9 +142,9 @@ void show_summary(AppState& state) {
     return;
   }
   ImGui::TextWrapped("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
-                     count_of(model.padded.num_rows(), "row").c_str(), s.padded_length(),
-                     count_of(model.packed.num_rows(), "row").c_str(), s.row_len,
-                     count_of(model.varlen.buffer_tokens(), "token").c_str());
+                     count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
+                     count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
+                     count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());
   ImGui::Spacing();
   if (ImGui::BeginTable("scores", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("implementation");

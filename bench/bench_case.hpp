@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/attention_run.hpp"
+#include "run/attention_run.hpp"
 
 namespace attnlab::bench {
 

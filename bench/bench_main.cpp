@@ -2,7 +2,7 @@
 // Each benchmark times one forward pass with CUDA events (manual time) after a
 // warm-up, cycling through input sets larger than L2, and reports the useful and
 // computed TFLOP/s, the scores and the model's HBM bytes as counters. Besides the
-// usual --benchmark_* flags it takes `attnlab run`'s (cli/run_flags.hpp) and can
+// usual --benchmark_* flags it takes `attnlab run`'s (run/run_flags.hpp) and can
 // write the results CSV.
 #include <benchmark/benchmark.h>
 #include <cuda_profiler_api.h>
@@ -16,11 +16,11 @@
 
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
-#include "cli/run_flags.hpp"
+#include "run/run_flags.hpp"
 #include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
-#include "kernels/cuda_check.hpp"
-#include "kernels/run_info.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "run/run_info.hpp"
 
 namespace attnlab::bench {
 
@@ -31,7 +31,7 @@ struct Options {
   bool profile_one_pass = false;
 };
 
-// Takes our flags (cli/run_flags.hpp, as `attnlab run` takes them) out of argv,
+// Takes our flags (run/run_flags.hpp, as `attnlab run` takes them) out of argv,
 // leaving Google Benchmark's --benchmark_* in `rest`, argv[0] first. Throws
 // CLI::ParseError on a malformed flag of ours.
 Options take_options(int argc, char** argv, std::vector<std::string>& rest) {
@@ -86,9 +86,10 @@ AttentionRun& prepare(CaseRecord& record, const Options& options) {
   // The row reports the model's scores: a kernel that computes others fails its case.
   if (const auto c = run->count(); c && !c->equal())
     throw std::runtime_error("the kernel counted " + std::to_string(c->counted.visited_tiles) + " tiles and " +
-                             std::to_string(c->counted.cells.computed()) + " scores computed, the model " +
-                             std::to_string(c->model.visited_tiles) + " and " +
-                             std::to_string(c->model.cells.computed()));
+                             std::to_string(c->counted.cells.computed()) + " scores computed (" +
+                             std::to_string(c->counted.finite_scores) + " left finite by its mask), the model " +
+                             std::to_string(c->model.visited_tiles) + " and " + std::to_string(c->model.cells.computed()) +
+                             " (" + std::to_string(c->model.finite_scores) + ")");
   record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { run->launch(i++); }, options.flags.warmup, 1).median_us;
   current_case = {&record, std::move(run)};
   return *current_case.run;

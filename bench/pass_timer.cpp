@@ -1,7 +1,7 @@
 #include "bench/pass_timer.hpp"
 
-#include "kernels/cuda_check.hpp"
-#include "kernels/cuda_events.hpp"
+#include "kernels/common/cuda_check.hpp"
+#include "run/cuda_events.hpp"
 
 namespace attnlab::bench {
 

@@ -4,7 +4,7 @@
 // (timing one pass on an idle GPU would add the launch latency, ~10 µs, to it).
 #include <vector>
 
-#include "kernels/attention_run.hpp"
+#include "run/attention_run.hpp"
 
 namespace attnlab::bench {
 

@@ -15,7 +15,10 @@ the README and results/h100/TABLE.md:
   6. our flash kernels side by side on every scenario, layout and head dim (--kernels);
   7. the backward pass: the rows with pass = bwd of the --bench and --peers files.
 
-The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed).
+The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed). Which
+row of a repeated case stands (the primary run) is the CLI's choice (`attnlab results`), the
+one the GUI and `attnlab model` show; which sources are FlashAttention-2's is
+results/peer_families.csv's, the table the C++ reads too.
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
                         [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
@@ -36,10 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 
 IMPLEMENTATIONS = ["naive", "padded", "packed", "varlen"]
-# FlashAttention-2 varlen as PyTorch exposes it; with K and V expanded where it takes no GQA.
-FA2_VARLEN = ("torch-varlen_attn", "torch-varlen_attn-kv-expanded")
-FA2_OF = {"naive": ("torch-eager-padded",), "padded": ("torch-sdpa-flash-padded",),
-          "packed": ("torch-sdpa-flash-packed",), "varlen": FA2_VARLEN}
+PEER_FAMILIES = Path(__file__).resolve().parent.parent / "results" / "peer_families.csv"
 
 
 def fail(message: str):
@@ -47,16 +47,44 @@ def fail(message: str):
     sys.exit(2)
 
 
-def file_order(path: Path):
-    """Where files repeat a case, the row of the first file in this order stands: by name
-    without ".csv" (attnlab-bench before attnlab-bench-variants, peers before peers-variants),
-    then by the whole path. The GUI and `attnlab model` order files the same way
-    (core/results_order.hpp), and tests/gui checks that the GUI shows the same runs."""
-    return (path.stem, str(path))
+def read_families(path: Path) -> dict[str, dict[str, tuple[str, ...]]]:
+    """family -> implementation -> its sources, in the file's order (the first found stands)."""
+    families = defaultdict(lambda: defaultdict(tuple))
+    try:
+        with path.open(newline="") as f:
+            for i, r in enumerate(csv.DictReader(f), start=2):
+                if not r.get("family") or not r.get("source") or r.get("implementation") not in IMPLEMENTATIONS:
+                    fail(f"{path}:{i}: expected family, short_name, implementation (naive, padded, packed or varlen), source")
+                families[r["family"]][r["implementation"]] += (r["source"],)
+    except OSError as e:
+        fail(f"{path}: {e.strerror}")
+    return families
 
 
-def read_files(paths: list[Path] | None) -> list[dict]:
-    return [row for path in sorted(paths or [], key=file_order) for row in read_rows(path)]
+FAMILIES = read_families(PEER_FAMILIES)
+# FlashAttention-2 varlen as PyTorch exposes it (with K and V expanded where it takes no GQA); the
+# "PyTorch" column of the ratios takes FlashAttention-2 where it ran the layout, else eager.
+FA2_VARLEN = FAMILIES["FlashAttention-2"]["varlen"]
+FA2_OF = {i: FAMILIES["FlashAttention-2"][i] or FAMILIES["PyTorch eager"][i] for i in IMPLEMENTATIONS}
+
+
+def read_files(paths: list[Path] | None, attnlab: str) -> list[dict]:
+    """The primary run of every case the files hold, as `attnlab results` (and with it the GUI
+    and `attnlab model`) chooses it: the row of the first file in name order."""
+    if not paths:
+        return []
+    for path in paths:
+        if not path.is_file():
+            fail(f"{path}: no such results file")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "primary.csv"
+        try:
+            done = subprocess.run([attnlab, "results", *map(str, paths), "--out", str(out)], capture_output=True, text=True)
+        except OSError as e:
+            fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
+        if done.returncode != 0:
+            fail(f"attnlab results: {done.stderr.strip()}")
+        return read_rows(out)
 
 
 def of_pass(rows: list[dict], which: str) -> list[dict]:
@@ -149,7 +177,7 @@ class Run:
 
 def flash_kernels(bench) -> list[str]:
     """Our flash kernels (padded, packed, varlen; naive's is cuBLAS) in the order they first
-    come in the files, as the GUI's our_flash_kernels (gui/source_ratios.hpp) lists them."""
+    come in the files, as our_flash_kernels (analysis/source_ratios.hpp) lists them."""
     return list(dict.fromkeys(r.get("kernel", "") for r in bench if r["implementation"] != "naive"))
 
 
@@ -166,7 +194,7 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
     def of_the_kernel(r) -> bool:
         return r["implementation"] == "naive" or r.get("kernel", "") == kernel_of.get((r["scenario"], r["dtype"], r["head_dim"]))
 
-    for r in bench:  # where files repeat a case, the first file's row stands (file_order)
+    for r in bench:  # files repeating a case hold only its primary run here (read_files)
         key = (r["scenario"], r["dtype"], r["head_dim"])
         if of_the_kernel(r):
             keyed[key][0].setdefault(r["implementation"], r)
@@ -401,7 +429,7 @@ def provenance(bench, peers) -> str:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (on repeats, the first in file_order wins)")
+    ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (on repeats, the primary run stands: `attnlab results`)")
     ap.add_argument("--peers", type=Path, nargs="+", help="bench/peers/torch_peers.py results CSVs")
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
     ap.add_argument("--ceilings", type=Path, help="ceilings.toml: [gemm_bf16] tflops and [copy] tbps, for the floors")
@@ -415,15 +443,15 @@ def main():
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
-    all_bench, all_peers = read_files(args.bench), read_files(args.peers)
+    all_bench, all_peers = read_files(args.bench, args.attnlab), read_files(args.peers, args.attnlab)
     bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
-    runs = group(bench, peers, of_pass(read_files(args.run), "fwd"), args.attnlab)
+    runs = group(bench, peers, of_pass(read_files(args.run, args.attnlab), "fwd"), args.attnlab)
     backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), [], args.attnlab)
     extra = []
     if args.ceilings:
         extra += ["## How far from the floor\n", floors(runs, read_ceilings(args.ceilings))]
     if args.kernels:
-        kernel_rows = of_pass(read_files(args.kernels), "fwd")
+        kernel_rows = of_pass(read_files(args.kernels, args.attnlab), "fwd")
         extra += ["## Our flash kernels side by side\n",
                   "One device call, every scenario, each flash layout, head dims 64 and 128 "
                   f"(commit {', '.join(sorted({r['commit'] for r in kernel_rows if r.get('commit')}))}).\n",
@@ -442,7 +470,7 @@ def main():
         "## HBM traffic: model against Nsight Compute\n",
         "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
         "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
-        bytes_table(of_pass(read_files(args.bytes), "fwd") if args.bytes else bench, runs)] + extra + ["## Every row\n", details(runs)])
+        bytes_table(of_pass(read_files(args.bytes, args.attnlab), "fwd") if args.bytes else bench, runs)] + extra + ["## Every row\n", details(runs)])
     if args.out:
         write_atomically(args.out, text)
     else:

@@ -7,6 +7,7 @@ namespace attnlab::cli {
 void add_cp_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_model_command(CLI::App& app);
+void add_results_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_step_command(CLI::App& app);
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
+#include "analysis/number_format.hpp"
 #include "cli/table.hpp"
 #include "core/context_parallel.hpp"
 #include "core/input_error.hpp"
@@ -63,7 +64,7 @@ void print_header(const Scenario& s, int ranks, const CpCost& any, const std::st
   if (s.window.any()) std::printf(", window (%d, %d)", s.window.left, s.window.right);
   std::printf("\ncontext      %d ranks, flash tile %s (%s), K and V of one token %s\n", ranks,
               tile_name(any.tile).c_str(), kernel.empty() ? "the cost model's default" : kernel.c_str(),
-              binary_bytes(double(any.kv_bytes_per_token)).c_str());
+              format_bytes(double(any.kv_bytes_per_token)).c_str());
 }
 
 void print_strategy_table(const CpCost& c) {
@@ -74,19 +75,19 @@ void print_strategy_table(const CpCost& c) {
   for (int i = 0; i < ranks; ++i) {
     const CpRankCost& r = c.ranks[i];
     table.add_row({std::to_string(i), std::to_string(c.plan.pieces[i].size()), std::to_string(r.tokens),
-                   si_count(double(r.scores_useful())), si_count(double(r.scores_computed())),
-                   times(r.useful_vs_mean), times(r.computed_vs_mean),
-                   binary_bytes(double(r.kv_bytes_ring)), binary_bytes(double(r.kv_bytes_all_gather)),
-                   binary_bytes(double(r.kv_bytes_needed))});
+                   format_count(double(r.scores_useful())), format_count(double(r.scores_computed())),
+                   format_ratio(r.useful_vs_mean), format_ratio(r.computed_vs_mean),
+                   format_bytes(double(r.kv_bytes_ring)), format_bytes(double(r.kv_bytes_all_gather)),
+                   format_bytes(double(r.kv_bytes_needed))});
   }
   std::fputs(table.render().c_str(), stdout);
   std::printf("imbalance (max / mean) %s of useful scores, %s of scores computed; scores computed %s one GPU's\n",
-              times(c.useful_imbalance).c_str(), times(c.computed_imbalance).c_str(),
-              times(double(c.total_scores_computed()) / double(c.one_gpu_scores_computed)).c_str());
+              format_ratio(c.useful_imbalance).c_str(), format_ratio(c.computed_imbalance).c_str(),
+              format_ratio(double(c.total_scores_computed()) / double(c.one_gpu_scores_computed)).c_str());
   std::printf("K/V received by all ranks: ring %s, all-gather %s, needed %s\n",
-              binary_bytes(double(c.total(&CpRankCost::kv_bytes_ring))).c_str(),
-              binary_bytes(double(c.total(&CpRankCost::kv_bytes_all_gather))).c_str(),
-              binary_bytes(double(c.total(&CpRankCost::kv_bytes_needed))).c_str());
+              format_bytes(double(c.total(&CpRankCost::kv_bytes_ring))).c_str(),
+              format_bytes(double(c.total(&CpRankCost::kv_bytes_all_gather))).c_str(),
+              format_bytes(double(c.total(&CpRankCost::kv_bytes_needed))).c_str());
 }
 
 void print_csv(const Scenario& s, const std::vector<CpCost>& costs) {

@@ -6,6 +6,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   attnlab::cli::add_list_command(app);
   attnlab::cli::add_model_command(app);
+  attnlab::cli::add_results_command(app);
   attnlab::cli::add_run_command(app);
   attnlab::cli::add_step_command(app);
   attnlab::cli::add_cp_command(app);

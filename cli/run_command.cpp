@@ -2,7 +2,7 @@
 // each checked against the fp64 CPU reference of its own layout, timed with CUDA
 // events, printed as a table and written as results rows; with --pass bwd or
 // both, the backward too (its own table and rows, pass = bwd). Running one
-// implementation is AttentionRun's job (kernels/attention_run.hpp); this file
+// implementation is AttentionRun's job (run/attention_run.hpp); this file
 // loops over scenarios and implementations and prints.
 #include <cstdio>
 #include <memory>
@@ -10,14 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/number_format.hpp"
 #include "cli/commands.hpp"
-#include "cli/run_flags.hpp"
+#include "run/run_flags.hpp"
 #include "cli/table.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
-#include "kernels/attention_run.hpp"
-#include "kernels/launch_config.hpp"
-#include "kernels/run_info.hpp"
+#include "run/attention_run.hpp"
+#include "kernels/common/launch_config.hpp"
+#include "run/run_info.hpp"
 
 namespace attnlab::cli {
 
@@ -105,8 +106,8 @@ void print_pass(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, 
     std::vector<std::string> cells{name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
                                    printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops)};
     if (fwd)
-      cells.insert(cells.end(), {si_count(double(cost.scores_computed())),
-                                 times(double(cost.scores_computed()) / double(cost.scores_useful())),
+      cells.insert(cells.end(), {format_count(double(cost.scores_computed())),
+                                 format_ratio(double(cost.scores_computed()) / double(cost.scores_useful())),
                                  printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
                                  o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : ""});
     else
@@ -134,11 +135,13 @@ bool report_counts(const std::vector<Outcome>& outcomes) {
     if (!o.counted) continue;
     const bool equal = o.counted->equal();
     all_equal = all_equal && equal;
-    std::printf("%s %s counted by the kernel: %lld tiles, %lld scores (%lld useful): %s the model\n",
+    std::printf("%s %s counted by the kernel: %lld tiles, %lld scores (%lld useful, %lld left finite by its mask): %s "
+                "the model\n",
                 implementation_name(o.implementation), pass_name(o.pass),
                 static_cast<long long>(o.counted->counted.visited_tiles),
                 static_cast<long long>(o.counted->counted.cells.computed()),
-                static_cast<long long>(o.counted->counted.cells[CellKind::useful]), equal ? "equals" : "DIFFERS FROM");
+                static_cast<long long>(o.counted->counted.cells[CellKind::useful]),
+                static_cast<long long>(o.counted->counted.finite_scores), equal ? "equals" : "DIFFERS FROM");
   }
   return all_equal;
 }

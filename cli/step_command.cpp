@@ -3,13 +3,13 @@
 #include <optional>
 #include <string>
 
+#include "analysis/number_format.hpp"
+#include "analysis/step_chain.hpp"
 #include "cli/commands.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
-#include "core/gemm_ceiling.hpp"
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
-#include "core/step_chain.hpp"
 
 namespace attnlab::cli {
 
@@ -20,28 +20,27 @@ struct StepOptions {
   std::string format = "table";
 };
 
-std::string flops(double x) { return si_count(x); }
-std::string percent(double x) { return printf_string("%.2f%%", 100.0 * x); }
+std::string flops(double x) { return format_count(x); }
 
 void print_header(const Scenario& s, const TrainingStep& step) {
   const ModelShape& m = step.model;
   const std::int64_t lm_head = std::int64_t(m.width) * m.vocab;
   std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
   std::printf("why          %s\n", s.why.c_str());
-  std::printf("batch        %zu documents, %lld tokens; packed rows of %d (%s), varlen documents\n", s.doc_lengths.size(),
-              static_cast<long long>(step.tokens), s.row_len, packing_policy_name(s.packing));
-  std::printf("model        %d layers (%d short-window of %d keys, %d long; pattern %s, the last layer long), width %d,\n"
-              "             %d heads (%d KV heads) of %d, MLP %dx, vocabulary %d, sequence %d\n",
-              m.layers, step.layers[int(LayerKind::short_window)], m.short_window,
-              step.layers[int(LayerKind::long_context)], m.window_pattern.c_str(), m.width, m.heads, m.kv_heads,
-              m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
+  std::printf("batch        %zu documents, %lld tokens; packed rows of %d (%s), varlen documents\n",
+              s.doc_lengths.size(), static_cast<long long>(step.tokens), s.row_len, packing_policy_name(s.packing));
+  std::printf(
+      "model        %d layers (%d short-window of %d keys, %d long; pattern %s, the last layer long), width %d,\n"
+      "             %d heads (%d KV heads) of %d, MLP %dx, vocabulary %d, sequence %d\n",
+      m.layers, step.layers[int(LayerKind::short_window)], m.short_window, step.layers[int(LayerKind::long_context)],
+      m.window_pattern.c_str(), m.width, m.heads, m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
   std::printf("matrix       %lld parameters: blocks %lld (Q, K, V, output, MLP) + LM head %lld; embedding left out\n",
               static_cast<long long>(step.matrix_params), static_cast<long long>(step.matrix_params - lm_head),
               static_cast<long long>(lm_head));
   const double attention = step.nanochat_flops_per_token - 6.0 * double(step.matrix_params);
   std::printf("nanochat     estimate_flops = 6 x %lld + %.0f = %.0f FLOP per token (%.4f G); attention %s of it\n\n",
               static_cast<long long>(step.matrix_params), attention, step.nanochat_flops_per_token,
-              step.nanochat_flops_per_token / 1e9, percent(attention / step.nanochat_flops_per_token).c_str());
+              step.nanochat_flops_per_token / 1e9, format_percent(attention / step.nanochat_flops_per_token).c_str());
 }
 
 void print_step_table(const TrainingStep& step) {
@@ -66,36 +65,41 @@ void print_step_table(const TrainingStep& step) {
   row("attention, all layers, computed", [](C c) { return flops(c.attention_computed.step()); });
   row("step, full squares", [](C c) { return flops(c.step_full_squares()); });
   row("step, computed", [](C c) { return flops(c.step_computed()); });
-  row("attention share, full squares", [](C c) { return percent(c.attention_share_full_squares()); });
-  row("attention share, computed", [](C c) { return percent(c.attention_share_computed()); });
+  row("attention share, full squares", [](C c) { return format_percent(c.attention_share_full_squares()); });
+  row("attention share, computed", [](C c) { return format_percent(c.attention_share_computed()); });
   std::fputs(table.render().c_str(), stdout);
-  std::printf("Full squares: nanochat's count, every position of a row of E sees min(window, E) keys, backward 2x forward.\n"
-              "Computed: our cost model, causal, %dx%d tiles, each layer at its window; backward from the backward\n"
-              "model (flash: 5 products per score, 2.5x forward; naive keeps P: 4, 2x).\n",
-              step.tile.rows, step.tile.cols);
+  std::printf(
+      "Full squares: nanochat's count, every position of a row of E sees min(window, E) keys, backward 2x forward.\n"
+      "Computed: our cost model, causal, %dx%d tiles, each layer at its window; backward from the backward\n"
+      "model (flash: 5 products per score, 2.5x forward; naive keeps P: 4, 2x).\n",
+      step.tile.rows, step.tile.cols);
 }
 
 void print_article_counts(const Scenario& s) {
   std::printf("\nThe article's counts (scores per head)\n");
   TextTable table({"count", "rows", "documents", "rows / documents"});
-  const auto millions = [](double n) { return printf_string("%.1fM", n / (1 << 20)); };
   const ArticleCounts at_rows = article_counts(s.doc_lengths, s.row_len);
   const ArticleCounts at_4096 = article_counts(s.doc_lengths, 4096);
-  table.add_row({"the article's: rows full, documents half squares", millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares) / 2), times(at_rows.article_ratio())});
-  table.add_row({printf_string("the same counting, rows of %d", s.row_len), millions(double(at_rows.rows_full_squares)),
-                 millions(double(at_rows.docs_full_squares)), times(at_rows.same_counting_ratio())});
-  table.add_row({"the same counting, rows of 4096 (uniform-64x512)", millions(double(at_4096.rows_full_squares)),
-                 millions(double(at_4096.docs_full_squares)), times(at_4096.same_counting_ratio())});
+  table.add_row({"the article's: rows full, documents half squares",
+                 article_millions(double(at_rows.rows_full_squares)),
+                 article_millions(double(at_rows.docs_full_squares) / 2), format_ratio(at_rows.article_ratio())});
+  table.add_row({printf_string("the same counting, rows of %d", s.row_len),
+                 article_millions(double(at_rows.rows_full_squares)),
+                 article_millions(double(at_rows.docs_full_squares)), format_ratio(at_rows.same_counting_ratio())});
+  table.add_row({"the same counting, rows of 4096 (uniform-64x512)",
+                 article_millions(double(at_4096.rows_full_squares)),
+                 article_millions(double(at_4096.docs_full_squares)), format_ratio(at_4096.same_counting_ratio())});
   std::fputs(table.render().c_str(), stdout);
-  std::printf("The article set its rows as full squares against its documents as half squares (\"64 x 256K = 8M\";\n"
-              "64 x 256K is 16M, 64 x 512^2 / 2 is 8M). Counted alike, rows of 2048 hold 4x the documents' scores;\n"
-              "8x needs rows of 4096.\n");
+  std::printf(
+      "The article set its rows as full squares against its documents as half squares (\"64 x 256K = 8M\";\n"
+      "64 x 256K is 16M, 64 x 512^2 / 2 is 8M). Counted alike, rows of 2048 hold 4x the documents' scores;\n"
+      "8x needs rows of 4096.\n");
 }
 
 void print_time_table(const StepTimePrediction& t) {
-  std::printf("\n%s: attention measured (shipped results, median, scaled to the model's heads), GEMMs at %.0f TFLOP/s\n",
-              kernel_family_name(t.family), *t.gemm_tflops);
+  std::printf(
+      "\n%s: attention measured (shipped results, median, scaled to the model's heads), GEMMs at %.0f TFLOP/s\n",
+      kernel_family_name(t.family), *t.gemm_tflops);
   TextTable table({"us per batch", "pass", "measured run standing in: packed; varlen", "packed", "varlen"}, 3);
   const auto cell = [](const std::optional<MeasuredAttention>& m) {
     return m ? printf_string("%.0f", m->us) : std::string("not measured");
@@ -109,38 +113,41 @@ void print_time_table(const StepTimePrediction& t) {
     for (Pass pass : {Pass::fwd, Pass::bwd}) {
       const auto& p = t.packed.layer[int(k)][int(pass)];
       const auto& v = t.varlen.layer[int(k)][int(pass)];
-      table.add_row({std::string("one ") + layer_kind_name(k) + " layer", pass_name(pass), run(p) + "; " + run(v), cell(p),
-                     cell(v)});
+      table.add_row({std::string("one ") + layer_kind_name(k) + " layer", pass_name(pass), run(p) + "; " + run(v),
+                     cell(p), cell(v)});
     }
   for (Pass pass : {Pass::fwd, Pass::bwd})
     table.add_row({"matrix products, all layers", pass_name(pass), "FLOPs / the GEMM ceiling",
-                   printf_string("%.0f", (*t.packed.gemm_us)[int(pass)]), printf_string("%.0f", (*t.varlen.gemm_us)[int(pass)])});
+                   printf_string("%.0f", (*t.packed.gemm_us)[int(pass)]),
+                   printf_string("%.0f", (*t.varlen.gemm_us)[int(pass)])});
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
     const auto p = t.packed.step_us(pass, t.layers), v = t.varlen.step_us(pass, t.layers);
-    table.add_row({"step", pass_name(pass), "matrix products + attention", p ? printf_string("%.0f", *p) : "not measured",
-                   v ? printf_string("%.0f", *v) : "not measured"});
+    table.add_row({"step", pass_name(pass), "matrix products + attention",
+                   p ? printf_string("%.0f", *p) : "not measured", v ? printf_string("%.0f", *v) : "not measured"});
   }
   std::fputs(table.render().c_str(), stdout);
 }
 
-void print_savings(const TrainingStep& step, const std::optional<GemmCeiling>& ceiling,
+void print_savings(const TrainingStep& step, const LoadedResults& results,
                    const std::array<StepTimePrediction, 2>& times) {
+  const std::optional<Ceilings>& ceiling = results.ceilings;
   std::printf("\nPredicted saving of the step, packed rows -> varlen\n");
   std::printf("(a) from FLOPs: %s (nanochat's full squares), %s (computed: causal, tiled)\n",
-              percent(step.saving_full_squares()).c_str(), percent(step.saving_computed()).c_str());
+              format_percent(step.saving_full_squares()).c_str(), format_percent(step.saving_computed()).c_str());
   if (!ceiling) {
     std::printf("(b) from time: not measured (no GEMM ceiling in the results folder)\n");
   } else {
     std::printf("(b) from time, GEMMs at %.0f TFLOP/s: %s, %s, %s (%s says where it was measured)\n", ceiling->tflops,
-                ceiling->what.c_str(), ceiling->gpu.c_str(), ceiling->date.c_str(),
-                (measured_results_folder() / ceilings_file_name).string().c_str());
+                ceiling->gemm.what.c_str(), ceiling->gemm.gpu.c_str(), ceiling->gemm.date.c_str(),
+                results.ceilings_file.string().c_str());
     for (const StepTimePrediction& t : times) {
       const auto fwd = t.saving_fwd(), whole = t.saving_step();
       std::printf("    %-8s forward alone %s; whole step (forward and backward) %s\n", kernel_family_name(t.family),
-                  fwd ? percent(*fwd).c_str() : "not measured", whole ? percent(*whole).c_str() : "not measured");
+                  fwd ? format_percent(*fwd).c_str() : "not measured",
+                  whole ? format_percent(*whole).c_str() : "not measured");
     }
   }
-  std::printf("the article: %s (a whole nanochat d24 training run)\n", percent(article_step_saving).c_str());
+  std::printf("the article: %s (a whole nanochat d24 training run)\n", format_percent(article_step_saving).c_str());
 }
 
 void print_chain(const std::vector<ChainLink>& chain) {
@@ -151,28 +158,31 @@ void print_chain(const std::vector<ChainLink>& chain) {
 }
 
 void print_step_csv(const Scenario& s, const TrainingStep& step) {
-  std::printf("scenario,implementation,tokens,matrix_params,tile,matrix_fwd,matrix_bwd,"
-              "short_full_fwd,short_computed_fwd,short_computed_bwd,long_full_fwd,long_computed_fwd,long_computed_bwd,"
-              "attention_full,attention_computed,step_full,step_computed,attention_share_full,attention_share_computed,"
-              "nanochat_flops_per_token\n");
+  std::printf(
+      "scenario,implementation,tokens,matrix_params,tile,matrix_fwd,matrix_bwd,"
+      "short_full_fwd,short_computed_fwd,short_computed_bwd,long_full_fwd,long_computed_fwd,long_computed_bwd,"
+      "attention_full,attention_computed,step_full,step_computed,attention_share_full,attention_share_computed,"
+      "nanochat_flops_per_token\n");
   for (const StepCost& c : step.costs) {
     const auto& sh = c.full_squares_per_layer[int(LayerKind::short_window)];
     const auto& lo = c.full_squares_per_layer[int(LayerKind::long_context)];
     const auto& shc = c.computed_per_layer[int(LayerKind::short_window)];
     const auto& loc = c.computed_per_layer[int(LayerKind::long_context)];
-    std::printf("%s,%s,%lld,%lld,%dx%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,%.6f,%.17g\n",
-                s.name.c_str(), implementation_name(c.implementation), static_cast<long long>(step.tokens),
-                static_cast<long long>(step.matrix_params), step.tile.rows, step.tile.cols, c.matrix.fwd, c.matrix.bwd,
-                sh.fwd, shc.fwd, shc.bwd, lo.fwd, loc.fwd, loc.bwd, c.attention_full_squares.step(),
-                c.attention_computed.step(), c.step_full_squares(), c.step_computed(), c.attention_share_full_squares(),
-                c.attention_share_computed(), step.nanochat_flops_per_token);
+    std::printf(
+        "%s,%s,%lld,%lld,%dx%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,%.6f,%."
+        "17g\n",
+        s.name.c_str(), implementation_name(c.implementation), static_cast<long long>(step.tokens),
+        static_cast<long long>(step.matrix_params), step.tile.rows, step.tile.cols, c.matrix.fwd, c.matrix.bwd, sh.fwd,
+        shc.fwd, shc.bwd, lo.fwd, loc.fwd, loc.bwd, c.attention_full_squares.step(), c.attention_computed.step(),
+        c.step_full_squares(), c.step_computed(), c.attention_share_full_squares(), c.attention_share_computed(),
+        step.nanochat_flops_per_token);
   }
 }
 
 // The shipped runs to match the layers against; a scenario folder that cannot be listed costs a warning.
-MeasuredRuns shipped_runs(const Scenario& s) {
+MeasuredRuns shipped_runs(const Scenario& s, const LoadedResults& results) {
   MeasuredRuns runs;
-  for (auto& [file, row] : read_results_folder(measured_results_folder())) runs.rows.push_back(std::move(row));
+  for (const ResultsFile& file : results.files) runs.rows.insert(runs.rows.end(), file.rows.begin(), file.rows.end());
   try {
     runs.scenarios = list_scenarios();
   } catch (const InputError& e) {
@@ -182,18 +192,6 @@ MeasuredRuns shipped_runs(const Scenario& s) {
   return runs;
 }
 
-std::optional<GemmCeiling> shipped_ceiling() {
-  const auto file = measured_results_folder() / ceilings_file_name;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) return std::nullopt;
-  try {
-    return read_gemm_ceiling(file);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "attnlab: warning: no GEMM ceiling: %s\n", e.what());
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 // `attnlab step [SCENARIO] [--format table|csv]`: the training step of the scenario's
@@ -201,14 +199,19 @@ std::optional<GemmCeiling> shipped_ceiling() {
 // "From scores to step time").
 void add_step_command(CLI::App& app) {
   auto options = std::make_shared<StepOptions>();
-  CLI::App* cmd = app.add_subcommand("step", "Print the training-step FLOPs and the step saving of varlen for a scenario with a [model]");
-  cmd->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file with a [model] table")
+  CLI::App* cmd = app.add_subcommand(
+      "step", "Print the training-step FLOPs and the step saving of varlen for a scenario with a [model]");
+  cmd->add_option("scenario", options->scenario,
+                  "Scenario name (see `attnlab list`) or path to a .toml file with a [model] table")
       ->capture_default_str();
-  cmd->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"table", "csv"}))->capture_default_str();
+  cmd->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"table", "csv"}))
+      ->capture_default_str();
   cmd->callback([options] {
     const Scenario s = load_scenario(options->scenario);
     if (!s.model)
-      throw InputError(s.source.string() + ": model: missing; `attnlab step` needs a [model] table (see scenarios/nanochat-d24.toml)");
+      throw InputError(s.source.string() +
+                       ": model: missing; `attnlab step` needs a [model] table (see scenarios/nanochat-d24.toml)");
     const TrainingStep step = model_training_step(s, *s.model);
     if (options->format == "csv") {
       print_step_csv(s, step);
@@ -217,14 +220,15 @@ void add_step_command(CLI::App& app) {
     print_header(s, step);
     print_step_table(step);
     print_article_counts(s);
-    const std::optional<GemmCeiling> ceiling = shipped_ceiling();
-    const MeasuredRuns runs = shipped_runs(s);
+    const LoadedResults results = load_measured_results();
+    const std::optional<Ceilings>& ceiling = results.ceilings;
+    const MeasuredRuns runs = shipped_runs(s, results);
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily f : all_kernel_families)
       times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, runs);
     if (ceiling)
       for (const StepTimePrediction& t : times) print_time_table(t);
-    print_savings(step, ceiling, times);
+    print_savings(step, results, times);
     print_chain(step_chain(s, step, times));
   });
 }

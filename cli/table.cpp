@@ -1,7 +1,6 @@
 #include "cli/table.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -49,35 +48,5 @@ std::string TextTable::render() const {
   for (const auto& row : rows_) out += line(row);
   return out;
 }
-
-namespace {
-
-// value scaled by `step` until below it, printed with 3 significant digits and the unit's prefix.
-// Compared after rounding, so 999,519 prints "1.00 M", not "1000 k".
-std::string scaled(double value, double step, const char* const* prefixes, int count, const char* unit) {
-  int i = 0;
-  while (std::round(std::fabs(value)) >= step && i + 1 < count) {
-    value /= step;
-    ++i;
-  }
-  const char* format = std::fabs(value) >= 100 || i == 0 ? "%.0f %s%s" : std::fabs(value) >= 10 ? "%.1f %s%s" : "%.2f %s%s";
-  return printf_string(format, value, prefixes[i], unit);
-}
-
-}  // namespace
-
-std::string si_count(double value) {
-  static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-  std::string s = scaled(value, 1000, prefixes, 7, "");
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-std::string binary_bytes(double bytes) {
-  static const char* const prefixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
-  return scaled(bytes, 1024, prefixes, 6, "B");
-}
-
-std::string times(double ratio) { return printf_string("%.2fx", ratio); }
 
 }  // namespace attnlab::cli

@@ -1,7 +1,6 @@
 #pragma once
-// Plain-text tables and the number formats the CLI prints in them. Units as the GUI
-// shows them: bytes in powers of 1024 (KiB, MiB, GiB), times in µs.
-#include <cstdint>
+// Plain-text tables for the CLI's output; the numbers in them are formatted by
+// analysis/number_format.hpp, as the GUI's are.
 #include <string>
 #include <vector>
 
@@ -24,9 +23,6 @@ class TextTable {
 
 // Columns a UTF-8 string takes in a terminal ("µs" is two), for characters one column wide.
 std::size_t display_width(const std::string& text);
-std::string si_count(double value);         // 3 significant digits and a k/M/G/T/P suffix: "34.4 M"
-std::string binary_bytes(double bytes);     // "1.50 GiB"
-std::string times(double ratio);            // "7.99x"
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace attnlab::cli

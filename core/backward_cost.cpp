@@ -113,16 +113,14 @@ BackwardCost backward_cost(const Scenario& s, const ImplementationCost& fwd, con
 }
 
 BackwardModel model_backward_costs(const Scenario& s, const CostModel& forward, DqAccumulation dq_accumulation) {
-  return model_backward_costs(s, forward, s.padded_layout(), s.packed_layout(), s.varlen_layout(), dq_accumulation);
+  return model_backward_costs(s, forward, ScenarioLayouts(s), dq_accumulation);
 }
 
-BackwardModel model_backward_costs(const Scenario& s, const CostModel& forward, const Layout& padded,
-                                   const Layout& packed, const Layout& varlen, DqAccumulation dq_accumulation) {
+BackwardModel model_backward_costs(const Scenario& s, const CostModel& forward, const ScenarioLayouts& layouts,
+                                   DqAccumulation dq_accumulation) {
   BackwardModel m;
   for (Implementation i : all_implementations) {
-    const LayoutKind kind = layout_of(i);
-    const Layout& layout = kind == LayoutKind::padded ? padded : kind == LayoutKind::packed ? packed : varlen;
-    m[static_cast<int>(i)] = backward_cost(s, forward[i], layout, dq_accumulation);
+    m[static_cast<int>(i)] = backward_cost(s, forward[i], layouts.of(i), dq_accumulation);
   }
   return m;
 }

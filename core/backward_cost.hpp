@@ -61,9 +61,8 @@ BackwardCost backward_cost(const Scenario& scenario, const ImplementationCost& f
 
 BackwardModel model_backward_costs(const Scenario& scenario, const CostModel& forward,
                                    DqAccumulation dq_accumulation = DqAccumulation::atomic_fp32);
-// The same from the scenario's layouts already built (padded, packed, varlen).
-BackwardModel model_backward_costs(const Scenario& scenario, const CostModel& forward, const Layout& padded,
-                                   const Layout& packed, const Layout& varlen,
+// The same from the scenario's layouts already built.
+BackwardModel model_backward_costs(const Scenario& scenario, const CostModel& forward, const ScenarioLayouts& layouts,
                                    DqAccumulation dq_accumulation = DqAccumulation::atomic_fp32);
 
 }  // namespace attnlab

@@ -72,13 +72,11 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
 }
 
 CostModel model_costs(const Scenario& s, TileShape tile) {
-  return model_costs(s, s.padded_layout(), s.packed_layout(), s.varlen_layout(), tile);
+  return model_costs(s, ScenarioLayouts(s), tile);
 }
 
-CostModel model_costs(const Scenario& s, const Layout& padded, const Layout& packed, const Layout& varlen,
-                      TileShape tile) {
-  if (padded.kind != LayoutKind::padded || packed.kind != LayoutKind::packed || varlen.kind != LayoutKind::varlen)
-    throw std::invalid_argument("model_costs: expected the padded, packed and varlen layouts in that order");
+CostModel model_costs(const Scenario& s, const ScenarioLayouts& layouts, TileShape tile) {
+  const Layout &padded = layouts.padded, &packed = layouts.packed, &varlen = layouts.varlen;
   const int padded_length = s.padded_length();
   CostModel m;
   m.tile = tile;

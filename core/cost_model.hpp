@@ -7,6 +7,7 @@
 
 #include "core/implementation.hpp"
 #include "core/scenario.hpp"
+#include "core/scenario_layouts.hpp"
 
 namespace attnlab {
 
@@ -66,9 +67,7 @@ struct CostModel {
 inline constexpr TileShape default_flash_tile{64, 64};
 
 CostModel model_costs(const Scenario& scenario, TileShape tile = default_flash_tile);
-// The same from the scenario's layouts already built (its padded_layout(),
-// packed_layout() and varlen_layout()), for a caller that keeps them anyway.
-CostModel model_costs(const Scenario& scenario, const Layout& padded, const Layout& packed, const Layout& varlen,
-                      TileShape tile = default_flash_tile);
+// The same from the scenario's layouts already built, for a caller that keeps them anyway.
+CostModel model_costs(const Scenario& scenario, const ScenarioLayouts& layouts, TileShape tile = default_flash_tile);
 
 }  // namespace attnlab

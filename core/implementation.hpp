@@ -1,5 +1,5 @@
 #pragma once
-// The four named runs of DESIGN.md: points in the (implementation x layout) grid.
+// The four implementations a run compares: points in the (implementation x layout) grid.
 #include <array>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The one definition of every layout's mask (DESIGN.md §2). A layout is a set of
+// The one definition of every layout's mask. A layout is a set of
 // rows (sequences) over a token buffer; these functions say which document a
 // position holds, what kind each (query, key) cell is, and which tiles a tiled
 // kernel visits. The CPU reference, the cost model, the CUDA kernels and the GUI
@@ -87,6 +87,7 @@ ATTNLAB_HD inline CellKind cell_kind(const LayoutView& v, int r, int q, int k) {
 struct KeyRange {
   int first = 0;
   int last = -1;
+  ATTNLAB_HD bool contains(int key) const { return key >= first && key <= last; }
 };
 ATTNLAB_HD inline KeyRange attended_keys(const LayoutView& v, int r, int q) {
   const int valid = v.row_valid[r];

@@ -1,5 +1,5 @@
 #pragma once
-// The results CSV of DESIGN.md §6 (schema: results/README.md). One row per
+// The results CSV every run writes and every reader loads (schema: results/README.md). One row per
 // (scenario, implementation, dtype, head dim, pass) of a real run, ours or a
 // peer's. A value that was not measured is an empty optional and an empty cell,
 // never a made-up number.
@@ -11,12 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/pass.hpp"
 #include "core/scenario.hpp"
 
 namespace attnlab {
-
-enum class Pass { fwd, bwd };
-inline const char* pass_name(Pass p) { return p == Pass::fwd ? "fwd" : "bwd"; }
 
 struct ResultRow {
   // The fixed columns, in file order.

@@ -288,8 +288,7 @@ std::filesystem::path scenarios_folder() {
 
 Scenario load_scenario(std::string_view name_or_path) {
   const std::filesystem::path file = scenario_path(name_or_path);
-  const toml::table table = read_toml_file(file, "scenario file", max_scenario_file_bytes);
-  return read_scenario(table, file);
+  return read_scenario(read_toml_file(file, "scenario file", max_scenario_file_bytes), file);
 }
 
 std::vector<Scenario> list_scenarios() {

@@ -63,13 +63,13 @@ TrainingStep model_training_step(const Scenario& s, const ModelShape& m, TileSha
   for (Implementation impl : all_implementations) step.costs[int(impl)].implementation = impl;
   for (LayerKind kind : all_layer_kinds) {
     const Scenario layer = layer_scenario(s, m, kind);
-    const Layout padded = layer.padded_layout(), packed = layer.packed_layout(), varlen = layer.varlen_layout();
-    const CostModel costs = model_costs(layer, padded, packed, varlen, tile);
-    const BackwardModel backward = model_backward_costs(layer, costs, padded, packed, varlen);
+    const ScenarioLayouts layouts(layer);
+    const CostModel costs = model_costs(layer, layouts, tile);
+    const BackwardModel backward = model_backward_costs(layer, costs, layouts);
     for (Implementation impl : all_implementations) {
       StepCost& c = step.costs[int(impl)];
       const ImplementationCost& ic = costs[impl];
-      const Layout& layout = impl == Implementation::packed ? packed : impl == Implementation::varlen ? varlen : padded;
+      const Layout& layout = layouts.of(impl);
       const double full = per_token(4.0 * hd * double(full_square_scores(layout, layer_window_left(m, kind))), step.tokens);
       c.full_squares_per_layer[int(kind)] = {full, 2.0 * full};
       c.computed_per_layer[int(kind)] = {per_token(double(ic.flops_fwd), step.tokens),

@@ -10,7 +10,6 @@
 // keep them finite, e.g. zero) and every implementation writes O = 0, LSE = -inf there.
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,7 +78,7 @@ class DeviceBuffer {
 
 // A host Layout's index arrays on the device, plus a flash kernel's work lists at its
 // tile: the forward's (one item per (row, query tile), longest first) and, for a
-// square tile, the backward's (kernels/work_list.hpp). The Layout must outlive it.
+// square tile, the backward's (kernels/common/work_list.hpp). The Layout must outlive it.
 class DeviceLayout {
  public:
   DeviceLayout(const Layout& layout, TileShape work_tile);
@@ -90,11 +89,14 @@ class DeviceLayout {
   const void* work_list() const { return work_.data(); }
   const void* backward_work_list() const { return backward_work_.data(); }  // as many items
   const std::int64_t* token_source() const { return static_cast<const std::int64_t*>(token_source_.data()); }
+  // One int for a scheduler that hands out work items by atomics (the launcher zeroes it).
+  int* work_counter() const { return static_cast<int*>(work_counter_.data()); }
 
  private:
   const Layout* host_;
   TileShape work_tile_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_, backward_work_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_, backward_work_,
+      work_counter_;
   int work_items_ = 0;
 };
 
@@ -133,16 +135,6 @@ void upload_qkv(AttentionTensors& tensors, DType dtype, const std::vector<float>
 std::vector<float> download_o(const AttentionTensors& tensors, DType dtype);  // [position][head][head_dim]
 std::vector<float> download_lse(const AttentionTensors& tensors);             // [position][head]
 
-// What a run wrote into O and LSE poisoned beforehand (DeviceBuffer::poison), per
-// (position, head): valid pairs whose O or LSE is not finite (left unwritten), and
-// padding pairs without O = 0, LSE = -inf.
-struct WrittenOutputs {
-  std::int64_t unwritten = 0;
-  std::int64_t padding_not_zero = 0;
-};
-WrittenOutputs check_written(const Layout& layout, const AttentionProblem& problem, const std::vector<float>& o,
-                             const std::vector<float>& lse);
-
 // Fills `out`'s Q, K, V (layout `to`'s buffer order) from tensors in canonical
 // token order (a varlen layout's buffer) on the device; padding gets zeros. So
 // inputs are uploaded once per run, however large the padded buffer.
@@ -151,15 +143,18 @@ void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, Atten
 // ---- the implementations -----------------------------------------------------
 
 // What the kernel actually computed, summed over every head's CTAs (so
-// heads x count_layout(layout, kernel_tile(kernel)) when the kernel matches the model).
+// heads x count_layout(layout, kernel_tile(kernel)) when the kernel matches the model),
+// and the scores its own mask left finite (heads x the model's useful + bleed).
 struct KernelCounts {
   std::int64_t visited_tiles = 0;
   CellCounts cells;
+  std::int64_t finite_scores = 0;
 };
 
 // padded, packed and varlen: a tiled kernel over the layout, whose work list must be
 // at the kernel's tile. With `counts`, each CTA also adds count_tile of every tile it
-// visits (a branch outside the inner loops) and the call synchronizes to fill `counts`.
+// visits and the scores its mask leaves finite (the kernel's counting instantiation),
+// and the call synchronizes to fill `counts`.
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
                AttentionTensors& tensors, KernelCounts* counts = nullptr);
 
@@ -185,18 +180,5 @@ class NaiveAttention {
   DeviceBuffer scores_, probs_;
   void* cublas_ = nullptr;
 };
-
-// ---- timing ----------------------------------------------------------------
-
-struct GpuTiming {
-  double median_us = 0, min_us = 0, max_us = 0;
-  int reps = 0;
-};
-
-// Median, min and max of timed runs (µs); `us` must not be empty.
-GpuTiming timing_of(std::vector<double> us);
-
-// Times `launch` with CUDA events around each of `reps` runs after `warmup` runs.
-GpuTiming time_on_gpu(const std::function<void()>& launch, int warmup, int reps);
 
 }  // namespace attnlab

@@ -90,28 +90,30 @@ for stage in "$@"; do
       cat "$out/run.log"
       ;;
     ladder)
-      # Each rung of wgmma-sm90's ladder (kernels/hopper/flash_wgmma_rungs.hpp, run by
-      # ATTNLAB_WGMMA_RUNG; the last is the shipped kernel), then the teaching kernel. Rung 1's
-      # log says how many rungs there are ("ladder rung 1 of N").
+      # Each rung of wgmma-sm90's ladder (kernels/wgmma_sm90/rungs.hpp), a kernel of its own
+      # (--kernel wgmma-sm90/rungN, the results' kernel column says so; the last rung has the
+      # shipped features), then both kernels as shipped. The rungs are numbered from 1 up to
+      # the first name --kernel refuses.
       ladder=(uniform-64x512 uniform-16x2048 one-doc-16384 --implementations varlen --count)
-      rung=1 rungs=1
-      while [ $rung -le "$rungs" ]; do
-        ATTNLAB_WGMMA_RUNG=$rung timeout 90 $attnlab run "${ladder[@]}" --kernel wgmma-sm90 \
+      rung=1
+      while [ $rung -le 20 ] && $attnlab run tests/gpu/sanitizer-small.toml --implementations varlen --reps 1 \
+        --kernel "wgmma-sm90/rung$rung" 2>&1 | grep -vq "expected one of"; do
+        timeout 90 $attnlab run "${ladder[@]}" --kernel "wgmma-sm90/rung$rung" \
           --out "$out/attnlab-ladder-rung$rung.csv" >"$out/ladder-rung$rung.log" 2>&1 || failed+=("ladder-rung$rung")
-        [ $rung -eq 1 ] &&
-          rungs=$(grep -oE "ladder rung 1 of [0-9]+" "$out/ladder-rung1.log" | grep -oE "[0-9]+$" || echo 1)
-        grep -E "ladder rung|^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-rung$rung.log"
+        grep -E "^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-rung$rung.log"
         rung=$((rung + 1))
       done
-      timeout 90 $attnlab run "${ladder[@]}" --kernel mma-sm80 --out "$out/attnlab-ladder-mma-sm80.csv" \
-        >"$out/ladder-mma-sm80.log" 2>&1 || failed+=(ladder-mma-sm80)
-      grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-mma-sm80.log"
+      for kernel in wgmma-sm90 mma-sm80; do
+        timeout 90 $attnlab run "${ladder[@]}" --kernel $kernel --out "$out/attnlab-ladder-$kernel.csv" \
+          >"$out/ladder-$kernel.log" 2>&1 || failed+=("ladder-$kernel")
+        grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-$kernel.log"
+      done
       ;;
     sm80)
       # What an Ampere or Ada GPU would run, on this one: every kernel of ours compiled at
       # load time from the compute_80 PTX in the binary (CUDA_FORCE_PTX_JIT=1), launched
       # with the configuration computed for an sm_86's 100 KB of shared memory per SM
-      # (ATTNLAB_LAUNCH_AS=sm_86; kernels/launch_config.hpp). The `launch` lines of the run
+      # (ATTNLAB_LAUNCH_AS=sm_86; kernels/common/launch_config.hpp). The `launch` lines of the run
       # name the PTX the code came from. naive's runs and tests go apart from the rest: its
       # cuBLAS GEMMs may have no PTX this GPU can compile when forced to, which says
       # nothing of our code.

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "core/input_error.hpp"
-#include "kernels/launch_config.hpp"
+#include "kernels/common/launch_config.hpp"
 
 namespace attnlab {
 
@@ -27,7 +27,7 @@ bool flash_kernel_built(FlashKernel k) {
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
   return true;
 #else
-  return k != FlashKernel::wgmma_sm90;
+  return flash_kernel_info(k).min_compute_capability < 90;
 #endif
 }
 
@@ -47,7 +47,8 @@ FlashKernel choose_flash_kernel(std::string_view name, int device_capability, st
   const int compute_capability = capability_to_choose_for(device_capability);
   if (name.empty()) {
     for (const FlashKernelInfo& k : flash_kernels)
-      if (compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) && (k.default_backward || !backward))
+      if (k.rung == 0 && compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) &&
+          (k.default_backward || !backward))
         return k.kernel;
     // A GPU too old for any of them is as good as none.
     throw NoGpuError("no flash kernel of this build (" + flash_kernel_names() + ") runs on compute capability " +

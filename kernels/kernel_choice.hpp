@@ -2,17 +2,29 @@
 // Which code computes attention. Each flash kernel is described once here, with the
 // tile it works in: its source static_asserts its own tile against this entry, and
 // the work list and the cost model ask for kernel_tile(kernel), so a kernel with
-// another tile is scheduled and counted at its own tile with no new code. naive's
-// GEMMs are cuBLAS's. Plain C++: any .cpp may include it.
+// another tile is scheduled and counted at its own tile with no new code. The rungs
+// of wgmma-sm90's ladder (kernels/wgmma_sm90/rungs.hpp) are kernels of their own
+// here, each with its own name, so a rung's results row never passes for the shipped
+// kernel's. naive's GEMMs are cuBLAS's. Plain C++: any .cpp may include it.
 #include <array>
 #include <string>
 #include <string_view>
 
 #include "core/implementation.hpp"
+#include "kernels/wgmma_sm90/rungs.hpp"
 
 namespace attnlab {
 
-enum class FlashKernel { wgmma_sm90, mma_sm80 };
+enum class FlashKernel {
+  wgmma_sm90,
+  mma_sm80,
+  wgmma_sm90_rung1,
+  wgmma_sm90_rung2,
+  wgmma_sm90_rung3,
+  wgmma_sm90_rung4,
+  wgmma_sm90_rung5,
+  wgmma_sm90_rung6,
+};
 
 struct FlashKernelInfo {
   FlashKernel kernel;
@@ -21,16 +33,32 @@ struct FlashKernelInfo {
   int min_compute_capability;  // e.g. 80: any sm_80 or later GPU
   bool has_backward;           // a backward of its own over this kernel's work list and tile (run_flash_backward)
   // Whether a run with no --kernel may take this backward. A new backward stays behind
-  // --kernel until every GPU test of it and compute-sanitizer have run on a GPU
-  // (kernels/README.md says which have); then this turns true.
+  // --kernel until every GPU test of it and compute-sanitizer have run on a GPU; then
+  // this turns true.
   bool default_backward;
+  int rung;  // a rung of wgmma-sm90's ladder (from 1), which no run takes unless named; 0 for a kernel as shipped
 };
 
-// Fastest first: with no --kernel a run takes the first one the GPU supports.
-inline constexpr std::array<FlashKernelInfo, 2> flash_kernels{{
-    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true},  // Hopper: wgmma, TMA, producer and consumer warpgroups
-    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true},          // the teaching kernel: mma.sync, ldmatrix, cp.async
+// The kernels as shipped fastest first (with no --kernel a run takes the first one the
+// GPU supports), then the ladder's rungs.
+inline constexpr std::array<FlashKernelInfo, 8> flash_kernels{{
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, warp-specialized
+    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},  // the teaching kernel: mma.sync, ldmatrix, cp.async
+    {FlashKernel::wgmma_sm90_rung1, "wgmma-sm90/rung1", {128, 128}, 90, false, false, 1},
+    {FlashKernel::wgmma_sm90_rung2, "wgmma-sm90/rung2", {128, 128}, 90, false, false, 2},
+    {FlashKernel::wgmma_sm90_rung3, "wgmma-sm90/rung3", {128, 128}, 90, false, false, 3},
+    {FlashKernel::wgmma_sm90_rung4, "wgmma-sm90/rung4", {128, 128}, 90, false, false, 4},
+    {FlashKernel::wgmma_sm90_rung5, "wgmma-sm90/rung5", {128, 128}, 90, false, false, 5},
+    {FlashKernel::wgmma_sm90_rung6, "wgmma-sm90/rung6", {128, 128}, 90, false, false, 6},
 }};
+
+constexpr bool rungs_listed() {
+  int rung = 0;
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (k.rung > 0 && (k.rung != ++rung || k.tile != flash_kernels.front().tile)) return false;
+  return rung == wgmma_sm90::forward_rung_count;
+}
+static_assert(rungs_listed(), "every rung of wgmma-sm90's ladder, in order, at wgmma-sm90's tile");
 
 constexpr const FlashKernelInfo& flash_kernel_info(FlashKernel k) {
   for (const FlashKernelInfo& info : flash_kernels)
@@ -50,12 +78,12 @@ inline const char* kernel_name(Implementation implementation, FlashKernel flash)
 // The kernel of that name; InputError naming `flag` for an unknown one.
 FlashKernel parse_flash_kernel(std::string_view name, std::string_view flag = "--kernel");
 
-// Whether this build holds the kernel's code (wgmma-sm90: only where the CUDA
-// architectures include sm_90, kernels/CMakeLists.txt).
+// Whether this build holds the kernel's code (wgmma-sm90 and its rungs: only where the
+// CUDA architectures include sm_90, kernels/CMakeLists.txt).
 bool flash_kernel_built(FlashKernel k);
 
 // The value of --kernel on a GPU of `compute_capability` (e.g. 90; an older one where
-// ATTNLAB_LAUNCH_AS names one, kernels/launch_config.hpp): empty takes the
+// ATTNLAB_LAUNCH_AS names one, kernels/common/launch_config.hpp): empty takes the
 // fastest kernel it supports and this build holds (with `backward`, the fastest whose
 // backward is a default_backward). Throws InputError naming `flag` for an unknown name or a kernel the
 // GPU cannot run, the build lacks or that has no backward when one is asked for,
@@ -63,7 +91,7 @@ bool flash_kernel_built(FlashKernel k);
 FlashKernel choose_flash_kernel(std::string_view name, int compute_capability, std::string_view flag = "--kernel",
                                 bool backward = false);
 
-// "mma-sm80" (or "a, b"): the names --kernel takes, for help texts and errors.
+// "wgmma-sm90, mma-sm80, ...": the names --kernel takes, for help texts and errors.
 std::string flash_kernel_names();
 
 }  // namespace attnlab

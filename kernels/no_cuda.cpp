@@ -46,6 +46,5 @@ NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem&
 NaiveBackward::~NaiveBackward() = default;
 void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&) { no_cuda(); }
 
-GpuTiming time_on_gpu(const std::function<void()>&, int, int) { no_cuda(); }
 
 }  // namespace attnlab

@@ -1,5 +1,5 @@
 #pragma once
-// A results row of ours, as the tests write them: by default for uniform-64x512 on the H100.
+// Results rows of ours and of peers, as the tests write them: by default for uniform-64x512 on the H100.
 #include <string>
 
 #include "core/results_csv.hpp"
@@ -18,6 +18,13 @@ inline ResultRow our_row(const char* implementation, double median_us, const cha
   r.heads = 16;
   r.head_dim = 128;
   r.median_us = median_us;
+  return r;
+}
+
+// A peer's row beside `implementation` (its kernel named by `source`), as our_row's otherwise.
+inline ResultRow peer_row(const char* source, const char* implementation, double median_us) {
+  ResultRow r = our_row(implementation, median_us);
+  r.source = source;
   return r;
 }
 

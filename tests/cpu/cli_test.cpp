@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "tests/cpu/cli_run.hpp"
+#include "tests/cpu/test_folder.hpp"
+#include "tests/test_rows.hpp"
 
 namespace {
 
+using namespace attnlab;
 namespace fs = std::filesystem;
 
 using attnlab::cli_run::attnlab;
@@ -146,7 +149,7 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
          "scores_computed,scores_useful,rel_l2_error,kernel\n"
          "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,211.5,210,213,,,,,wgmma-sm90\n"
          "uniform-64x512,varlen,attnlab,Some GPU,bf16,16,128,true,fwd,386.5,384,388,,,,,mma-sm80\n";
-  const CliRun r = attnlab("model", "ATTNLAB_RESULTS='" + results.string() + "'");
+  const CliRun r = attnlab("model --all-runs", "ATTNLAB_RESULTS='" + results.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("123.5"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("999.5"), std::string::npos) << "a row of another scenario";
@@ -171,6 +174,49 @@ TEST(Cli, ModelPrintsMeasuredRowsAndWarnsOnceAboutABrokenFile) {
   }
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
   EXPECT_NE(r.err.find("broken.csv"), std::string::npos) << r.err;
+}
+
+// Under the model, one line per implementation and pass: our fastest kernel's primary run, the
+// fastest peer of that layout, and the peer's time over ours; every row only with --all-runs.
+TEST(Cli, ModelSummarizesEachImplementationAndPassWithTheBestPeer) {
+  const fs::path results = scratch_dir() / "results";
+  fs::create_directories(results);
+  ResultRow bwd_ours = our_row("varlen", 1000, "wgmma-sm90"), bwd_peer = peer_row("torch-varlen_attn", "varlen", 1100);
+  bwd_ours.pass = bwd_peer.pass = Pass::bwd;
+  write_results_csv(results / "ours.csv", {our_row("varlen", 300, "mma-sm80"), our_row("varlen", 200, "wgmma-sm90"),
+                                           our_row("packed", 900, "wgmma-sm90"), bwd_ours});
+  write_results_csv(results / "peers.csv", {peer_row("torch-flex-document-mask", "varlen", 400),
+                                            peer_row("torch-varlen_attn", "varlen", 250), bwd_peer});
+  write_results_csv(results / "peers-again.csv", {peer_row("torch-varlen_attn", "varlen", 150)});  // not the primary run
+  const std::string env = "ATTNLAB_RESULTS='" + results.string() + "'";
+  const CliRun r = attnlab("model", env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto words = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::istringstream in(line);
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  };
+  // The summary's line of one implementation and pass, as words.
+  const auto line_of = [&](const std::string& out, const std::string& implementation, const std::string& pass) {
+    for (const std::string& line : split(out, '\n'))
+      if (const auto w = words(line); w.size() > 2 && w[0] == implementation && w[1] == pass) return w;
+    return std::vector<std::string>();
+  };
+  // measured, pass, ours (2 words), kernel, file, best peer (2 words), source, peer / ours
+  EXPECT_EQ(line_of(r.out, "varlen", "fwd"),
+            (std::vector<std::string>{"varlen", "fwd", "200", "\xC2\xB5s", "wgmma-sm90", "ours.csv", "250", "\xC2\xB5s",
+                                      "torch-varlen_attn", "1.25x"}))
+      << r.out;
+  EXPECT_EQ(line_of(r.out, "packed", "fwd"),
+            (std::vector<std::string>{"packed", "fwd", "900", "\xC2\xB5s", "wgmma-sm90", "ours.csv", "-", "-", "-"}))
+      << r.out;
+  ASSERT_FALSE(line_of(r.out, "varlen", "bwd").empty()) << r.out;
+  EXPECT_EQ(line_of(r.out, "varlen", "bwd").back(), "1.10x") << r.out;
+  EXPECT_EQ(r.out.find("400"), std::string::npos) << "a slower peer is listed only with --all-runs\n" << r.out;
+  const CliRun all = attnlab("model --all-runs", env);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  for (const char* median : {"400.0", "300.0", "150.0"}) EXPECT_NE(all.out.find(median), std::string::npos) << all.out;
 }
 
 TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
@@ -223,7 +269,8 @@ TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
       {"run --impl flash", "--implementations: expected"},  // the older spelling still parses
       {"run --dtypes bf16,fp32", "--dtypes: expected bf16 or fp16, got \"fp32\""},
       {"run --dtype=fp8", "--dtypes: expected bf16 or fp16, got \"fp8\""},
-      {"run --kernel wgmma", "--kernel: expected one of wgmma-sm90, mma-sm80, got \"wgmma\""},
+      {"run --kernel wgmma", "--kernel: expected one of wgmma-sm90, mma-sm80, wgmma-sm90/rung1, "},
+      {"run --kernel wgmma", ", got \"wgmma\""},
       {"run --reps 0", "--reps: expected a positive number"},
       {"run --pass backward", "--pass: expected fwd, bwd or both, got \"backward\""},
       {"run --pass=fwd,bwd", "--pass: expected fwd, bwd or both, got \"fwd,bwd\""},

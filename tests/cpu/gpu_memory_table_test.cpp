@@ -16,7 +16,7 @@ namespace {
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
-// Q, K, V, O and LSE of `positions` buffer positions, as AttentionTensors allocates them (kernels/gpu.cu).
+// Q, K, V, O and LSE of `positions` buffer positions, as AttentionTensors allocates them (kernels/common/device.cu).
 double tensor_bytes(const Scenario& s, std::int64_t positions) {
   return double(positions) * ((2.0 * s.heads + 2.0 * s.kv_heads) * s.head_dim * dtype_bytes(s.dtype) + s.heads * 4.0);
 }

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "analysis/ceilings.hpp"
 #include "core/atomic_file.hpp"
-#include "core/gemm_ceiling.hpp"
 #include "core/input_error.hpp"
 #include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
@@ -341,16 +341,17 @@ TEST_F(HostileInput, WritingRefusesSymlinksFoldersAndDevicesAndLeavesThemAlone) 
 TEST_F(HostileInput, CeilingsFilesAreReadThroughTheGuardedReader) {
   const auto ceilings_error = [&](const std::string& text) {
     const fs::path p = write("ceilings.toml", text);
-    return error_of([&] { read_gemm_ceiling(p); });
+    return error_of([&] { read_ceilings(p); });
   };
   expect_line(ceilings_error("k" + repeated(".k", 20000) + " = 1\n"), {"ceilings.toml:1:", "more than 8 parts"});
   expect_line(ceilings_error("[gemm_bf16]\ntflops = 756\xc3\xa9\n"), {"ceilings.toml:2:", "non-ASCII byte"});
   expect_line(ceilings_error(std::string("[\0]\n", 4)), {"ceilings.toml:1:", "NUL byte"});
   expect_line(ceilings_error("[gemm_bf16\n]\n"), {"ceilings.toml:"});
-  const std::string good_text = "what = \"8192^3\"\ngpu = \"H100\"\ndate = \"2026-11-25\"\nsource = \"x\"\n";
-  expect_line(ceilings_error("[gemm_bf16]\ntflops = 756.0\n" + with(good_text, "H100", "H100\\u001b[31m")),
+  const std::string origin = "what = \"8192^3\"\ngpu = \"H100\"\ndate = \"2026-11-25\"\nsource = \"x\"\n";
+  const std::string copy = "[copy]\ntbps = 3.0\n" + origin;
+  expect_line(ceilings_error("[gemm_bf16]\ntflops = 756.0\n" + with(origin, "H100", "H100\\u001b[31m") + copy),
               {"ceilings.toml: gemm_bf16.gpu: expected one line of printable text"});
-  EXPECT_EQ(read_gemm_ceiling(write("ceilings.toml", "[gemm_bf16]\ntflops = 756.0\n" + good_text)).tflops, 756.0);
+  EXPECT_EQ(read_ceilings(write("ceilings.toml", "[gemm_bf16]\ntflops = 756.0\n" + origin + copy)).tflops, 756.0);
 }
 
 TEST_F(HostileInput, ADateWithoutItsTimeIsRefusedBeforeToml) {

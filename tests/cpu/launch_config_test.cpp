@@ -1,7 +1,7 @@
 // The launch configuration of the flash kernel on each architecture attnlab builds
 // for, computed on the host from published limits (no GPU): CTAs per SM, what
 // limits them, the opt-in, and a kernel that cannot launch.
-#include "kernels/launch_config.hpp"
+#include "kernels/common/launch_config.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@ namespace {
 
 constexpr int KB = 1024;
 
-// The flash kernel per CTA (kernels/flash_kernel.cuh): 4 warps; two Q, two K and two V
+// The flash kernel per CTA (kernels/mma_sm80/forward_kernel.cuh): 4 warps; two Q, two K and two V
 // tiles of 64 rows x D 16-bit elements in dynamic shared memory; `registers` per thread
 // (by default what ptxas gives the sm_90 code, which an H100 runs under ATTNLAB_LAUNCH_AS too).
 KernelNeeds flash_needs(int head_dim, int registers = 0) {
-  return {"flash bf16 d" + std::to_string(head_dim), 128, registers ? registers : head_dim == 64 ? 189 : 245, 0,
+  return {"mma-sm80 bf16 d" + std::to_string(head_dim), 128, registers ? registers : head_dim == 64 ? 189 : 245, 0,
           (2 * 64 + 4 * 64) * head_dim * 2};
 }
 
@@ -105,23 +105,23 @@ std::string launch_error(const DeviceLimits& d, const KernelNeeds& k) {
 
 TEST(LaunchConfig, AKernelThatDoesNotFitSaysWhatItNeedsAndWhatTheGpuAllows) {
   KernelNeeds d256 = flash_needs(128);
-  d256.name = "flash bf16 d256";
+  d256.name = "mma-sm80 bf16 d256";
   d256.dynamic_shared = (2 * 64 + 4 * 64) * 256 * 2;  // 192 KB: more than sm_86 allows a CTA
   EXPECT_EQ(launch_error(gpu(86, 82), d256),
-            "flash bf16 d256 cannot launch on this GPU: it needs 196608 bytes of shared memory per CTA, the GPU "
+            "mma-sm80 bf16 d256 cannot launch on this GPU: it needs 196608 bytes of shared memory per CTA, the GPU "
             "allows 101376");
   EXPECT_NO_THROW(choose_launch(gpu(90, 132), d256));  // 227 KB on an H100
 
   KernelNeeds wide = flash_needs(64);
   wide.threads = 2048;
   EXPECT_EQ(launch_error(gpu(80, 108), wide),
-            "flash bf16 d64 cannot launch on this GPU: it needs 2048 threads per CTA, the GPU allows 1024");
+            "mma-sm80 bf16 d64 cannot launch on this GPU: it needs 2048 threads per CTA, the GPU allows 1024");
 
   KernelNeeds heavy = flash_needs(64);
   heavy.threads = 1024;
   heavy.registers = 128;  // 32 warps x 4096 registers = 128 K: twice a CTA's 64 K
   EXPECT_EQ(launch_error(gpu(90, 132), heavy),
-            "flash bf16 d64 cannot launch on this GPU: it needs 128 registers per thread for 1024 threads, the GPU "
+            "mma-sm80 bf16 d64 cannot launch on this GPU: it needs 128 registers per thread for 1024 threads, the GPU "
             "allows 65536 registers per CTA");
 }
 
@@ -141,7 +141,7 @@ TEST(LaunchConfig, LaunchAsCapsTheDeviceLimitsByTheNamedArchitecture) {
   EXPECT_EQ(c.ctas_per_sm, 1);
   EXPECT_EQ(c.resident_ctas, 132);
   EXPECT_EQ(describe_launch(as86, flash_needs(128), c),
-            "flash bf16 d128: 1 CTA per SM (limited by shared memory), 132 resident on 132 SMs; a CTA: 128 threads x "
+            "mma-sm80 bf16 d128: 1 CTA per SM (limited by shared memory), 132 resident on 132 SMs; a CTA: 128 threads x "
             "245 registers, 97 KB of the SM's 100 KB shared memory");
 
   // A larger architecture's limits never raise a smaller GPU's.

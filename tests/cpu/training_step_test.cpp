@@ -8,8 +8,8 @@
 
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
-#include "core/step_chain.hpp"
-#include "core/step_times.hpp"
+#include "analysis/step_chain.hpp"
+#include "analysis/step_times.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab {

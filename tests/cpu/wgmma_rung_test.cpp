@@ -1,72 +1,65 @@
-// ATTNLAB_WGMMA_RUNG, the variable that runs a rung of the Hopper forward kernel's
-// ladder: which values name a rung, and the one-line message for the rest.
-#include "kernels/hopper/flash_wgmma_rung_variable.hpp"
-
+// The rungs of the Hopper forward kernel's ladder as kernels of their own: each has
+// its own --kernel name, written into the results' kernel column, so a rung's row
+// never passes for the shipped kernel's; no run takes a rung unless it names it.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
-namespace attnlab::hopper {
+#include "core/input_error.hpp"
+#include "kernels/kernel_choice.hpp"
+
+namespace attnlab {
 namespace {
 
-std::string message_for(const char* value) {
+TEST(WgmmaRung, EachRungIsAKernelWithItsOwnName) {
+  std::set<std::string> names;
+  for (int rung = 1; rung <= wgmma_sm90::forward_rung_count; ++rung) {
+    const std::string name = "wgmma-sm90/rung" + std::to_string(rung);
+    const FlashKernel kernel = parse_flash_kernel(name);
+    EXPECT_EQ(flash_kernel_info(kernel).rung, rung);
+    EXPECT_EQ(kernel_name(Implementation::varlen, kernel), name);
+    EXPECT_EQ(kernel_tile(kernel), kernel_tile(FlashKernel::wgmma_sm90));
+    names.insert(kernel_name(Implementation::varlen, kernel));
+  }
+  EXPECT_EQ(names.size(), std::size_t(wgmma_sm90::forward_rung_count));
+  EXPECT_FALSE(names.count(kernel_name(Implementation::varlen, FlashKernel::wgmma_sm90)));
+  EXPECT_EQ(flash_kernel_info(FlashKernel::wgmma_sm90).rung, 0);
+}
+
+TEST(WgmmaRung, NoRunTakesARungUnlessNamed) {
+  if (!flash_kernel_built(FlashKernel::wgmma_sm90)) GTEST_SKIP() << "this build has no wgmma-sm90";
+  EXPECT_EQ(choose_flash_kernel("", 90), FlashKernel::wgmma_sm90);
+  EXPECT_EQ(choose_flash_kernel("", 90, "--kernel", true), FlashKernel::wgmma_sm90);
+  EXPECT_EQ(choose_flash_kernel("wgmma-sm90/rung3", 90), FlashKernel::wgmma_sm90_rung3);
+}
+
+TEST(WgmmaRung, RungsHaveNoBackward) {
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (k.rung > 0) EXPECT_FALSE(k.has_backward) << k.name;
+  if (!flash_kernel_built(FlashKernel::wgmma_sm90)) GTEST_SKIP() << "this build has no wgmma-sm90";
   try {
-    forward_rung_of(value);
+    choose_flash_kernel("wgmma-sm90/rung2", 90, "--kernel", true);
+    FAIL() << "a rung was taken for a backward";
   } catch (const InputError& e) {
-    return e.what();
-  }
-  return "accepted";
-}
-
-TEST(WgmmaRung, UnsetOrEmptyIsTheShippedKernel) {
-  EXPECT_FALSE(forward_rung_of(nullptr).has_value());
-  EXPECT_FALSE(forward_rung_of("").has_value());
-}
-
-TEST(WgmmaRung, EachRungByItsNumber) {
-  for (int rung = 1; rung <= forward_rung_count; ++rung)
-    EXPECT_EQ(forward_rung_of(std::to_string(rung).c_str()), rung);
-  EXPECT_EQ(forward_rung_of("03"), 3);
-}
-
-TEST(WgmmaRung, OutOfRangeNamesTheVariableAndTheRange) {
-  const std::string last = std::to_string(forward_rung_count);
-  for (const std::string bad :
-       {std::string("0"), std::to_string(forward_rung_count + 1), std::string("99999999999999999999")}) {
-    SCOPED_TRACE(bad);
-    EXPECT_EQ(message_for(bad.c_str()), "ATTNLAB_WGMMA_RUNG: expected a rung of wgmma-sm90's ladder from 1 to " + last +
-                                            " (unset: the shipped kernel), got '" + bad + "'");
+    EXPECT_EQ(std::string(e.what()), "--kernel: wgmma-sm90/rung2 has no backward pass");
   }
 }
 
-TEST(WgmmaRung, GarbageIsRefusedOnOnePrintableLine) {
-  for (const char* bad : {"abc", "3x", " 3", "-1", "+2", "2.0"}) {
-    SCOPED_TRACE(bad);
-    EXPECT_EQ(message_for(bad), "ATTNLAB_WGMMA_RUNG: expected a rung of wgmma-sm90's ladder from 1 to " +
-                                    std::to_string(forward_rung_count) + " (unset: the shipped kernel), got '" + bad +
-                                    "'");
+TEST(WgmmaRung, AnUnknownRungIsRefusedWithTheNames) {
+  try {
+    parse_flash_kernel("wgmma-sm90/rung" + std::to_string(wgmma_sm90::forward_rung_count + 1));
+    FAIL() << "an unknown rung was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected one of " + flash_kernel_names()), std::string::npos) << e.what();
   }
-  const std::string shown = message_for("2\n\x1b[31m");
-  EXPECT_EQ(shown.find('\n'), std::string::npos);
-  EXPECT_EQ(shown.find('\x1b'), std::string::npos);
-  EXPECT_NE(shown.find("got '2\\n\\x1b[31m'"), std::string::npos) << shown;
 }
 
-TEST(WgmmaRung, AnotherDtypeOrHeadDimIsRefused) {
-  EXPECT_EQ(std::string(rung_not_built(2, "fp16 d64").what()),
-            "ATTNLAB_WGMMA_RUNG=2: the ladder's rungs 1 to " + std::to_string(forward_rung_count) +
-                " are built for bf16 d128 only, not fp16 d64 (unset: the shipped kernel)");
-}
-
-TEST(WgmmaRung, TheAnnouncementNamesTheRungAndItsFeatures) {
-  EXPECT_EQ(rung_announcement(1),
-            "wgmma-sm90 ladder rung 1 of " + std::to_string(forward_rung_count) + " (ATTNLAB_WGMMA_RUNG), adds: " +
-                forward_rungs[0].idea +
-                "; kv_stages 1, two_q_buffers no, counter_schedule no, overlap_softmax no, consumer_turns no");
-  EXPECT_NE(rung_announcement(forward_rung_count)
-                .find("kv_stages 2, two_q_buffers yes, counter_schedule yes, overlap_softmax yes, consumer_turns yes"),
-            std::string::npos);
+TEST(WgmmaRung, TheLastRungHasTheShippedFeatures) {
+  const wgmma_sm90::ForwardRung& last = wgmma_sm90::forward_rungs[wgmma_sm90::forward_rung_count - 1];
+  EXPECT_EQ(last.features, wgmma_sm90::shipped_features(wgmma_sm90::ladder_head_dim));
+  EXPECT_NE(wgmma_sm90::describe_features(last.features), "");
 }
 
 }  // namespace
-}  // namespace attnlab::hopper
+}  // namespace attnlab

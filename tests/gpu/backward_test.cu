@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/scenario_file.hpp"
-#include "kernels/attention_run.hpp"
+#include "run/attention_run.hpp"
 #include "kernels/backward.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_backward.hpp"
@@ -230,7 +230,7 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
           DeviceLayout device_layout(layout, kernel_tile(kernel));
           AttentionTensors t(layout.buffer_tokens(), p);
           GradientTensors g(layout.buffer_tokens(), p);
-          for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) b->poison();  // values do not matter to counts
+          for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) zero(*b);  // finite scores: the counts see the mask alone
           KernelCounts forward, backward;
           run_flash(kernel, device_layout, p, t, &forward);
           run_flash_backward(kernel, device_layout, p, t, g, &backward);
@@ -240,6 +240,8 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
           EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
           EXPECT_EQ(backward.cells, forward.cells) << what;
           EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
+          EXPECT_EQ(backward.finite_scores, forward.finite_scores) << what;
+          EXPECT_EQ(backward.finite_scores, count_layout(layout, kernel_tile(kernel)).times(p.heads).attended()) << what;
         }
 }
 

@@ -1,11 +1,11 @@
-// Host-only check of check_written (kernels/attention.hpp), which `attnlab run`
+// Host-only check of check_written (run/check_written.hpp), which `attnlab run`
 // and the GPU tests use to see that a run wrote every output. Needs no GPU.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "kernels/attention.hpp"
+#include "run/check_written.hpp"
 
 namespace attnlab {
 namespace {

@@ -1,5 +1,6 @@
 // The kernels' own count of the tiles and scores they compute equals the cost
-// model exactly: for every shipped scenario and for hand-made awkward layouts.
+// model exactly, and so does the count of scores their mask leaves finite (the
+// model's useful + bleed): for every shipped scenario and for hand-made awkward layouts.
 #include <cstdio>
 
 #include "core/cost_model.hpp"
@@ -27,6 +28,7 @@ TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
                   static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells[CellKind::useful]));
       EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
       EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
+      EXPECT_EQ(counted.finite_scores, expected.scores_attended()) << s.name << " " << implementation_name(impl);
     }
     }
   }
@@ -46,6 +48,7 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
       const TileShape tile = kernel_tile(kernel);
       const CellCounts expected = count_layout(layout, tile).times(p.heads);
       EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
+      EXPECT_EQ(counted.finite_scores, expected.attended()) << layout_kind_name(layout.kind);
       EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited)
           << layout_kind_name(layout.kind);
     }

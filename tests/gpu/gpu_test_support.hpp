@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attention_run.hpp"
+#include "run/attention_run.hpp"
 
 namespace attnlab::test {
 
@@ -60,6 +60,10 @@ std::vector<int> awkward_lengths();
 // One counting pass of the tiled `kernel` over `layout` (padded, packed or varlen) on
 // poisoned inputs (values do not matter to counts): what it counted. It also expects
 // the run's own comparison with the cost model to agree.
+// Zero bytes in the whole buffer: inputs whose scores are finite (0), so the counts of
+// scores left finite see the mask alone.
+void zero(DeviceBuffer& buffer);
+
 KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem, FlashKernel kernel);
 // The layouts the counting tests walk: varlen, padded to 4200, packed rows of 777
 // (concatenate and best fit) of one awkward set of lengths, under a mask.

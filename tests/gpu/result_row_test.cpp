@@ -1,5 +1,5 @@
 // Host-only checks of the row `attnlab run` and attnlab-bench both write
-// (kernels/run_info.hpp), of the timing summary both use, and of the check of
+// (run/run_info.hpp), of the timing summary both use, and of the check of
 // their results path. They need no GPU.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,10 +10,9 @@
 
 #include "core/cost_model.hpp"
 #include "core/scenario_file.hpp"
-#include "kernels/attention.hpp"
-#include "kernels/launch_config.hpp"
-#include "kernels/run_info.hpp"
-#include "kernels/scenario_plan.hpp"
+#include "kernels/common/launch_config.hpp"
+#include "run/run_info.hpp"
+#include "run/scenario_plan.hpp"
 
 namespace attnlab {
 namespace {
@@ -105,7 +104,8 @@ TEST(FlashKernels, EachNamesItsTileAndTheFastestSupportedIsTheDefault) {
     choose_flash_kernel("wgmma", 90);
     ADD_FAILURE() << "an unknown kernel was accepted";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "--kernel: expected one of wgmma-sm90, mma-sm80, got \"wgmma\"");
+    EXPECT_EQ(std::string(e.what()), "--kernel: expected one of " + flash_kernel_names() + ", got \"wgmma\"");
+    EXPECT_EQ(flash_kernel_names().rfind("wgmma-sm90, mma-sm80, wgmma-sm90/rung1, ", 0), 0u) << flash_kernel_names();
   }
   EXPECT_THROW(choose_flash_kernel("mma-sm80", 75), InputError);
 }

@@ -98,6 +98,7 @@ TEST(WindowCounts, KernelCountsEqualTheModel) {
       const KernelCounts counted = count_on_gpu(layout, p, kernel);
       const TileShape tile = kernel_tile(kernel);
       EXPECT_EQ(counted.cells, count_layout(layout, tile).times(p.heads)) << layout_kind_name(layout.kind);
+      EXPECT_EQ(counted.finite_scores, count_layout(layout, tile).times(p.heads).attended());
       EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited);
     }
   }

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "kernels/attention.hpp"
-#include "kernels/work_list.hpp"
+#include "kernels/common/work_list.hpp"
 
 namespace attnlab {
 namespace {

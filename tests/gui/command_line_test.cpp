@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gui/window_size.hpp"
+#include "gui/platform/window_size.hpp"
 #include "core/input_error.hpp"
 
 namespace attnlab::gui {

@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include "core/scenario_file.hpp"
-#include "gui/pass_pairs.hpp"
-#include "gui/ratio_chain.hpp"
-#include "gui/source_ratios.hpp"
+#include "analysis/pass_pairs.hpp"
+#include "gui/views/ratio_chain.hpp"
+#include "analysis/source_ratios.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -19,12 +19,6 @@ namespace {
 
 constexpr const char* hopper = "wgmma-sm90";
 constexpr const char* teaching = "mma-sm80";
-
-ResultRow peer_row(const char* source, const char* implementation, double median_us) {
-  ResultRow r = our_row(implementation, median_us);
-  r.source = source;
-  return r;
-}
 
 ResultRow backward(ResultRow r) {
   r.pass = Pass::bwd;
@@ -52,7 +46,7 @@ class TwoKernels : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(folder); }
 
   const std::filesystem::path folder = unique_temp_path("two-kernels");
-  ResultsState results;
+  LoadedResults results;
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
 };
 
@@ -143,7 +137,7 @@ TEST(TwoKernelTiles, TheChainTimesTheKernelOfTheModelsTile) {
   write_results_csv(folder / "attnlab-bench.csv",
                     {at(our_row("packed", 912, hopper), "128x128"), at(our_row("varlen", 211, hopper), "128x128"),
                      at(our_row("packed", 2190, teaching), "64x64"), at(our_row("varlen", 386, teaching), "64x64")});
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   const Scenario s = load_scenario("uniform-64x512");
   const std::vector<SourceRatios> ratios = source_ratios(results, own_configuration(s), true);
@@ -168,15 +162,17 @@ TEST(OneKernel, NothingIsNamedAndTheRatiosAreUnchanged) {
   const auto folder = unique_temp_path("one-kernel");
   std::filesystem::remove_all(folder);
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
-  const auto ratios_with = [&](const char* kernel, const char* naive_kernel) {
+  // The ratios point into the rows they were taken from: `results` outlives them.
+  const auto ratios_with = [&](LoadedResults& results, const char* kernel, const char* naive_kernel) {
     write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel),
                                                      our_row("varlen", 376, kernel)});
-    ResultsState results;
     load_results_folder(results, folder);
     EXPECT_EQ(our_flash_kernels(results).size(), 1u);
     return source_ratios(results, own, true);
   };
-  const std::vector<SourceRatios> named = ratios_with(teaching, "cublas"), unnamed = ratios_with("", "");
+  LoadedResults with_kernels, without_kernels;
+  const std::vector<SourceRatios> named = ratios_with(with_kernels, teaching, "cublas"),
+                                  unnamed = ratios_with(without_kernels, "", "");
   ASSERT_EQ(named.size(), 1u);
   ASSERT_EQ(unnamed.size(), 1u);
   EXPECT_FALSE(named[0].kernel_named);

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/scenario_file.hpp"
-#include "gui/live_run.hpp"
+#include "gui/app/live_run.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -22,7 +22,7 @@ std::filesystem::path fake_cli(const char* name, const std::string& body) {
   return path;
 }
 
-void wait_for(LiveRun& run, ResultsState& results) {
+void wait_for(LiveRun& run, LoadedResults& results) {
   for (int i = 0; i < 500 && run.running(); ++i) {
     collect_live_run(run, results);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -37,7 +37,7 @@ TEST(LiveRun, RowsOfTheRunAreAdded) {
   const auto cli = fake_cli("cli-ok.sh", "test \"$1\" = run && test -f \"$2\" && test \"$3\" = --out && cp " +
                                              rows.string() + " \"$4\"\n");
   LiveRun run;
-  ResultsState results;
+  LoadedResults results;
   start_live_run(run, load_scenario("uniform-64x512"), cli);
   EXPECT_TRUE(run.running());
   wait_for(run, results);
@@ -50,7 +50,7 @@ TEST(LiveRun, RowsOfTheRunAreAdded) {
 TEST(LiveRun, FailingRunIsReported) {
   const auto cli = fake_cli("cli-fail.sh", "echo 'attnlab: no CUDA GPU found' >&2\nexit 3\n");
   LiveRun run;
-  ResultsState results;
+  LoadedResults results;
   start_live_run(run, load_scenario("uniform-64x512"), cli);
   wait_for(run, results);
   EXPECT_EQ(total_rows(results), 0u);

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario_file.hpp"
-#include "gui/mask_picture.hpp"
-#include "gui/scenario_model.hpp"
+#include "gui/mask_picture/mask_picture.hpp"
+#include "gui/app/scenario_model.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -34,7 +34,7 @@ TEST(MaskPicture, BlocksOfAnySizeAddUpToCountLayoutForEveryShippedScenario) {
     const ScenarioModel model = build_model(s, {64, 64});
     ASSERT_TRUE(model.ok()) << model.error;
     // Blocks as the Masks view makes them when the whole picture fits 200 and 600 pixels.
-    const std::int64_t extent = MaskPicture(model.padded, {64, 64}).query_extent();
+    const std::int64_t extent = MaskPicture(model.layouts->padded, {64, 64}).query_extent();
     expect_blocks_add_up(model, std::max<std::int64_t>(1, extent / 200 + 3));
     expect_blocks_add_up(model, std::max<std::int64_t>(1, extent / 600 + 1));
   }
@@ -82,7 +82,7 @@ TEST(MaskPicture, CellByCellMatchesCellKindAndCountLayout) {
 
 TEST(MaskPicture, PackedRowsOfTheArticleCaseHoldBleed) {
   const ScenarioModel model = build_model(load_scenario("uniform-64x512"), {64, 64});
-  const MaskPicture picture(model.packed, {64, 64});
+  const MaskPicture picture(model.layouts->packed, {64, 64});
   // Row 0 holds documents 0..7; query 1024+100 (document 2) against key 100 (document 0).
   const PictureCell cell = picture.cell_at(1124, 100);
   EXPECT_EQ(cell.row, 0);
@@ -90,7 +90,7 @@ TEST(MaskPicture, PackedRowsOfTheArticleCaseHoldBleed) {
   EXPECT_EQ(cell.kind, CellKind::bleed);
   EXPECT_GT(picture.count_region(0, 4096, 0, 4096).computed[CellKind::bleed], 0);
   // varlen never bleeds.
-  EXPECT_EQ(count_layout(model.varlen, {64, 64})[CellKind::bleed], 0);
+  EXPECT_EQ(count_layout(model.layouts->varlen, {64, 64})[CellKind::bleed], 0);
 }
 
 }  // namespace

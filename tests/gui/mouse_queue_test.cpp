@@ -2,7 +2,7 @@
 // frames, down then up: the click is not lost.
 #include <gtest/gtest.h>
 
-#include "gui/mouse_queue.hpp"
+#include "gui/platform/mouse_queue.hpp"
 
 namespace attnlab::gui {
 namespace {

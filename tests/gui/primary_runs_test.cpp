@@ -1,9 +1,9 @@
-// Which run of a configuration the GUI shows, and each source's own ratios: on
-// made-up files, and on the shipped results against the tables bench/results_table.py
-// wrote (results/h100/TABLE.md, the README's summary), so the GUI and the documents
-// show the same runs.
+// Which run of a configuration the GUI shows, and each source's own ratios, on the
+// shipped results against the tables bench/results_table.py wrote (results/h100/TABLE.md,
+// the README's summary), so the GUI and the documents show the same runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,95 +13,17 @@
 
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
-#include "gui/live_run.hpp"
-#include "gui/primary_runs.hpp"
-#include "gui/scenario_model.hpp"
-#include "gui/source_ratios.hpp"
+#include "gui/app/live_run.hpp"
+#include "analysis/primary_runs.hpp"
+#include "analysis/results_order.hpp"
+#include "gui/app/scenario_model.hpp"
+#include "analysis/source_ratios.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {
-
-TEST(PrimaryRuns, FilesAreOrderedByTheirNameWithoutTheExtension) {
-  // "-" sorts before ".", so plain name order would put the variants file first.
-  EXPECT_TRUE(results_file_order("r/attnlab-bench.csv", "r/attnlab-bench-variants.csv"));
-  EXPECT_TRUE(results_file_order("r/attnlab-bench-variants.csv", "r/attnlab-run.csv"));
-  EXPECT_TRUE(results_file_order("r/peers.csv", "r/peers-variants.csv"));
-  EXPECT_FALSE(results_file_order("r/peers.csv", "r/peers.csv"));
-  EXPECT_TRUE(results_file_order("a/x.csv", "b/x.csv"));  // same name: the path decides
-}
-
-TEST(PrimaryRuns, TheFirstFileHoldingAConfigurationGivesThePrimaryRunTheOthersItsSpread) {
-  const auto folder = unique_temp_path("primary");
-  std::filesystem::remove_all(folder);
-  ResultRow d64 = our_row("packed", 1324);
-  d64.head_dim = 64;
-  write_results_csv(folder / "attnlab-run.csv", {our_row("packed", 2089)});
-  write_results_csv(folder / "attnlab-bench-variants.csv", {d64, our_row("packed", 2119), our_row("varlen", 379)});
-  write_results_csv(folder / "attnlab-bench.csv", {our_row("varlen", 376), our_row("packed", 2234)});
-  ResultsState results;
-  load_results_folder(results, folder);
-  ASSERT_EQ(results.files.size(), 3u);
-  EXPECT_EQ(results.files[0].path.filename(), "attnlab-bench.csv");
-  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
-  const auto packed = find_run(results, own, "attnlab", "packed");
-  ASSERT_TRUE(packed);
-  EXPECT_EQ(packed->primary.row->median_us, 2234);
-  EXPECT_EQ(file_name(packed->primary), "attnlab-bench.csv");
-  ASSERT_EQ(packed->runs(), 3u);
-  EXPECT_EQ(file_name(packed->others[0]), "attnlab-bench-variants.csv");
-  EXPECT_EQ(file_name(packed->others[1]), "attnlab-run.csv");
-  EXPECT_EQ(packed->fastest_us(), 2089);
-  EXPECT_EQ(packed->slowest_us(), 2234);
-  EXPECT_EQ(spread_text(*packed), "3 runs: 2,089 \xC2\xB5s to 2,234 \xC2\xB5s");
-  const auto varlen = find_run(results, own, "attnlab", "varlen");
-  ASSERT_TRUE(varlen);
-  EXPECT_EQ(varlen->primary.row->median_us, 376);
-  EXPECT_EQ(spread_text(*varlen), "2 runs: 376 \xC2\xB5s to 379 \xC2\xB5s");
-  // The head-dim-64 row is another configuration, alone in its file.
-  Configuration d64_config = own;
-  d64_config.head_dim = 64;
-  const auto other = find_run(results, d64_config, "attnlab", "packed");
-  ASSERT_TRUE(other);
-  EXPECT_EQ(other->runs(), 1u);
-  EXPECT_EQ(spread_text(*other), "");
-  // Measured first or not, the scenario's own shape is offered first.
-  const std::vector<Configuration> shapes = measured_configurations({*other, *packed}, own);
-  ASSERT_EQ(shapes.size(), 2u);
-  EXPECT_EQ(shapes[0], own);
-  EXPECT_EQ(shapes[1], d64_config);
-  // Each source's own ratio comes from its primary runs: 2234 / 376.
-  const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
-  ASSERT_EQ(ratios.size(), 1u);
-  EXPECT_EQ(ratios[0].family->name, ours_family);
-  EXPECT_DOUBLE_EQ(*ratios[0].vs_varlen(Implementation::packed), 2234.0 / 376.0);
-  EXPECT_FALSE(ratios[0].vs_varlen(Implementation::padded));
-  std::filesystem::remove_all(folder);
-}
-
-TEST(SourceRatios, APeerWithoutVarlenUsesItsPaddedRunOnlyWherePaddedEqualsVarlen) {
-  const auto folder = unique_temp_path("peer-ratios");
-  std::filesystem::remove_all(folder);
-  ResultRow padded = our_row("padded", 190), packed = our_row("packed", 915);
-  padded.source = "torch-sdpa-cudnn-padded";
-  packed.source = "torch-sdpa-cudnn-packed";
-  write_results_csv(folder / "peers.csv", {padded, packed});
-  ResultsState results;
-  load_results_folder(results, folder);
-  const Configuration own = own_configuration(load_scenario("uniform-64x512"));
-  const std::vector<SourceRatios> equal = source_ratios(results, own, true);
-  ASSERT_EQ(equal.size(), 1u);
-  EXPECT_EQ(equal[0].family->name, "cuDNN");
-  EXPECT_TRUE(equal[0].padded_stands_for_varlen);
-  EXPECT_DOUBLE_EQ(*equal[0].vs_varlen(Implementation::packed), 915.0 / 190.0);
-  const std::vector<SourceRatios> unequal = source_ratios(results, own, false);
-  ASSERT_EQ(unequal.size(), 1u);
-  EXPECT_FALSE(unequal[0].padded_stands_for_varlen);
-  EXPECT_FALSE(unequal[0].vs_varlen(Implementation::packed));
-  std::filesystem::remove_all(folder);
-}
 
 std::string times(double r) {
   char text[32];
@@ -132,7 +54,7 @@ const std::regex ratio_row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varle
 // TABLE.md's "Measured ratios against the model": every row's attnlab and PyTorch
 // (FlashAttention-2 for padded and packed) ratios, and the model's, are the GUI's.
 TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
   const std::string table = read_text(shipped_results_folder + "/TABLE.md");
   const std::regex& row = ratio_row;
   std::map<std::string, ScenarioModel> models;
@@ -188,7 +110,7 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
   const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 bench/results_table.py --bench " +
                               (folder / "attnlab-bench.csv").string() + " --attnlab " + cli.string() + " --out " + out;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  ResultsState results;
+  LoadedResults results;
   load_results_folder(results, folder);
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
@@ -213,7 +135,7 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
 // The README's summary: our varlen time and FlashAttention-2's, per scenario shape, are
 // the primary runs the GUI shows (uniform-64x512's 376 µs, not another run's 379 µs).
 TEST(ShippedResults, PrimaryRunsAreTheOnesTheReadmeTableShows) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
   const std::string readme = read_text(std::string(ATTNLAB_SOURCE_DIR) + "/README.md");
   const std::regex row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| ([0-9,.]+) \(\d+\) \| ([0-9,.]+) \(\d+\)( ¹)? \|)");
   const auto us = [](double v) {
@@ -242,29 +164,42 @@ TEST(ShippedResults, PrimaryRunsAreTheOnesTheReadmeTableShows) {
   EXPECT_GE(checked, 8);
 }
 
-// The issue that started this: several runs of our packed uniform-64x512 (on the default
-// kernel: attnlab-bench.csv and the kernels file); the primary one is attnlab-bench.csv's,
-// whose ratio REPRODUCE.md and the README quote.
-TEST(ShippedResults, TheArticlesCaseShowsTheBenchRunAndTheSpreadOfTheOthers) {
-  const ResultsState results = shipped_results();
+// The first row, in the shipped files read in name order here (not through the loader),
+// of `source` and `implementation` in `c` (of `kernel` where given), and the file it is in.
+std::pair<std::optional<double>, std::string> first_row(const Configuration& c, const std::string& source,
+                                                        const std::string& implementation,
+                                                        std::optional<std::string> kernel = std::nullopt) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped_results_folder))
+    if (entry.path().extension() == ".csv") files.push_back(entry.path());
+  std::sort(files.begin(), files.end(), results_file_order);
+  for (const auto& file : files)
+    for (const ResultRow& r : read_results_csv(file))
+      if (c.holds(r) && r.source == source && r.implementation == implementation && r.median_us &&
+          (!kernel || r.kernel == *kernel))
+        return {r.median_us, file.filename().string()};
+  return {std::nullopt, ""};
+}
+
+// The article's case on the shipped files: the view opens on its own shape, our packed run
+// is the first file's row (with the others' spread), and cuDNN's own ratio is taken from
+// the first file's rows of each of its layouts.
+TEST(ShippedResults, TheArticlesCaseShowsTheFirstFilesRunAndTheSpreadOfTheOthers) {
+  const LoadedResults results = shipped_results();
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
-  EXPECT_EQ(own.head_dim, 128);
-  // The Timings view opens on the article's configuration, head dim 128, though the
-  // kernels files (head dims 64 and 128) hold head dim 64 first.
   const std::vector<Configuration> shapes = measured_configurations(
-      primary_runs(results, [](const ResultRow& r) { return r.scenario == "uniform-64x512" && r.pass == Pass::fwd; }), own);
-  ASSERT_EQ(shapes.size(), 2u);  // bf16, head dims 64 and 128
+      primary_runs(results, [](const ResultRow& r) { return r.scenario == "uniform-64x512" && r.pass == Pass::fwd; }),
+      own);
+  ASSERT_FALSE(shapes.empty());
   EXPECT_EQ(shapes.front(), own);
   const auto packed = find_run(results, own, "attnlab", "packed");
   ASSERT_TRUE(packed);
-  EXPECT_EQ(file_name(packed->primary), "attnlab-bench.csv");
-  EXPECT_EQ(packed->runs(), 2u);
-  EXPECT_LT(packed->fastest_us(), packed->slowest_us());
-  // cuDNN's own packed over padded (= varlen here), straight from peers.csv's rows.
-  std::optional<double> cudnn_packed, cudnn_padded;
-  for (const ResultRow& r : read_results_csv(shipped_results_folder + "/peers.csv"))
-    if (own.holds(r) && r.source == "torch-sdpa-cudnn-packed" && !cudnn_packed) cudnn_packed = r.median_us;
-    else if (own.holds(r) && r.source == "torch-sdpa-cudnn-padded" && !cudnn_padded) cudnn_padded = r.median_us;
+  const auto [median, file] = first_row(own, "attnlab", "packed", packed->primary.row->kernel);
+  EXPECT_EQ(packed->primary.row->median_us, median);
+  EXPECT_EQ(file_name(packed->primary), file);
+  for (const attnlab::Run& other : packed->others) EXPECT_TRUE(results_file_order(*packed->primary.file, *other.file));
+  const auto cudnn_packed = first_row(own, "torch-sdpa-cudnn-packed", "packed").first;
+  const auto cudnn_padded = first_row(own, "torch-sdpa-cudnn-padded", "padded").first;
   ASSERT_TRUE(cudnn_packed && cudnn_padded);
   const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
   const SourceRatios* cudnn = ratios_of(ratios, "cuDNN");

@@ -5,32 +5,44 @@
 
 #include <cmath>
 #include <random>
+#include <set>
+#include <stdexcept>
 
 #include <toml++/toml.h>
 
-#include "gui/implementation_colors.hpp"
-#include "gui/roofline.hpp"
+#include "gui/widgets/implementation_colors.hpp"
+#include "analysis/roofline.hpp"
+#include "gui/views/timings/label_placement.hpp"
 #include "shipped_results.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab::gui {
 namespace {
 
-// One figure for each ceiling: the roofline's are the shipped results' ceilings.toml's.
-TEST(Roofline, TheCeilingsAreTheShippedResultsOnes) {
+// The shipped folder's roofs, as the GUI loads them.
+Ceilings shipped_ceilings() {
+  const LoadedResults results = shipped_results();
+  if (!results.ceilings) throw std::runtime_error(shipped_results_folder + ": no ceilings.toml loaded");
+  return *results.ceilings;
+}
+
+// One figure for each ceiling: the roofline's are the results folder's ceilings.toml's.
+TEST(Roofline, TheCeilingsAreTheResultsFoldersOwn) {
   const toml::table t = toml::parse_file(shipped_results_folder + "/ceilings.toml");
-  EXPECT_EQ(t["gemm_bf16"]["tflops"].value<double>(), h100_ceilings.tflops);
-  EXPECT_EQ(t["copy"]["tbps"].value<double>(), h100_ceilings.tbps);
+  const Ceilings c = shipped_ceilings();
+  EXPECT_EQ(t["gemm_bf16"]["tflops"].value<double>(), c.tflops);
+  EXPECT_EQ(t["copy"]["tbps"].value<double>(), c.tbps);
 }
 
 TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
-  const ResultsState results = shipped_results();
+  const LoadedResults results = shipped_results();
+  const Ceilings ceilings = *results.ceilings;
   const std::vector<MeasuredRun> runs = primary_runs(results, [](const ResultRow&) { return true; });
   int points = 0, peers = 0, on_measured_bytes = 0;
   for (const MeasuredRun& run : runs)
     for (const RooflinePoint& p : roofline_points(run)) {
       SCOPED_TRACE(run.primary.row->scenario + " " + run.primary.row->source + " " + run.primary.row->implementation);
-      EXPECT_LE(p.tflops, h100_ceilings.roof_tflops(p.flops_per_byte) * (1 + 1e-9));
+      EXPECT_LE(p.tflops, ceilings.roof_tflops(p.flops_per_byte) * (1 + 1e-9));
       ++points;
       peers += run.primary.row->source != "attnlab";
       on_measured_bytes += p.bytes == BytesBasis::measured;
@@ -43,6 +55,7 @@ TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
 // uniform-64x512's packed run as a row without ncu's bytes: at the model's 8.99 GB it
 // would sit at 62 FLOPs per byte, under a roof of 186 TFLOP/s, while it ran at 250.
 TEST(Roofline, ARunWithoutMeasuredBytesSitsAtTheLeastBytesNeverTheModels) {
+  const Ceilings ceilings = shipped_ceilings();
   ResultRow r = our_row("packed", 2234);
   r.tokens = 32768;
   r.kv_heads = 16;
@@ -50,7 +63,7 @@ TEST(Roofline, ARunWithoutMeasuredBytesSitsAtTheLeastBytesNeverTheModels) {
   r.useful_tflops = 30.8;
   r.hbm_bytes_model = 8994684928;
   const double flops = 250e12 * 2234e-6;
-  ASSERT_GT(250, h100_ceilings.roof_tflops(flops / double(*r.hbm_bytes_model)));
+  ASSERT_GT(250, ceilings.roof_tflops(flops / double(*r.hbm_bytes_model)));
   ResultsFile file{"x.csv", {r}};
   const MeasuredRun run{{&file.rows[0], &file.path}, {}};
   EXPECT_EQ(least_bytes(r), 536870912);  // Q, K, V, O: 32768 tokens x 16 heads x 128 x 2 bytes each
@@ -61,7 +74,7 @@ TEST(Roofline, ARunWithoutMeasuredBytesSitsAtTheLeastBytesNeverTheModels) {
   for (const RooflinePoint& p : points) {
     EXPECT_EQ(p.bytes, BytesBasis::lower_bound);
     EXPECT_EQ(p.bytes_from, nullptr);
-    EXPECT_LE(p.tflops, h100_ceilings.roof_tflops(p.flops_per_byte));
+    EXPECT_LE(p.tflops, ceilings.roof_tflops(p.flops_per_byte));
   }
   EXPECT_NEAR(points[0].flops_per_byte, flops / 536870912.0, 1e-6);
   // With ncu's bytes in a later run of the same configuration, those are used.
@@ -111,6 +124,13 @@ TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
       const double distance = std::hypot(double(a[0] - b[0]), double(a[1] - b[1]), double(a[2] - b[2]));
       EXPECT_GT(distance, 100) << implementation_name(i) << " against " << paint_class_label(static_cast<PaintClass>(c));
     }
+}
+
+// The families' shapes come from their place in the families file: each listed family its own.
+TEST(Roofline, EachFamilyHasItsOwnMarker) {
+  std::set<MarkerShape> shapes;
+  for (const SourceFamily& f : source_families()) shapes.insert(family_marker(&f));
+  EXPECT_EQ(shapes.size(), source_families().size());
 }
 
 }  // namespace

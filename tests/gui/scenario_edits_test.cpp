@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/scenario_file.hpp"
-#include "gui/scenario_edits.hpp"
+#include "gui/app/scenario_edits.hpp"
 #include "temp_path.hpp"
 
 namespace attnlab::gui {
@@ -21,13 +21,13 @@ AppState article_state() {
 
 TEST(ScenarioEdits, DocumentCountSliderChangesTheLayouts) {
   AppState state = article_state();
-  EXPECT_EQ(state.model().packed.num_rows(), 8);
+  EXPECT_EQ(state.model().layouts->packed.num_rows(), 8);
   EXPECT_FALSE(state.scenario_edited);
   ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 32));
   EXPECT_TRUE(state.scenario_edited);
   EXPECT_EQ(state.scenario.doc_lengths.size(), 32u);
-  EXPECT_EQ(state.model().packed.num_rows(), 4);
-  EXPECT_EQ(state.model().varlen.buffer_tokens(), 32 * 512);
+  EXPECT_EQ(state.model().layouts->packed.num_rows(), 4);
+  EXPECT_EQ(state.model().layouts->varlen.buffer_tokens(), 32 * 512);
 }
 
 TEST(ScenarioEdits, WindowShrinksEveryLayoutsWorkAndFollowsTheCausalSwitch) {
@@ -40,7 +40,7 @@ TEST(ScenarioEdits, WindowShrinksEveryLayoutsWorkAndFollowsTheCausalSwitch) {
   EXPECT_LT(after[Implementation::packed].scores_computed(), packed_before);
   EXPECT_LT(after[Implementation::varlen].scores_computed(), varlen_before);
   EXPECT_GT(after[Implementation::varlen].scores[CellKind::window_masked], 0);
-  EXPECT_EQ(state.model().varlen.window, (Window{128, 0}));
+  EXPECT_EQ(state.model().layouts->varlen.window, (Window{128, 0}));
   // Not causal: the window keeps its left side; a window of nothing is refused and changes nothing.
   ASSERT_TRUE(set_causal(state, false));
   EXPECT_EQ(state.scenario.window, (Window{128, 0}));
@@ -75,7 +75,7 @@ TEST(ScenarioEdits, LengthListAndItsErrors) {
   EXPECT_EQ(state.scenario.doc_lengths.size(), 64u);
   ASSERT_TRUE(set_length_list(state, "100, 200 300"));
   EXPECT_EQ(state.scenario.doc_lengths, (std::vector<int>{100, 200, 300}));
-  EXPECT_EQ(state.model().padded.num_rows(), 3);
+  EXPECT_EQ(state.model().layouts->padded.num_rows(), 3);
   const std::uint64_t version = state.scenario_version;
   EXPECT_FALSE(set_length_list(state, "100, abc"));
   EXPECT_NE(state.scenario_error.find("documents.lengths"), std::string::npos);
@@ -90,7 +90,7 @@ TEST(ScenarioEdits, PadToBelowTheLongestIsRefusedAndChangesNothing) {
   EXPECT_FALSE(state.scenario.pad_to.has_value());
   ASSERT_TRUE(set_pad_to(state, 1024));
   EXPECT_TRUE(state.scenario_error.empty());
-  EXPECT_EQ(state.model().padded.longest_row(), 1024);
+  EXPECT_EQ(state.model().layouts->padded.longest_row(), 1024);
   EXPECT_EQ(state.model().costs[Implementation::padded].scores[CellKind::padding] > 0, true);
 }
 
@@ -118,7 +118,7 @@ TEST(ScenarioEdits, ScenariosTooLargeToDrawAreRefused) {
 TEST(ScenarioEdits, BackgroundBuildCatchesUpWithTheLatestEdit) {
   AppState state = article_state();
   state.build_model_in_background = true;
-  EXPECT_EQ(state.model().packed.num_rows(), 8);  // the first model is built at once
+  EXPECT_EQ(state.model().layouts->packed.num_rows(), 8);  // the first model is built at once
   ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 48));
   ASSERT_TRUE(set_field(state, *find_scenario_field("documents"), 16));
   for (int i = 0; i < 500 && !state.model_is_current(); ++i) {
@@ -126,7 +126,7 @@ TEST(ScenarioEdits, BackgroundBuildCatchesUpWithTheLatestEdit) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_TRUE(state.model_is_current());
-  EXPECT_EQ(state.model().packed.num_rows(), 2);
+  EXPECT_EQ(state.model().layouts->packed.num_rows(), 2);
   EXPECT_EQ(state.model().scenario.doc_lengths.size(), 16u);
 }
 

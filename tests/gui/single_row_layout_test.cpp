@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario.hpp"
-#include "gui/single_row_layout.hpp"
+#include "gui/views/single_row_layout.hpp"
 
 namespace attnlab::gui {
 namespace {

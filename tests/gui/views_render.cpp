@@ -13,10 +13,11 @@
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
 #include "core/scenario_file.hpp"
-#include "gui/cell_colors.hpp"
-#include "gui/costs_widgets.hpp"
-#include "gui/gui_window.hpp"
-#include "gui/scenario_edits.hpp"
+#include "gui/mask_picture/cell_colors.hpp"
+#include "gui/views/costs_widgets.hpp"
+#include "gui/platform/gui_window.hpp"
+#include "gui/app/scenario_edits.hpp"
+#include "gui/views/view_list.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -54,7 +55,8 @@ std::pair<int, int> pixel_of(const MaskPlacement& p, std::int64_t q, std::int64_
 }
 
 TEST(Views, EachViewRendersAPictureWithContent) {
-  for (View v : all_views) {
+  for (const ViewEntry& entry : view_list) {
+    const View v = entry.view;
     SCOPED_TRACE(view_name(v));
     AppState state = state_on("uniform-64x512", v);
     const Image image = window->render_offscreen(state, 800, 500);
@@ -80,7 +82,7 @@ TEST(MaskView, FitPictureShowsBleedInPackedRowsOfTheArticleCase) {
   const MaskPlacement& packed = state.mask_placements[int(Implementation::packed)];
   ASSERT_GT(packed.side, 100);
   // Row 0, query 3000 (document 5) against key 700 (document 1): deep inside a bleed block.
-  ASSERT_EQ(cell_kind(model.packed.view(), 0, 3000, 700), CellKind::bleed);
+  ASSERT_EQ(cell_kind(model.layouts->packed.view(), 0, 3000, 700), CellKind::bleed);
   const auto [x, y] = pixel_of(packed, 3000, 700);
   EXPECT_EQ(rgb_at(image, x, y), cell_kind_rgb(CellKind::bleed));
   // The same place in the varlen picture lies between rows: no score matrix.
@@ -139,13 +141,13 @@ TEST(MaskView, PaddingOfAPaddedRowIsPaintedAsPadding) {
   const Image image = window->render_offscreen(state, 1280, 800);
   const ScenarioModel& model = state.model();
   // Row 0 holds 100 tokens padded to 400: query 300 is a pad query (visited tile 4, 0).
-  const MaskPicture picture(model.padded, model.tile);
+  const MaskPicture picture(model.layouts->padded, model.tile);
   ASSERT_EQ(picture.cell_at(300, 32).kind, CellKind::padding);
   const auto [x, y] = pixel_of(state.mask_placements[int(Implementation::padded)], 300, 32);
   EXPECT_EQ(rgb_at(image, x, y), cell_kind_rgb(CellKind::padding));
   // naive computes the masked upper triangle of each padded row; padded skips those tiles.
   const std::int64_t row1 = picture.row_query_offset(1);
-  const MaskPicture naive(model.padded, model.tile_of(Implementation::naive));
+  const MaskPicture naive(model.layouts->padded, model.tile_of(Implementation::naive));
   const std::int64_t naive_row1 = naive.row_query_offset(1);
   ASSERT_EQ(naive.cell_at(naive_row1 + 132, naive_row1 + 332).kind, CellKind::causal_masked);
   const auto [nx, ny] = pixel_of(state.mask_placements[int(Implementation::naive)], naive_row1 + 132, naive_row1 + 332);
@@ -188,7 +190,7 @@ TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
   ASSERT_EQ(state.view, View::scenario);
   ImGuiTabBar* bar = views_tab_bar();
   ASSERT_NE(bar, nullptr);
-  ASSERT_EQ(bar->Tabs.Size, int(all_views.size()));
+  ASSERT_EQ(bar->Tabs.Size, int(view_list.size()));
   const ImGuiTabItem& masks = bar->Tabs[int(View::masks)];
   const ScreenPoint at{int(bar->BarRect.Min.x + masks.Offset + masks.Width / 2), int((bar->BarRect.Min.y + bar->BarRect.Max.y) / 2)};
   window->press_mouse(0, true, at);

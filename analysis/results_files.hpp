@@ -1,0 +1,40 @@
+#pragma once
+// The results files one reader sees: every *.csv of a folder, plus any file or folder
+// loaded later, kept in the order that decides which run of a configuration is the
+// primary one (results_order.hpp, primary_runs.hpp). A file that cannot be read is
+// reported (one line naming it) and skipped. The CLI and the GUI load through here.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/ceilings.hpp"
+#include "core/results_csv.hpp"
+
+namespace attnlab {
+
+struct ResultsFile {
+  std::filesystem::path path;
+  std::vector<ResultRow> rows;
+};
+
+struct LoadedResults {
+  std::vector<ResultsFile> files;     // in results_file_order: the primary run's file first
+  std::vector<std::string> problems;  // files skipped, and why
+  // The ceilings.toml of the first loaded folder that has one; empty where none does.
+  std::optional<Ceilings> ceilings;
+  std::filesystem::path ceilings_file;
+};
+
+// The shipped measurements: $ATTNLAB_RESULTS if set, else the source tree's results/h100/.
+std::filesystem::path default_results_folder();
+
+// Reads every *.csv in `folder`, whatever their names, and its ceilings.toml where no
+// ceilings are loaded yet. A missing folder adds nothing.
+void load_results_folder(LoadedResults& results, const std::filesystem::path& folder);
+// Reads one file, or every *.csv when `path` is a folder; replaces a file read before from the same path.
+void load_results(LoadedResults& results, const std::filesystem::path& path);
+
+std::size_t total_rows(const LoadedResults& results);
+
+}  // namespace attnlab

@@ -1,0 +1,40 @@
+#include "analysis/roofline.hpp"
+
+#include <algorithm>
+
+namespace attnlab {
+
+std::optional<std::int64_t> least_bytes(const ResultRow& r) {
+  if (!r.tokens || !r.kv_heads) return std::nullopt;
+  const std::int64_t per_head = *r.tokens * r.head_dim * dtype_bytes(r.dtype);
+  const std::int64_t tensors_per_head =
+      r.pass == Pass::fwd ? 2 : 4;  // fwd: Q and O (K and V); bwd adds dO, dQ (dK, dV)
+  return per_head * tensors_per_head * (std::int64_t{r.heads} + *r.kv_heads);
+}
+
+std::vector<RooflinePoint> roofline_points(const MeasuredRun& run) {
+  const ResultRow& r = *run.primary.row;
+  RooflinePoint base{&run, run.with_measured_bytes(), 0, 0, FlopsBasis::computed, BytesBasis::measured};
+  std::optional<std::int64_t> bytes;
+  if (base.bytes_from) {
+    bytes = base.bytes_from->row->hbm_bytes_measured;
+  } else {
+    base.bytes = BytesBasis::lower_bound;
+    bytes = least_bytes(r);
+  }
+  std::vector<RooflinePoint> points;
+  if (!bytes || *bytes <= 0 || !r.median_us) return points;
+  const double seconds = *r.median_us * 1e-6;
+  for (const auto& [tflops, basis] :
+       {std::pair{r.computed_tflops, FlopsBasis::computed}, std::pair{r.useful_tflops, FlopsBasis::useful}}) {
+    if (!tflops || *tflops <= 0) continue;
+    RooflinePoint p = base;
+    p.flops = basis;
+    p.tflops = *tflops;
+    p.flops_per_byte = *tflops * 1e12 * seconds / double(*bytes);
+    points.push_back(p);
+  }
+  return points;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,30 @@
+#pragma once
+// The chain from the article's 8x fewer scores to its 1.8% shorter training run,
+// one link per step of the argument, each with our number: the same links in
+// `attnlab step`, the GUI's Training step view and results/REPRODUCE.md.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "analysis/step_times.hpp"
+#include "core/training_step.hpp"
+
+namespace attnlab {
+
+// The article's reported saving: a nanochat d24 training run 1.8% shorter with varlen.
+inline constexpr double article_step_saving = 0.018;
+
+// A count of scores in the article's millions (2^20: "64 x 256K = 8M"), e.g. "16.0M".
+std::string article_millions(double n);
+
+struct ChainLink {
+  std::string label;  // what the link is
+  std::string value;  // our number ("4.00x", "3.56%"), or "not measured"
+  std::string how;    // where it comes from, in a few words
+};
+
+// `times` holds one prediction per kernel family (attnlab, FA2), in all_kernel_families order.
+std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
+                                  const std::array<StepTimePrediction, 2>& times);
+
+}  // namespace attnlab

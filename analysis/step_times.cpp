@@ -1,0 +1,156 @@
+#include "analysis/step_times.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "analysis/peer_families.hpp"
+#include "analysis/primary_runs.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// (extent, tokens) of every row a flash kernel runs under `impl`, sorted: the cells
+// it computes, up to the order of the rows, for a layout whose rows are each one
+// causal span (padded, packed with bleed, varlen).
+using RowShapes = std::vector<std::pair<int, int>>;
+
+RowShapes row_shapes(const Scenario& s, Implementation impl) {
+  RowShapes rows;
+  if (impl == Implementation::packed) {
+    const Layout packed = s.packed_layout();
+    for (int r = 0; r < packed.num_rows(); ++r)
+      rows.emplace_back(packed.row_start[r + 1] - packed.row_start[r], packed.row_valid[r]);
+  } else {
+    const int pad = s.padded_length();
+    for (const int length : s.doc_lengths) rows.emplace_back(impl == Implementation::padded ? pad : length, length);
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+bool same_attention_shape(const Scenario& a, const Scenario& b) {
+  return a.causal == b.causal && a.head_dim == b.head_dim && a.dtype == b.dtype &&
+         a.heads / a.kv_heads == b.heads / b.kv_heads && a.total_tokens() == b.total_tokens();
+}
+
+// The window as it acts on these rows: a side that reaches past every row's end is
+// no bound (-1), and under a causal mask the right side never matters.
+Window effective_window(Window w, bool causal, const RowShapes& rows) {
+  const int longest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end())->first;
+  const auto bound = [&](int side) { return side < 0 || side >= longest - 1 ? -1 : side; };
+  return {bound(w.left), causal ? -1 : bound(w.right)};
+}
+
+constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed,
+                                                    Implementation::varlen};
+
+}  // namespace
+
+const char* kernel_family_name(KernelFamily f) { return f == KernelFamily::attnlab ? "attnlab" : "FA2"; }
+
+// Our kernel whose packed and varlen runs the chain compares: the teaching kernel
+// (kernels/kernel_choice.hpp), which every shipped scenario was run with in every
+// layout. Another kernel's rows (wgmma-sm90 has varlen rows only) would set one
+// kernel's packed time against another's varlen time. Rows written before the
+// kernel column existed have it empty and are the teaching kernel's.
+constexpr std::string_view step_chain_kernel = "mma-sm80";
+
+bool ran_in_family(const ResultRow& row, KernelFamily f) {
+  if (f == KernelFamily::attnlab)
+    return row.source == our_source && row.implementation != "naive" &&
+           (row.kernel == step_chain_kernel || row.kernel.empty());
+  const SourceFamily* family = family_of(row.source);
+  return family && family->name == fa2_family;
+}
+
+std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
+                                                         KernelFamily family, const MeasuredRuns& runs) {
+  const RowShapes wanted = row_shapes(layer, impl);
+  const Window window = effective_window(layer.window, layer.causal, wanted);
+  // (scenario name, implementation) of every run that computed the wanted cells.
+  std::vector<std::pair<std::string, Implementation>> same_cells;
+  for (const Scenario& s : runs.scenarios) {
+    if (!same_attention_shape(s, layer)) continue;
+    for (Implementation j : flash_implementations) {
+      const RowShapes rows = row_shapes(s, j);
+      if (rows == wanted && effective_window(s.window, s.causal, rows) == window) same_cells.emplace_back(s.name, j);
+    }
+  }
+  // A run of the same implementation first (the same kernel), then any that computed the same
+  // cells; within each, one with the layer's heads first (its time needs no scaling).
+  for (const bool same_implementation : {true, false})
+    for (const bool same_heads : {true, false})
+      for (const ResultRow& row : runs.rows) {
+        if (row.pass != pass || !row.median_us || row.heads <= 0 || !ran_in_family(row, family)) continue;
+        if (same_heads && row.heads != layer.heads) continue;
+        if (row.head_dim != layer.head_dim || row.dtype != layer.dtype || row.causal != layer.causal) continue;
+        const auto j = parse_implementation(row.implementation);
+        if (!j || (same_implementation && *j != impl)) continue;
+        if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
+        return MeasuredAttention{
+            *row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j, row.source};
+      }
+  return std::nullopt;
+}
+
+std::optional<double> ImplementationStepTime::attention_us(Pass pass, const std::array<int, 2>& layers) const {
+  double total = 0;
+  for (LayerKind kind : all_layer_kinds) {
+    if (layers[int(kind)] == 0) continue;
+    const auto& t = layer[int(kind)][int(pass)];
+    if (!t) return std::nullopt;
+    total += layers[int(kind)] * t->us;
+  }
+  return total;
+}
+
+std::optional<double> ImplementationStepTime::step_us(Pass pass, const std::array<int, 2>& layers) const {
+  const auto attention = attention_us(pass, layers);
+  if (!attention || !gemm_us) return std::nullopt;
+  return (*gemm_us)[int(pass)] + *attention;
+}
+
+std::optional<double> StepTimePrediction::saving_fwd() const {
+  const auto p = packed.step_us(Pass::fwd, layers), v = varlen.step_us(Pass::fwd, layers);
+  if (!p || !v) return std::nullopt;
+  return 1.0 - *v / *p;
+}
+
+std::optional<double> StepTimePrediction::saving_step() const {
+  const auto pf = packed.step_us(Pass::fwd, layers), pb = packed.step_us(Pass::bwd, layers);
+  const auto vf = varlen.step_us(Pass::fwd, layers), vb = varlen.step_us(Pass::bwd, layers);
+  if (!pf || !pb || !vf || !vb) return std::nullopt;
+  return 1.0 - (*vf + *vb) / (*pf + *pb);
+}
+
+std::optional<double> StepTimePrediction::attention_share_fwd() const {
+  const auto attention = packed.attention_us(Pass::fwd, layers), step = packed.step_us(Pass::fwd, layers);
+  if (!attention || !step) return std::nullopt;
+  return *attention / *step;
+}
+
+StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
+                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs) {
+  StepTimePrediction p;
+  p.family = family;
+  p.gemm_tflops = gemm_tflops;
+  p.layers = step.layers;
+  for (ImplementationStepTime* t : {&p.packed, &p.varlen}) {
+    t->implementation = t == &p.packed ? Implementation::packed : Implementation::varlen;
+    const StepFlops& matrix = step[t->implementation].matrix;
+    if (gemm_tflops) {
+      const double tokens = double(step.tokens), us_per_flop = 1e6 / (*gemm_tflops * 1e12);
+      t->gemm_us = {{matrix.fwd * tokens * us_per_flop, matrix.bwd * tokens * us_per_flop}};
+    }
+    for (LayerKind kind : all_layer_kinds) {
+      const Scenario layer = layer_scenario(s, step.model, kind);
+      for (Pass pass : {Pass::fwd, Pass::bwd})
+        t->layer[int(kind)][int(pass)] = find_measured_attention(layer, t->implementation, pass, family, runs);
+    }
+  }
+  return p;
+}
+
+}  // namespace attnlab

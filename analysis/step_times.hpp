@@ -1,0 +1,76 @@
+#pragma once
+// Measured attention times for the training step: for one layer of a model over
+// a scenario's batch, the shipped run that computed the same cells, scaled to
+// the layer's heads. Nothing here is estimated: a layer no run matches has no time.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/results_csv.hpp"
+#include "core/scenario.hpp"
+#include "core/training_step.hpp"
+
+namespace attnlab {
+
+// Whose kernel ran: ours, or FlashAttention-2 as PyTorch runs it (its sources in
+// results/peer_families.csv: varlen_attn, and SDPA's flash backend on the padded and packed batches).
+enum class KernelFamily { attnlab, flash_attention_2 };
+inline constexpr KernelFamily all_kernel_families[] = {KernelFamily::attnlab, KernelFamily::flash_attention_2};
+const char* kernel_family_name(KernelFamily f);  // "attnlab", "FA2"
+bool ran_in_family(const ResultRow& row, KernelFamily f);
+
+// What a layer's attention is matched against: results rows and the scenarios they name.
+struct MeasuredRuns {
+  std::vector<ResultRow> rows;
+  std::vector<Scenario> scenarios;
+};
+
+struct MeasuredAttention {
+  double us = 0;           // the run's median time x the layer's heads / the run's heads
+  double measured_us = 0;  // the run's median time as measured
+  int measured_heads = 0;
+  std::string scenario;  // the run: its scenario and implementation (same cells as the layer's)
+  Implementation implementation = Implementation::varlen;
+  std::string source;
+};
+
+// The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run
+// computed the cells `layer` computes under `impl` (a flash implementation): the same rows (extent and tokens of each,
+// in any order), window (one that covers every row counts as none), causal mask, head dim, dtype and heads per K/V
+// head. Packed rows with bleed compute what varlen computes for documents of the rows' lengths, so a run of one may
+// stand for the other.
+std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
+                                                         KernelFamily family, const MeasuredRuns& runs);
+
+// One implementation's step over the scenario's batch: measured attention per layer
+// kind and pass, and the matrix products priced at a GEMM ceiling.
+struct ImplementationStepTime {
+  Implementation implementation = Implementation::varlen;
+  std::array<std::array<std::optional<MeasuredAttention>, 2>, 2> layer;  // [LayerKind][Pass]
+  std::optional<std::array<double, 2>> gemm_us;  // [Pass]: the batch's matrix FLOPs / the ceiling; empty without one
+
+  // Sum over the layers of their measured times; empty when a kind that has layers has no time.
+  std::optional<double> attention_us(Pass pass, const std::array<int, 2>& layers) const;
+  std::optional<double> step_us(Pass pass,
+                                const std::array<int, 2>& layers) const;  // gemm_us + attention_us, when both are known
+};
+
+struct StepTimePrediction {
+  KernelFamily family = KernelFamily::attnlab;
+  std::optional<double> gemm_tflops;  // the ceiling the GEMMs are priced at, if one was measured
+  std::array<int, 2> layers{};
+  ImplementationStepTime packed, varlen;
+
+  // 1 - varlen / packed over the forward pass only (its GEMMs and attention).
+  std::optional<double> saving_fwd() const;
+  // The same over the whole step (forward and backward): only where both passes were measured.
+  std::optional<double> saving_step() const;
+  // Attention's share of packed's forward pass.
+  std::optional<double> attention_share_fwd() const;
+};
+
+StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
+                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs);
+
+}  // namespace attnlab

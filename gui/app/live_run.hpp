@@ -1,0 +1,38 @@
+#pragma once
+// The Timings view's live run: `attnlab run` over the current scenario on this
+// machine's GPU, as a child process on a worker thread (the GUI links no CUDA),
+// its rows added to the results when it ends.
+#include <filesystem>
+#include <future>
+#include <string>
+
+#include "core/scenario.hpp"
+#include "analysis/results_files.hpp"
+
+namespace attnlab::gui {
+
+struct LiveRunOutcome {
+  int exit_code = -1;
+  std::string output;            // what the CLI printed (stdout and stderr)
+  std::filesystem::path csv;     // the rows it wrote
+};
+
+struct LiveRun {
+  std::future<LiveRunOutcome> pending;
+  std::string status;  // what the last run did, for the view
+  bool running() const { return pending.valid(); }
+};
+
+// The CLI built beside this GUI (empty where it was not built).
+std::filesystem::path attnlab_cli();
+// A live run needs a CUDA device node and the CLI.
+bool live_runs_possible(const std::filesystem::path& cli);
+
+// Saves the scenario under a temporary folder (as NAME.toml, so its rows carry its
+// name) and starts `CLI run FILE --out CSV` on a worker thread.
+void start_live_run(LiveRun& run, const Scenario& scenario, const std::filesystem::path& cli);
+// Each frame: once the run has ended, loads its CSV into `results` (a failure is
+// reported there with the CLI's last words) and says so in run.status.
+void collect_live_run(LiveRun& run, LoadedResults& results);
+
+}  // namespace attnlab::gui

@@ -1,9 +1,0 @@
-#pragma once
-#include "gui/app_state.hpp"
-
-namespace attnlab::gui {
-
-// One frame of the whole window: a header (scenario, text size) and a tab per view.
-void draw_app(AppState& state);
-
-}  // namespace attnlab::gui

@@ -1,0 +1,79 @@
+#include "gui/views/app_frame.hpp"
+
+#include <imgui.h>
+
+#include "gui/views/view_list.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+void show_header(AppState& state) {
+  const ScenarioModel& model = state.model();
+  ImGui::Text("attnlab");
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  ImGui::Text("scenario %s%s: %zu documents, %lld tokens, tile %dx%d", state.scenario.name.c_str(),
+              state.scenario_edited ? " (edited)" : "",
+              state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
+              model.tile.cols);
+  if (!state.model_is_current()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(updating the model...)");
+  }
+  const float slider = ImGui::GetFontSize() * 8;
+  const float control = slider + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("text size").x;
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  // Right-aligned after the scenario line, or on a line of its own when the text is large.
+  if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + control + ImGui::GetFontSize() < right)
+    ImGui::SameLine(right - control);
+  ImGui::SetNextItemWidth(slider);
+  // Applied before the next frame (fonts are rebuilt between frames).
+  ImGui::SliderFloat("text size", &state.text_scale, 0.75f, 3.0f, "%.2fx");
+}
+
+}  // namespace
+
+bool show_model_error(AppState& state) {
+  const ScenarioModel& model = state.model();
+  if (model.ok()) return false;
+  ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
+  return true;
+}
+
+void show_pass_choice(AppState& state) {
+  if (ImGui::RadioButton("forward", state.pass == Pass::fwd)) state.pass = Pass::fwd;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("backward", state.pass == Pass::bwd)) state.pass = Pass::bwd;
+}
+
+void draw_app(AppState& state) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(viewport->WorkPos);
+  ImGui::SetNextWindowSize(viewport->WorkSize);
+  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                     ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings |
+                                     ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("attnlab", nullptr, flags);
+  show_header(state);
+  if (ImGui::BeginTabBar("views")) {
+    for (const ViewEntry& v : view_list) {
+      const bool select = state.view_requested && state.view == v.view;
+      if (ImGui::BeginTabItem(v.title, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
+        if (!state.view_requested || select) {
+          state.view = v.view;
+          state.view_requested = false;
+        }
+        ImGui::BeginChild("view");
+        v.show(state);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,185 @@
+// The Training step view: the chain from the article's 8x fewer scores to its 1.8%
+// shorter run, each link with our number, for the scenario's documents and [model]
+// (analysis/step_chain.hpp, the same links `attnlab step` prints). Editing the lengths in
+// the Scenario view, or the model and its windows here, moves every link.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "analysis/ceilings.hpp"
+#include "analysis/number_format.hpp"
+#include "analysis/step_chain.hpp"
+#include "core/input_error.hpp"
+#include "core/scenario_file.hpp"
+#include "gui/app/scenario_edits.hpp"
+#include "gui/views/views.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+// Everything the view shows, derived from the state; rebuilt when the scenario, the
+// tile or the loaded results change (the cost model runs once per layer kind).
+struct StepPicture {
+  Scenario scenario;  // what it was built from, with the tile and the number of result rows
+  TileShape tile;
+  std::size_t result_rows = 0;
+  TrainingStep step;
+  std::optional<Ceilings> ceiling;
+  std::array<StepTimePrediction, 2> times;
+  std::vector<ChainLink> chain;
+};
+
+// The loaded rows, and the shipped scenarios they may name (the edited scenario included).
+MeasuredRuns measured_runs(const AppState& state) {
+  MeasuredRuns runs;
+  for (const ResultsFile& f : state.results.files) runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
+  runs.scenarios.push_back(state.scenario);
+  for (const std::string& name : state.shipped_scenarios) {
+    if (name == state.scenario.name) continue;
+    try {
+      runs.scenarios.push_back(load_scenario(name));
+    } catch (const InputError&) {
+      // The Scenario view names a broken file when it is opened; here it matches nothing.
+    }
+  }
+  return runs;
+}
+
+bool same_inputs(const Scenario& a, const Scenario& b) {
+  return a.name == b.name && a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing &&
+         a.pad_to == b.pad_to && a.heads == b.heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
+         a.dtype == b.dtype && a.causal == b.causal && a.model == b.model;
+}
+
+const StepPicture& step_picture(const AppState& state) {
+  static std::unique_ptr<StepPicture> picture;
+  const std::size_t rows = total_rows(state.results);
+  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile && picture->result_rows == rows)
+    return *picture;
+  auto p = std::make_unique<StepPicture>();
+  p->scenario = state.scenario;
+  p->tile = state.tile;
+  p->result_rows = rows;
+  p->step = model_training_step(state.scenario, *state.scenario.model, state.tile);
+  p->ceiling = state.results.ceilings;
+  const MeasuredRuns runs = measured_runs(state);
+  const std::optional<double> tflops = p->ceiling ? std::optional(p->ceiling->tflops) : std::nullopt;
+  for (KernelFamily f : all_kernel_families)
+    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs);
+  p->chain = step_chain(state.scenario, p->step, p->times);
+  picture = std::move(p);
+  return *picture;
+}
+
+// One edit of the model, checked as a scenario file's [model] would be.
+void edit_model(AppState& state, const std::function<void(ModelShape&)>& change) {
+  apply_edit(state, [&](Scenario& s) {
+    change(*s.model);
+    check_model_shape(*s.model, s.name);
+  });
+}
+
+void show_model_controls(AppState& state) {
+  const ModelShape& m = *state.scenario.model;
+  const float width = ImGui::GetFontSize() * 12;
+  int layers = m.layers, model_width = m.width, short_window = m.short_window;
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::SliderInt("layers", &layers, 1, 64)) edit_model(state, [&](ModelShape& s) { s.layers = layers; });
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::SliderInt("width", &model_width, 64, 8192, "%d", ImGuiSliderFlags_Logarithmic))
+    edit_model(state, [&](ModelShape& s) { s.width = model_width; });
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::SliderInt("short window", &short_window, 16, 16384, "%d", ImGuiSliderFlags_Logarithmic))
+    edit_model(state, [&](ModelShape& s) { s.short_window = short_window; });
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::BeginCombo("window pattern", m.window_pattern.c_str())) {
+    for (const char* pattern : {"L", "SL", "SSL", "SSSL", "SSSSSSSL"})
+      if (ImGui::Selectable(pattern, m.window_pattern == pattern))
+        edit_model(state, [&](ModelShape& s) { s.window_pattern = pattern; });
+    ImGui::EndCombo();
+  }
+  ImGui::TextDisabled("%d heads (%d KV) of %d, MLP %dx, vocabulary %d, sequence %d; the last layer is always long",
+                      m.heads, m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
+  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+}
+
+void show_chain(const StepPicture& p) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
+  if (!ImGui::BeginTable("chain", 3, flags)) return;
+  float label = 0;
+  for (const ChainLink& link : p.chain) label = std::max(label, ImGui::CalcTextSize(link.label.c_str()).x);
+  ImGui::TableSetupColumn("link", ImGuiTableColumnFlags_WidthFixed, label);
+  ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("not measured").x);
+  ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (const ChainLink& link : p.chain) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(link.label.c_str());
+    ImGui::TableNextColumn();
+    if (link.value == "not measured")
+      ImGui::TextDisabled("not measured");
+    else
+      ImGui::TextUnformatted(link.value.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", link.how.c_str());
+  }
+  ImGui::EndTable();
+}
+
+// Packed and varlen per token, as stacked bars: matrix products, then attention (computed).
+void show_step_bars(const StepPicture& p) {
+  const StepCost& packed = p.step[Implementation::packed];
+  const double most = std::max(packed.step_computed(), p.step[Implementation::varlen].step_computed());
+  ImGui::TextUnformatted("FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
+  const float label = ImGui::CalcTextSize("packed  ").x;
+  const float width = ImGui::GetContentRegionAvail().x - label - ImGui::CalcTextSize("  0.00G (attention 00.0%)  ").x;
+  const float height = ImGui::GetTextLineHeight() * 1.4f;
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  for (Implementation impl : {Implementation::packed, Implementation::varlen}) {
+    const StepCost& c = p.step[impl];
+    ImGui::TextUnformatted(implementation_name(impl));
+    ImGui::SameLine(label);
+    ImVec2 at = ImGui::GetCursorScreenPos();
+    const float matrix = width * float(c.matrix.step() / most), attention = width * float(c.attention_computed.step() / most);
+    draw->AddRectFilled(at, ImVec2(at.x + matrix, at.y + height), IM_COL32(110, 120, 150, 255));
+    draw->AddRectFilled(ImVec2(at.x + matrix, at.y), ImVec2(at.x + matrix + attention, at.y + height),
+                        IM_COL32(230, 160, 60, 255));
+    ImGui::Dummy(ImVec2(width, height));
+    ImGui::SameLine();
+    ImGui::Text("%s (attention %.1f%%)", format_count(c.step_computed()).c_str(), 100.0 * c.attention_share_computed());
+  }
+}
+
+}  // namespace
+
+void show_step_view(AppState& state) {
+  if (!state.scenario.model) {
+    ImGui::TextWrapped("This scenario has no [model] table, so there is no training step to follow. The chain needs "
+                       "a transformer: nanochat-d24 ships one.");
+    if (ImGui::Button("add nanochat's d24 model")) apply_edit(state, [](Scenario& s) { s.model = ModelShape{}; });
+    return;
+  }
+  show_model_controls(state);
+  if (!state.scenario.model) return;
+  const StepPicture& p = step_picture(state);
+  ImGui::Separator();
+  ImGui::Text("%zu documents, %lld tokens; packed rows of %d against varlen documents; %s matrix parameters",
+              state.scenario.doc_lengths.size(), static_cast<long long>(p.step.tokens), state.scenario.row_len,
+              format_count(double(p.step.matrix_params)).c_str());
+  show_step_bars(p);
+  ImGui::Spacing();
+  show_chain(p);
+  if (p.ceiling)
+    ImGui::TextDisabled("GEMMs priced at %.0f TFLOP/s: %s, %s, %s", p.ceiling->tflops, p.ceiling->gemm.what.c_str(),
+                        p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());
+  if (ImGui::Button("remove the model")) apply_edit(state, [](Scenario& s) { s.model.reset(); });
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,19 @@
+#pragma once
+// The Timings view's roofline: every run's points (analysis/roofline.hpp) under the results
+// folder's measured ceilings (ceilings.toml), coloured by implementation, shaped by source
+// family, our kernels ringed apart, labelled where a label overlaps nothing.
+#include <optional>
+#include <vector>
+
+#include "analysis/ceilings.hpp"
+#include "analysis/primary_runs.hpp"
+#include "gui/views/timings/run_names.hpp"
+
+namespace attnlab::gui {
+
+// `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
+// Without `ceilings` the points are drawn with no roof.
+void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height);
+
+}  // namespace attnlab::gui

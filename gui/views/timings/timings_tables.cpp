@@ -1,0 +1,239 @@
+#include "gui/views/timings/timings_tables.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "analysis/number_format.hpp"
+#include "gui/widgets/note_text.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+constexpr ImGuiTableFlags scrolling_table = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg |
+                                            ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
+                                            ImGuiTableFlags_ScrollX;
+
+// Our varlen run of `kernel` in the configuration of `like`.
+const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like, const std::string& kernel) {
+  for (const MeasuredRun& m : runs)
+    if (m.primary.row->source == our_source && m.primary.row->implementation == "varlen" &&
+        m.primary.row->kernel == kernel && configuration_of(*m.primary.row) == configuration_of(like))
+      return &m;
+  return nullptr;
+}
+
+// A row's time over our varlen's of `kernel`: a peer's against either kernel, ours
+// only against its own kernel's (naive's cuBLAS against each).
+std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r,
+                                    const std::string& kernel) {
+  if (ours_of_a_flash_kernel(r) && r.kernel != kernel) return std::nullopt;
+  const MeasuredRun* varlen = our_varlen(runs, r, kernel);
+  if (!varlen) return std::nullopt;
+  return *r.median_us / *varlen->primary.row->median_us;
+}
+
+// The row's time over its own family's varlen: for a flash kernel of ours, that kernel's
+// (naive's cuBLAS: the first kernel's).
+std::optional<double> vs_own_varlen(const std::vector<SourceRatios>& ratios, const ResultRow& r) {
+  const SourceFamily* family = family_of(r.source);
+  const auto impl = implementation_of(r.implementation);
+  if (!family || !impl) return std::nullopt;
+  const SourceRatios* own = ratios_of(
+      ratios, family->name, ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt);
+  if (!own || (own->padded_stands_for_varlen && *impl == Implementation::padded)) return std::nullopt;
+  return own->vs_varlen(*impl);
+}
+
+void text_or_dash(const std::optional<std::string>& text) { ImGui::TextUnformatted(text ? text->c_str() : "-"); }
+
+std::optional<std::string> ratio_text(const std::optional<double>& r) {
+  return r ? std::optional(format_ratio(*r)) : std::nullopt;
+}
+
+// Useful TFLOP/s as a bar against the GEMM ceiling: how much of the machine did useful work.
+void useful_rate_cell(const ResultRow& r, const std::optional<Ceilings>& ceilings) {
+  if (!r.useful_tflops) {
+    ImGui::TextUnformatted("-");
+    return;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", *r.useful_tflops);
+  if (ceilings)
+    ImGui::ProgressBar(float(*r.useful_tflops / ceilings->tflops), ImVec2(ImGui::GetFontSize() * 7, 0), text);
+  else
+    ImGui::TextUnformatted(text);
+}
+
+// The other runs' spread, with their files and times in a tooltip.
+void other_runs_cell(const MeasuredRun& m) {
+  if (m.others.empty()) {
+    ImGui::TextDisabled("none");
+    return;
+  }
+  ImGui::TextUnformatted(spread_text(m).c_str());
+  if (!ImGui::IsItemHovered()) return;
+  std::string files;
+  for (const Run& o : m.others) files += "\n" + file_name(o) + ": " + format_us(*o.row->median_us);
+  ImGui::SetTooltip("primary: %s: %s (the first file in name order, as the README's table)%s",
+                    file_name(m.primary).c_str(), format_us(*m.primary.row->median_us).c_str(), files.c_str());
+}
+
+void show_run_row(const std::vector<MeasuredRun>& runs, const MeasuredRun& m, const std::vector<SourceRatios>& ratios,
+                  const Kernels& kernels, const std::vector<std::string>& versus,
+                  const std::optional<Ceilings>& ceilings, bool show_scenario) {
+  const ResultRow& r = *m.primary.row;
+  ImGui::TableNextRow();
+  if (show_scenario) {
+    ImGui::TableNextColumn();
+    ImGui::Text("%s %s d%d", r.scenario.c_str(), dtype_name(r.dtype), r.head_dim);
+  }
+  ImGui::TableNextColumn();
+  show_implementation_name(r, kernels);
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(r.source.c_str());
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(format_us(*r.median_us).c_str());
+  ImGui::TableNextColumn();
+  text_or_dash(r.min_us && r.max_us ? std::optional(format_us(*r.min_us) + ".." + format_us(*r.max_us)) : std::nullopt);
+  ImGui::TableNextColumn();
+  useful_rate_cell(r, ceilings);
+  for (const std::string& k : versus) {
+    ImGui::TableNextColumn();
+    text_or_dash(ratio_text(vs_our_varlen(runs, r, k)));
+  }
+  ImGui::TableNextColumn();
+  text_or_dash(ratio_text(vs_own_varlen(ratios, r)));
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(file_name(m.primary).c_str());
+  ImGui::TableNextColumn();
+  other_runs_cell(m);
+}
+
+void ratio_cell(const std::optional<double>& r, const char* note = "") {
+  ImGui::TableNextColumn();
+  if (r)
+    ImGui::Text("%s%s", format_ratio(*r).c_str(), note);
+  else
+    ImGui::TextDisabled("-");
+}
+
+}  // namespace
+
+void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
+                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario,
+                     float height) {
+  // One "time / our varlen" column per kernel named, else one of the only kernel (any, in an old file).
+  const std::vector<std::string> versus =
+      kernels.named() ? kernels.ours : std::vector<std::string>{kernels.ours.empty() ? "" : kernels.ours[0]};
+  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(versus.size()), scrolling_table, ImVec2(0, height)))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
+  for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s"})
+    ImGui::TableSetupColumn(title);
+  for (const std::string& k : versus)
+    ImGui::TableSetupColumn(kernels.named() ? ("time / varlen \xC2\xB7 " + k).c_str() : "time / our varlen");
+  for (const char* title : {"time / its own varlen", "file", "other runs"}) ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  for (const MeasuredRun& m : runs) show_run_row(runs, m, ratios, kernels, versus, ceilings, show_scenario);
+  ImGui::EndTable();
+}
+
+void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height) {
+  ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
+  if (!ImGui::BeginTable("pass pairs", 7, scrolling_table, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const char* title :
+       {"implementation", "source", "forward", "backward", "forward + backward", "bwd / fwd", "from"})
+    ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  const auto pass_cell = [](const std::optional<Run>& run, const char* missing) {
+    ImGui::TableNextColumn();
+    if (run)
+      ImGui::TextUnformatted(format_us(*run->row->median_us).c_str());
+    else
+      ImGui::TextDisabled("%s", missing);
+  };
+  for (const PassPair& p : pairs) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    show_implementation_name(*(p.fwd ? p.fwd : p.bwd)->row, kernels);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(p.source.c_str());
+    pass_cell(p.fwd, "not measured");
+    pass_cell(p.bwd, "not measured");
+    ImGui::TableNextColumn();
+    if (const std::optional<double> sum = p.sum_us())
+      ImGui::TextUnformatted(format_us(*sum).c_str());
+    else
+      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "not summed" : "-");
+    ImGui::TableNextColumn();
+    if (p.one_file)
+      ImGui::TextUnformatted(format_ratio(*p.bwd->row->median_us / *p.fwd->row->median_us).c_str());
+    else
+      ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
+    if (p.one_file)
+      ImGui::Text("%s, both passes", p.one_file->filename().string().c_str());
+    else if (p.fwd && p.bwd)
+      ImGui::TextDisabled("not one file: fwd %s, bwd %s", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str());
+    else
+      ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(),
+                          p.fwd ? "backward" : "forward");
+  }
+  ImGui::EndTable();
+}
+
+void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  ImGui::TextWrapped("Each source's own ratios: its padded and packed time over its own varlen time");
+  if (!ImGui::BeginTable("source ratios", 4, flags)) return;
+  for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
+  ImGui::TableHeadersRow();
+  if (model) {
+    const auto model_row = [&](const char* label, const std::string& varlen, double padded, double packed) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(label);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(varlen.c_str());
+      ratio_cell(padded);
+      ratio_cell(packed);
+    };
+    const auto& c = model->costs;
+    model_row("model: scores computed", format_count(double(c[Implementation::varlen].scores_computed())) + " scores",
+              c[Implementation::padded].computed_vs_varlen, c[Implementation::packed].computed_vs_varlen);
+    model_row("model: cells attended", format_count(double(c[Implementation::varlen].scores_attended())) + " cells",
+              c[Implementation::padded].attended_vs_varlen, c[Implementation::packed].attended_vs_varlen);
+  }
+  bool stand_in = false;
+  std::vector<std::string> files;
+  for (const SourceRatios& s : ratios) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(s.label().c_str());
+    ImGui::TableNextColumn();
+    if (const MeasuredRun* v = s.varlen())
+      ImGui::Text("%s%s", format_us(*v->primary.row->median_us).c_str(), s.padded_stands_for_varlen ? " *" : "");
+    else
+      ImGui::TextDisabled("no varlen run");
+    stand_in |= s.padded_stands_for_varlen;
+    ratio_cell(s.padded_stands_for_varlen ? std::nullopt : s.vs_varlen(Implementation::padded));
+    ratio_cell(s.vs_varlen(Implementation::packed));
+    for (const auto& run : s.runs)
+      if (run && std::find(files.begin(), files.end(), file_name(run->primary)) == files.end())
+        files.push_back(file_name(run->primary));
+  }
+  ImGui::EndTable();
+  std::string text;
+  for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
+  note_text("Primary runs from %s%s", text.c_str(),
+            stand_in ? ". * No varlen run: its padded run stands in (documents of one length: padded = varlen)." : ".");
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,28 @@
+#pragma once
+// The Timings view's tables: every primary run with its ratios, file and spread; forward +
+// backward per source and implementation; each source's own ratios beside the model's.
+#include <optional>
+#include <vector>
+
+#include "analysis/ceilings.hpp"
+#include "analysis/pass_pairs.hpp"
+#include "analysis/source_ratios.hpp"
+#include "gui/app/scenario_model.hpp"
+#include "gui/views/timings/run_names.hpp"
+
+namespace attnlab::gui {
+
+// `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
+// Where kernels are named, "time / our varlen" is one column per kernel of ours. Useful
+// TFLOP/s is drawn as a bar against the GEMM ceiling where `ceilings` are loaded.
+void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
+                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
+
+// Forward, backward and their sum per source and implementation (analysis/pass_pairs.hpp): the
+// sum only where one file holds both passes, and a missing pass said in words.
+void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height);
+
+// Each family's own ratios, beside the model's (scores computed, and cells attended); no model rows without `model`.
+void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model);
+
+}  // namespace attnlab::gui

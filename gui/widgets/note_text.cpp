@@ -1,0 +1,16 @@
+#include "gui/widgets/note_text.hpp"
+
+#include <cstdarg>
+
+namespace attnlab::gui {
+
+void note_text(const char* format, ...) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  va_list args;
+  va_start(args, format);
+  ImGui::TextWrappedV(format, args);
+  va_end(args);
+  ImGui::PopStyleColor();
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,134 @@
+// The parts of kernels/backward.hpp both backwards share: the gradient tensors,
+// Δ = rowsum(dO∘O), and fp32 accumulators converted to the dtype.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/backward.hpp"
+#include "kernels/common/backward_passes.hpp"
+#include "kernels/common/cuda_check.hpp"
+
+namespace attnlab {
+
+std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem& p) {
+  const std::size_t n = std::size_t(positions);
+  const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
+  return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)            // dO, dQ; dK, dV
+         + (n * p.heads + q_like) * sizeof(float);                    // Δ, the dQ accumulator
+}
+
+namespace {
+
+// Refuses before any gradient tensor is allocated, with the bytes of all of them.
+std::int64_t fitting_gradient_positions(std::int64_t positions, const AttentionProblem& p) {
+  require_device_memory(gradient_tensor_bytes(positions, p), "dO, dQ, dK, dV and the backward's workspace of " +
+                                                                 std::to_string(positions) + " positions need");
+  return positions;
+}
+
+}  // namespace
+
+GradientTensors::GradientTensors(std::int64_t positions_, const AttentionProblem& p)
+    : positions(fitting_gradient_positions(positions_, p)),
+      d_o(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
+      dq(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
+      dk(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
+      dv(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
+      delta(std::size_t(positions_) * p.heads * sizeof(float)),
+      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)) {}
+
+void upload_d_o(GradientTensors& g, DType dtype, const std::vector<float>& d_o) { upload_values(g.d_o, d_o, dtype); }
+
+HostGradients download_gradients(const GradientTensors& g, DType dtype) {
+  return {download_values(g.dq, dtype), download_values(g.dk, dtype), download_values(g.dv, dtype)};
+}
+
+namespace {
+
+// The backward's two streaming passes move every byte of dO, O and the dQ accumulator
+// once; they are bound by HBM bandwidth only if each thread keeps 16-byte loads in
+// flight (2- and 4-byte loads left a third of it unused). Chunks of 8 elements.
+constexpr int chunk = 8;
+
+template <typename T>
+__device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
+  const T* x = reinterpret_cast<const T*>(&a);
+  const T* y = reinterpret_cast<const T*>(&b);
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < chunk; ++i) sum += float(x[i]) * float(y[i]);
+  return sum;
+}
+
+// A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
+// across the group (groups never straddle a warp: their size divides 32). With
+// `zeros`, each lane also clears its chunk's 8 floats there: the flash backward's dQ
+// sums are cleared in this pass instead of a pass of their own.
+template <typename T>
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros) {
+  const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t pair = c / lanes_per_pair;
+  // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
+  float sum = pair < pairs ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
+                           : 0.f;
+  if (zeros && pair < pairs) {
+    reinterpret_cast<float4*>(zeros)[2 * c] = float4{};
+    reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
+  }
+  for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
+  if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
+}
+
+// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
+template <typename T>
+__global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor) {
+  const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
+  if (first + chunk <= count) {
+    const float4 a = reinterpret_cast<const float4*>(from + first)[0], b = reinterpret_cast<const float4*>(from + first)[1];
+    const float v[chunk] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+    uint4 packed;
+    T* out = reinterpret_cast<T*>(&packed);
+#pragma unroll
+    for (int i = 0; i < chunk; ++i) out[i] = T(v[i] * factor);
+    *reinterpret_cast<uint4*>(to + first) = packed;
+  } else {
+    for (std::int64_t i = first; i < count; ++i) to[i] = T(from[i] * factor);
+  }
+}
+
+constexpr int block = 256;
+
+unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((threads + block - 1) / block); }
+
+}  // namespace
+
+void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
+                   float* zeros) {
+  const std::int64_t pairs = positions * p.heads;
+  if (pairs == 0) return;
+  const int lanes_per_pair = p.head_dim / chunk;
+  if (p.head_dim % chunk != 0 || 32 % lanes_per_pair != 0)
+    throw std::logic_error("compute_delta: head dim " + std::to_string(p.head_dim) + " is not 8, 16, 32, 64, 128 or 256");
+  const unsigned blocks = blocks_for(pairs * lanes_per_pair);
+  if (p.dtype == DType::bf16)
+    row_dot<<<blocks, block>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o), pairs,
+                               lanes_per_pair, delta, zeros);
+  else
+    row_dot<<<blocks, block>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs, lanes_per_pair,
+                               delta, zeros);
+  CUDA_CHECK_LAUNCH();
+}
+
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype) {
+  if (count == 0) return;
+  const unsigned blocks = blocks_for((count + chunk - 1) / chunk);
+  if (dtype == DType::bf16)
+    scaled_copy<<<blocks, block>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
+  else
+    scaled_copy<<<blocks, block>>>(from, static_cast<__half*>(to), count, factor);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace attnlab

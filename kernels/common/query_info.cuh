@@ -1,0 +1,79 @@
+#pragma once
+// What both flash backwards know of each query of a step: its LSE and Δ, and the keys
+// it attends, loaded beside the step's Q and dO tiles; and how they add dQ.
+#include <cstdint>
+
+#include "core/layout.hpp"
+#include "kernels/common/accumulator.cuh"
+#include "kernels/common/copy_async.cuh"
+#include "kernels/common/mask.cuh"
+#include "kernels/common/params.cuh"
+#include "kernels/common/softmax.cuh"
+
+namespace attnlab::flash {
+
+// Per query of a step of `queries` queries: its LSE (natural log) and Δ, and the keys
+// it attends (attended_keys, row positions).
+template <int queries>
+struct QueryInfo {
+  float lse[queries];
+  float delta[queries];
+  int first_key[queries];
+  int last_key[queries];
+};
+
+// Starts loading, for the `queries` queries from q0 of one head, the LSE and Δ of
+// each (cp.async; past the row's valid tokens, zeros) and the keys each attends
+// (from the layout: plain stores). The first `queries` threads take a query's LSE and
+// attended keys, the next `queries` its Δ; `thread` is the caller's number among 2 ·
+// queries or more.
+template <int queries>
+__device__ __forceinline__ void start_query_info(const BackwardParams& p, int row, int row_begin, int valid, int head,
+                                                 int q0, QueryInfo<queries>& info, int thread) {
+  const int i = thread % queries;
+  const bool present = q0 + i < valid;
+  const std::int64_t at = (std::int64_t(row_begin + q0) + i) * p.heads + head;
+  if (thread < queries) {
+    copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
+    const KeyRange keys = attended_keys(p.layout, row, q0 + i);  // empty past the row's valid tokens
+    info.first_key[i] = keys.first;
+    info.last_key[i] = keys.last;
+  } else if (thread < 2 * queries) {
+    copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
+  }
+}
+
+// Pᵀ = exp(S·scale − LSE) in place for a transposed tile (the thread's rows are keys
+// first_key and first_key + 8, the columns the step's queries); in a tile that needs the
+// mask (`masked`), a cell outside its query's attended keys gets 0 (a padding query has
+// none: its LSE of -inf never reaches the result).
+template <int n, int queries>
+__device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const QueryInfo<queries>& info, int first_key,
+                                                       bool masked, float scale_log2, int lane) {
+  mask_transposed_scores(
+      s, masked, info.first_key, info.last_key, first_key, lane,
+      [&](int e, float score) { return probability(score, info.lse[accumulator_column(e, lane)], scale_log2); }, 0.f);
+}
+
+// S as the forward masks it (-inf outside the mask), for counting the scores left finite.
+template <int n, int queries>
+__device__ __forceinline__ void mask_as_forward(float (&s)[n], const QueryInfo<queries>& info, int first_key,
+                                                bool masked, int lane) {
+  mask_transposed_scores(s, masked, info.first_key, info.last_key, first_key, lane, [](int, float x) { return x; },
+                         -INFINITY);
+}
+
+// Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound
+// by the L2's atomic throughput: on sm_90 one 8-byte reduction lets the four lanes
+// of a row fill one 32-byte sector with one operation, where two 4-byte ones leave
+// each of two operations half a sector (measured in kernels/NOTEBOOK.md).
+__device__ __forceinline__ void atomic_add_pair(float* at, float a, float b) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(at), "f"(a), "f"(b) : "memory");
+#else
+  atomicAdd(at, a);
+  atomicAdd(at + 1, b);
+#endif
+}
+
+}  // namespace attnlab::flash

@@ -1,0 +1,304 @@
+#pragma once
+// The Hopper backward kernel (wgmma-sm90, sm_90a) behind padded, packed and varlen,
+// beside the teaching backward (kernels/mma_sm80/backward_kernel.cuh), whose
+// algorithm and outer structure it keeps: a CTA owns one key tile of one row and one
+// KV head, keeps K_j and V_j in shared memory and dK_j, dV_j in registers, and walks
+// every (query head of the group, query tile visiting key tile j), with the same work
+// item, QueryInfo, mask and softmax (kernels/common/). What changes:
+//  - the tile is the wgmma forward's, 128 queries x 128 keys (its work list, its
+//    counts); a CTA is two warpgroups, each owning 64 of the 128 keys;
+//  - a visited query tile is taken in two steps of 64 queries, padding's too (as
+//    the forward and the counts: the padded layout's waste is computed);
+//  - the five products are wgmmas. Per step, for a warpgroup's 64 keys:
+//      Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ      (both operands from shared memory)
+//      Pᵀ = exp(S·scale − LSE) masked, dSᵀ = Pᵀ∘(dPᵀ − Δ)   (registers)
+//      dV += Pᵀ·dO, dK += dSᵀ·Q    (Pᵀ, dSᵀ from registers; dO, Q read transposed)
+//    and dQ = dS·K over all 128 keys (dSᵀ staged in shared memory and read
+//    transposed, K read transposed), each warpgroup 64 of the head dim's columns
+//    (at head dim 64, warpgroup 0 alone);
+//  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
+//    backward, but contracted over 128 keys instead of 64: half the reductions,
+//    which bound the teaching backward (the L2's atomic throughput). At head dim
+//    128, dQ's product goes before dK's, so its reductions overlap dK;
+//  - dK and dV leave through shared memory, 16 bytes a thread in whole lines,
+//    where a warp store from the accumulators' layout touches 8 rows (which cost
+//    most where CTAs are short: 512-token documents).
+// Every tile is copied with cp.async into wgmma's 128-byte swizzle, zeros past the
+// row's valid tokens, so padding and the next document never reach a product.
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common/accumulator.cuh"
+#include "kernels/common/copy_async.cuh"
+#include "kernels/common/counters.cuh"
+#include "kernels/common/mask.cuh"
+#include "kernels/common/query_info.cuh"
+#include "kernels/common/softmax.cuh"
+#include "kernels/common/work_item.cuh"
+#include "kernels/wgmma_sm90/ptx.cuh"
+#include "kernels/wgmma_sm90/shared_memory.cuh"
+
+namespace attnlab::wgmma_sm90 {
+
+using flash::BackwardParams;
+using QueryInfo = flash::QueryInfo<kStepQueries>;
+
+// Shared memory: K and V of the key tile (128 rows), two buffers each of Q and dO
+// (64 rows: the next step's land while this one computes), dSᵀ (128 keys x 64
+// queries, one block), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
+// blocks of [rows][64 elements], each 1024-byte aligned.
+template <int D>
+struct BackwardLayout {
+  static constexpr int key_block = kCols * 128;           // one [128][64] block of K or V
+  static constexpr int query_block = kStepQueries * 128;  // one [64][64] block of Q or dO
+  static constexpr int key_tile_bytes = kCols * D * 2;
+  static constexpr int query_tile_bytes = kStepQueries * D * 2;
+  static constexpr int k = 0;
+  static constexpr int v = k + key_tile_bytes;
+  static constexpr int q = v + key_tile_bytes;
+  static constexpr int d_o = q + 2 * query_tile_bytes;
+  static constexpr int ds = d_o + 2 * query_tile_bytes;
+  static constexpr int infos = ds + kCols * kStepQueries * 2;
+  static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
+  // At the end the two Q buffers hold dK's 128 rows on their way out, the dO buffers dV's.
+  static_assert(2 * query_tile_bytes == key_tile_bytes && d_o - q == key_tile_bytes);
+};
+
+// Starts copying `rows` rows of one head (row stride `stride` elements) into a
+// tile in wgmma's swizzle; rows at or past `rows_present` get zeros. All threads.
+template <typename T, int D, int rows>
+__device__ __forceinline__ void copy_rows_async(unsigned char* tile, const T* first_row, std::int64_t stride,
+                                                int rows_present) {
+  flash::copy_rows_async<T, D, rows, kBackwardThreads>(
+      [tile](int row, int chunk) { return tile + tile_offset(row, chunk, rows); }, first_row, stride, rows_present);
+}
+
+// A CTA's steps are the teaching backward's (KeyTileItem::steps: per query head of
+// the group, each query tile visiting the key tile) in halves of 64 queries: step s
+// is half s % kHalves of its step s / kHalves.
+inline constexpr int kHalves = kRows / kStepQueries;
+template <typename Item>
+__device__ __forceinline__ int step_head(const Item& item, int step) {
+  return item.head_of(step / kHalves);
+}
+template <typename Item>
+__device__ __forceinline__ int step_first_query(const Item& item, int step) {
+  return item.q0_of(step / kHalves) + (step % kHalves) * kStepQueries;
+}
+
+// ---- the algorithm's steps, for one warpgroup's 64 keys ------------------------------
+//
+// Sᵀ, Pᵀ, dPᵀ and dSᵀ (KeyScores) are wgmma accumulators of 64 keys x 64 queries:
+// element e of a thread is key 16·warp + lane/4 + 8·((e/2)%2) of the warpgroup's,
+// query column accumulator_column(e, lane) of the step (kernels/common/accumulator.cuh).
+
+using KeyScores = float[kStepQueries / 2];
+template <int D> using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
+using QueryGradient = float[32];                    // dQ of the step's 64 queries x 64 columns
+using KeyFragments = std::uint32_t[kStepQueries / 16][4];
+
+// Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
+// step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
+                                                 const unsigned char* query_tile) {
+  using L = BackwardLayout<D>;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
+        s, matrix_descriptor(key_rows + (kk / 4) * L::key_block + (kk % 4) * 32, 16),
+        matrix_descriptor(query_tile + (kk / 4) * L::query_block + (kk % 4) * 32, 16), kk > 0);
+  wgmma_commit();
+}
+
+// Starts acc += A·B with A (the warpgroup's 64 keys x the step's 64 queries) from
+// registers and B the step's Q or dO tile read transposed (d contiguous): 4
+// wgmmas of 16 queries; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const KeyFragments& a,
+                                                      const unsigned char* query_tile) {
+#pragma unroll
+  for (int kk = 0; kk < kStepQueries / 16; ++kk)
+    wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
+        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, BackwardLayout<D>::query_block));
+  wgmma_commit();
+}
+
+// Starts dQ = dS·K for the step's 64 queries and the 64 columns of K's block
+// `block`: dS is the staged dSᵀ read transposed (queries contiguous), K's rows are
+// the contraction (read transposed, d contiguous); 8 wgmmas of 16 keys; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const unsigned char* ds_tile,
+                                                     const unsigned char* k_tile, int block) {
+  using L = BackwardLayout<D>;
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, 64, true, true>(
+        dq, matrix_descriptor(ds_tile + kk * 16 * 128, L::key_block),
+        matrix_descriptor(k_tile + block * L::key_block + kk * 16 * 128, L::key_block), kk > 0);
+  wgmma_commit();
+}
+
+// dQ's 64 x 64 block into the fp32 accumulator (`dq` at the step's first query and
+// the block's first column; `stride` floats per query), queries at or past
+// `rows_present` skipped: one 8-byte reduction per pair of columns.
+__device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t stride, int rows_present,
+                                                   const QueryGradient& acc, int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + flash::accumulator_row(e, lane);
+    if (row < rows_present)
+      flash::atomic_add_pair(dq + row * stride + flash::accumulator_column(e, lane), acc[e], acc[e + 1]);
+  }
+}
+
+// ---- the kernel -------------------------------------------------------------------------
+
+// One CTA per (key tile, KV head), in the backward's work-list order (heaviest rows
+// first, a row's most-visited key tiles first). The next step's Q, dO, LSE and Δ are
+// copied while this step computes. With `counting`, each executed step also counts
+// its cells and the scores the mask leaves finite, and each tile's first step the tile.
+template <typename T, int D, bool counting>
+__global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
+  static_assert(D == 64 || D == 128);
+  using L = BackwardLayout<D>;
+  extern __shared__ unsigned char shared_raw[];
+  // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
+  unsigned char* const base = shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024);
+  unsigned char* const k_tile = base + L::k;
+  unsigned char* const v_tile = base + L::v;
+  unsigned char* const ds_tile = base + L::ds;
+  QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
+  const LayoutView& lv = p.layout;
+  const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
+  const int warp = thread / 32, lane = thread % 32;
+
+  const flash::KeyTileItem<T, D, kRows, kCols> item(p, blockIdx.x);
+  CellCounts counted;
+  long long visited = 0, finite = 0;
+  const int steps = item.steps() * kHalves;
+  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
+  const auto start_step = [&](int step, int buffer) {
+    const int head = step_head(item, step), q0 = step_first_query(item, step);
+    const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
+    const std::int64_t stride = std::int64_t(p.heads) * D;
+    copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
+                                        stride, item.valid - q0);
+    copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
+                                        static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
+    flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, infos[buffer], threadIdx.x);
+  };
+  copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
+  copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
+  if (steps > 0) start_step(0, 0);
+  flash::commit_copies();
+
+  KeyGradient<D> dk = {}, dv = {};
+  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
+  const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
+  const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
+  const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
+  for (int step = 0; step < steps; ++step) {
+    const int buffer = step & 1;
+    const int head = step_head(item, step), q0 = step_first_query(item, step);
+    flash::wait_copies<0>();   // this step's copies (and K, V) landed
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
+    // One barrier a step: this step's tiles in place for every thread, and the last
+    // step's buffers and dSᵀ read by every thread's products, so free to refill.
+    __syncthreads();
+    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
+    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
+    const QueryInfo& info = infos[buffer];
+
+    KeyScores s, ds;
+    wgmma_fence();
+    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
+    start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
+    // The next step's copies are issued while the tensor cores start this step's
+    // products, so they are not on the products' path; they land while it computes.
+    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
+    flash::commit_copies();
+    wgmma_wait<1>();
+    pin_registers(s);
+    constexpr TileShape step_cells{kStepQueries, kCols};
+    const bool masked = tile_needs_mask(lv, item.row, q0, item.k0, step_cells);
+    if constexpr (counting) {
+      KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
+      for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = s[e];
+      flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
+      finite += flash::finite_scores(masked_scores);
+      if (threadIdx.x == 0) {
+        counted += count_tile(lv, item.row, q0, item.k0, step_cells);
+        visited += step % kHalves == 0;  // a tile's first half
+      }
+    }
+    flash::probabilities_from_lse(s, info, item.k0 + first_key, masked, p.scale_log2, lane);  // Pᵀ
+    wgmma_wait<0>();
+    pin_registers(ds);
+    flash::score_gradients(ds, s, info.delta, lane);
+    stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);  // read transposed by dQ
+    KeyFragments pf, dsf;
+    flash::accumulator_as_a<T>(pf, s);
+    flash::accumulator_as_a<T>(dsf, ds);
+    wgmma_fence();
+    start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
+    if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
+
+    fence_shared_for_async();  // the dQ products read the staged dSᵀ
+    __syncthreads();           // every warpgroup's rows of dSᵀ staged
+    const auto add_dq = [&](const QueryGradient& dq) {
+      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
+                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
+    };
+    QueryGradient dq;
+    if constexpr (D == 128) {
+      // Each warpgroup takes 64 of dQ's columns, then dK: dQ's reductions go out
+      // while the tensor cores take dK (issued after the barrier, not with dV).
+      wgmma_fence();
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
+      start_accumulate_keys<T, D>(dk, dsf, q_tile);
+      wgmma_wait<1>();
+      pin_registers(dq);
+      add_dq(dq);
+    } else if (warpgroup == 0) {
+      // Warpgroup 0 alone takes dQ, dK having gone with dV: a product issued by
+      // one warpgroup only, before another, is serialized by ptxas (C7520).
+      wgmma_fence();
+      start_query_gradient<T, D>(dq, ds_tile, k_tile, 0);
+      wgmma_wait<0>();
+      pin_registers(dq);
+      add_dq(dq);
+    }
+    wgmma_wait<0>();
+    pin_registers(dv);
+    pin_registers(dk);
+    pin_registers(pf);
+    pin_registers(dsf);
+  }
+  flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
+  __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
+
+  // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
+  // staged in the Q and dO buffers, then stored in whole lines.
+  unsigned char* const dk_tile = base + L::q;
+  unsigned char* const dv_tile = base + L::d_o;
+  const float key_scale[2] = {p.scale, p.scale};
+  stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
+  stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
+  // Every row staged. A warpgroup stores only its own rows, but a barrier of its own
+  // (bar.sync with a warpgroup's id) cost the kernel a register spill: the CTA's instead.
+  __syncthreads();
+  const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
+  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
+                                 kKeysPerWarpgroup * warpgroup, thread);
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
+                                 kKeysPerWarpgroup * warpgroup, thread);
+
+  if constexpr (counting) {
+    flash::add_finite_scores(p.counts, finite);
+    if (threadIdx.x == 0) flash::add_counts(p.counts, counted, visited);
+  }
+}
+
+}  // namespace attnlab::wgmma_sm90

@@ -1,0 +1,53 @@
+#pragma once
+// The ideas of the Hopper forward kernel that can be switched off at compile time,
+// so that its ladder (kernels/wgmma_sm90/README.md, "The ladder") measures one idea per
+// step: forward<T, D, F> with F = shipped_features(D) is the kernel as shipped; the
+// rungs (rungs.hpp) leave ideas out. Plain C++, no CUDA types.
+#include <string>
+
+namespace attnlab::wgmma_sm90 {
+
+struct ForwardFeatures {
+  // K/V tiles in the ring. With 1 the producer cannot load tile j+1 while the
+  // consumers still read tile j.
+  int kv_stages;
+  // Two Q buffers: the next item's Q lands while this item computes and stores
+  // its output (the epilogue overlaps the next item's loads). With one, the
+  // producer waits for the consumers to release the buffer.
+  bool two_q_buffers;
+  // After its first item, a CTA takes the next from an atomic counter (a CTA that
+  // drew light items takes more); without, CTA b takes b, b + gridDim.x, ...
+  bool counter_schedule;
+  // The softmax of S_j runs while the tensor cores add P_{j-1}·V_{j-1} into O;
+  // without, the consumer waits for both products before the softmax.
+  bool overlap_softmax;
+  // The two consumer warpgroups take turns to issue their wgmmas (named barriers).
+  bool consumer_turns;
+
+  friend constexpr bool operator==(const ForwardFeatures&, const ForwardFeatures&) = default;
+};
+
+// What the kernel does as shipped: every idea, 2 K/V stages at D=128 (shared
+// memory holds no third beside two Q tiles), 4 at D=64.
+constexpr ForwardFeatures shipped_features(int head_dim) { return {head_dim == 128 ? 2 : 4, true, true, true, true}; }
+
+// The features as one int, and back: a __global__ template cannot take a class-type
+// parameter (nvcc's host stubs spell template arguments out), so the kernel takes this.
+constexpr int features_key(const ForwardFeatures& f) {
+  return f.kv_stages | f.two_q_buffers << 8 | f.counter_schedule << 9 | f.overlap_softmax << 10 |
+         f.consumer_turns << 11;
+}
+constexpr ForwardFeatures features_of_key(int key) {
+  return {key & 0xff, bool(key >> 8 & 1), bool(key >> 9 & 1), bool(key >> 10 & 1), bool(key >> 11 & 1)};
+}
+static_assert(features_of_key(features_key(shipped_features(64))) == shipped_features(64));
+
+// "kv_stages 1, two_q_buffers no, ...": the features as a log names them.
+inline std::string describe_features(const ForwardFeatures& f) {
+  const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
+  return "kv_stages " + std::to_string(f.kv_stages) + ", two_q_buffers " + yes_no(f.two_q_buffers) +
+         ", counter_schedule " + yes_no(f.counter_schedule) + ", overlap_softmax " + yes_no(f.overlap_softmax) +
+         ", consumer_turns " + yes_no(f.consumer_turns);
+}
+
+}  // namespace attnlab::wgmma_sm90

@@ -1,0 +1,48 @@
+#pragma once
+// The ladder of the Hopper forward kernel: each rung is the one before it plus one
+// idea, the last is the kernel as shipped. Built for bf16 at head dim 128 only (the
+// ladder's configuration); a rung is a kernel of its own to run and to record:
+// `--kernel wgmma-sm90/rung3` (kernels/kernel_choice.hpp).
+#include <cstddef>
+#include <iterator>
+
+#include "kernels/wgmma_sm90/features.hpp"
+
+namespace attnlab::wgmma_sm90 {
+
+inline constexpr int ladder_head_dim = 128;
+
+struct ForwardRung {
+  const char* idea;  // what this rung adds to the one before
+  ForwardFeatures features;
+};
+
+inline constexpr ForwardRung forward_rungs[] = {
+    {"wgmma, TMA and a producer warp beside two consumer warpgroups; 1 K/V stage, 1 Q buffer, "
+     "static persistent schedule",
+     {1, false, false, false, false}},
+    {"a ring of 2 K/V stages: the next key tile loads while this one is read", {2, false, false, false, false}},
+    {"two Q buffers: the epilogue overlaps the next item's loads", {2, true, false, false, false}},
+    {"items from an atomic counter after each CTA's first", {2, true, true, false, false}},
+    {"softmax of S_j overlapped with P_{j-1}·V_{j-1} inside a warpgroup", {2, true, true, true, false}},
+    {"the two consumers take turns to issue their wgmmas (as shipped)", {2, true, true, true, true}},
+};
+inline constexpr int forward_rung_count = static_cast<int>(std::size(forward_rungs));
+
+// How many of the five ideas two feature sets set differently.
+constexpr int ideas_apart(const ForwardFeatures& a, const ForwardFeatures& b) {
+  return (a.kv_stages != b.kv_stages) + (a.two_q_buffers != b.two_q_buffers) +
+         (a.counter_schedule != b.counter_schedule) + (a.overlap_softmax != b.overlap_softmax) +
+         (a.consumer_turns != b.consumer_turns);
+}
+
+constexpr bool one_idea_per_rung() {
+  for (int i = 1; i < forward_rung_count; ++i)
+    if (ideas_apart(forward_rungs[i - 1].features, forward_rungs[i].features) != 1) return false;
+  return true;
+}
+static_assert(one_idea_per_rung(), "each rung adds one idea to the one before");
+static_assert(forward_rungs[forward_rung_count - 1].features == shipped_features(ladder_head_dim),
+              "the last rung is the kernel as shipped");
+
+}  // namespace attnlab::wgmma_sm90

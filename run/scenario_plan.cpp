@@ -1,0 +1,26 @@
+#include "run/scenario_plan.hpp"
+
+namespace attnlab {
+
+namespace {
+
+AttentionProblem validated_problem(const Scenario& s) {
+  const AttentionProblem p = attention_problem(s);
+  try {
+    p.validate();
+  } catch (const InputError& e) {
+    throw InputError((s.source.empty() ? "scenario " + s.name : s.source.string()) + ": " + e.what());
+  }
+  return p;
+}
+
+}  // namespace
+
+ScenarioPlan::ScenarioPlan(const Scenario& s, FlashKernel kernel_, std::shared_ptr<const ScenarioLayouts> shared)
+    : scenario(s),
+      kernel(kernel_),
+      problem(validated_problem(s)),
+      layouts(shared ? std::move(shared) : std::make_shared<const ScenarioLayouts>(s)),
+      model(model_costs(s, *layouts, kernel_tile(kernel))) {}
+
+}  // namespace attnlab

@@ -1,0 +1,95 @@
+// Loading a results folder, as the CLI and the GUI both do: every *.csv whatever its name,
+// in the primary-run order; a broken file named and skipped; the folder's ceilings.toml.
+#include <gtest/gtest.h>
+
+#include "analysis/results_files.hpp"
+#include "tests/cpu/test_folder.hpp"
+#include "tests/test_rows.hpp"
+
+namespace attnlab {
+namespace {
+
+class ResultsFiles : public TestFolder {
+ protected:
+  ResultsFiles() : TestFolder("attnlab-results-files-") {}
+};
+
+const char* const ceilings_text =
+    "[gemm_bf16]\ntflops = 500.0\nwhat = \"a GEMM\"\ngpu = \"A GPU\"\ndate = \"2026-01-01\"\nsource = \"a test\"\n"
+    "[copy]\ntbps = 2.5\nwhat = \"a copy\"\ngpu = \"A GPU\"\ndate = \"2026-01-01\"\nsource = \"a test\"\n";
+
+TEST_F(ResultsFiles, EveryCsvLoadsInNameOrderWithoutItsExtension) {
+  write_results_csv(dir_ / "zeta.csv", {our_row("varlen", 300)});
+  write_results_csv(dir_ / "alpha-beta.csv", {our_row("varlen", 200)});
+  write_results_csv(dir_ / "alpha.csv", {our_row("varlen", 100), our_row("packed", 700)});
+  write("notes.txt", "not a results file\n");
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  ASSERT_EQ(results.files.size(), 3u);
+  // "alpha" before "alpha-beta": by the name without ".csv" ('-' sorts before '.').
+  EXPECT_EQ(results.files[0].path.filename(), "alpha.csv");
+  EXPECT_EQ(results.files[1].path.filename(), "alpha-beta.csv");
+  EXPECT_EQ(results.files[2].path.filename(), "zeta.csv");
+  EXPECT_EQ(total_rows(results), 4u);
+  EXPECT_TRUE(results.problems.empty());
+  EXPECT_FALSE(results.ceilings);
+}
+
+TEST_F(ResultsFiles, ABrokenFileIsNamedAndSkippedAndLoadingAgainReplaces) {
+  write_results_csv(dir_ / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});
+  write("b-broken.csv", "this,is,not\na,results,file\n");
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  ASSERT_EQ(results.files.size(), 1u);
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("b-broken.csv"), std::string::npos) << results.problems[0];
+  load_results(results, dir_);
+  EXPECT_EQ(results.files.size(), 1u);
+  EXPECT_EQ(results.problems.size(), 1u);
+}
+
+TEST_F(ResultsFiles, AMissingFolderAddsNothingAMissingFileIsAProblem) {
+  LoadedResults results;
+  load_results_folder(results, dir_ / "nonexistent");
+  EXPECT_TRUE(results.files.empty());
+  EXPECT_TRUE(results.problems.empty());
+  load_results(results, dir_ / "nonexistent.csv");
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("nonexistent.csv"), std::string::npos);
+}
+
+TEST_F(ResultsFiles, TheFoldersCeilingsAreLoadedWithIt) {
+  write("ceilings.toml", ceilings_text);
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  ASSERT_TRUE(results.ceilings) << (results.problems.empty() ? "" : results.problems[0]);
+  EXPECT_EQ(results.ceilings->tflops, 500.0);
+  EXPECT_EQ(results.ceilings->tbps, 2.5);
+  EXPECT_EQ(results.ceilings->ridge(), 200.0);
+  EXPECT_EQ(results.ceilings->roof_tflops(100), 250.0);  // bandwidth-bound below the ridge
+  EXPECT_EQ(results.ceilings->roof_tflops(1000), 500.0);
+  EXPECT_EQ(results.ceilings->gemm.gpu, "A GPU");
+  EXPECT_EQ(results.ceilings_file, dir_ / "ceilings.toml");
+}
+
+TEST_F(ResultsFiles, BadCeilingsNameTheFileAndTheKey) {
+  const auto error_of = [&](const std::string& text) {
+    write("ceilings.toml", text);
+    LoadedResults results;
+    load_results_folder(results, dir_);
+    EXPECT_FALSE(results.ceilings);
+    return results.problems.size() == 1 ? results.problems[0] : std::string("no single problem");
+  };
+  const std::string file = (dir_ / "ceilings.toml").string();
+  std::string text = ceilings_text;
+  EXPECT_EQ(error_of(text.substr(0, text.find("[copy]"))), file + ": copy: expected a [copy] table");
+  text.replace(text.find("500.0"), 5, "-1.0");
+  EXPECT_EQ(error_of(text), file + ": gemm_bf16.tflops: expected a number of TFLOP/s above 0 and at most 1000000");
+  EXPECT_EQ(error_of(std::string(ceilings_text).replace(std::string(ceilings_text).find("gpu"), 13, "")),
+            file + ": gemm_bf16.gpu: expected one line of printable text, at most 1000 bytes");
+  EXPECT_NE(error_of("[gemm_bf16\n").find(file + ":1:"), std::string::npos);
+  EXPECT_NE(error_of("tflops = 1\xc3\xa9\n").find("non-ASCII"), std::string::npos);  // the TOML guard's check
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -25,8 +25,8 @@ static_assert(hopper::kRows == kernel_tile(FlashKernel::wgmma_sm90).rows &&
 static_assert(kernel_tile(FlashKernel::mma_sm80) == default_flash_tile,
               "the cost model's default tile is the teaching kernel's tile");
 
-void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& t,
-               KernelCounts* counts) {
+void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+               const AttentionViews& t, KernelCounts* counts) {
   problem.validate();
   if (layout.work_tile() != kernel_tile(kernel))
     throw std::logic_error(std::string("run_flash: the work list is not at ") + flash_kernel_info(kernel).name +
@@ -41,11 +41,11 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.heads = problem.heads;
   p.kv_heads = problem.kv_heads;
   p.scale_log2 = problem.softmax_scale() * static_cast<float>(M_LOG2E);
-  p.q = t.q.data();
-  p.k = t.k.data();
-  p.v = t.v.data();
-  p.o = t.o.data();
-  p.lse = static_cast<float*>(t.lse.data());
+  p.q = t.q;
+  p.k = t.k;
+  p.v = t.v;
+  p.o = t.o;
+  p.lse = t.lse;
   p.counts = counters.device();
   const int items = layout.work_items();
   switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp

@@ -15,7 +15,7 @@
 namespace attnlab {
 
 void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-                        const AttentionTensors& t, GradientTensors& g, KernelCounts* counts) {
+                        const AttentionViews& t, const GradientViews& g, KernelCounts* counts) {
   problem.validate();
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
@@ -27,8 +27,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
     throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
                                 " positions and gradients " + std::to_string(g.positions) + ", the layout " +
                                 std::to_string(positions));
-  compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()),
-                static_cast<float*>(g.dq_accum.data()));  // and zeroes the dQ sums
+  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum);  // and zeroes the dQ sums
 
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
@@ -38,15 +37,15 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.kv_heads = problem.kv_heads;
   p.scale = problem.softmax_scale();
   p.scale_log2 = p.scale * static_cast<float>(M_LOG2E);
-  p.q = t.q.data();
-  p.k = t.k.data();
-  p.v = t.v.data();
-  p.d_o = g.d_o.data();
-  p.lse = static_cast<const float*>(t.lse.data());
-  p.delta = static_cast<const float*>(g.delta.data());
-  p.dq_accum = static_cast<float*>(g.dq_accum.data());
-  p.dk = g.dk.data();
-  p.dv = g.dv.data();
+  p.q = t.q;
+  p.k = t.k;
+  p.v = t.v;
+  p.d_o = g.d_o;
+  p.lse = t.lse;
+  p.delta = g.delta;
+  p.dq_accum = g.dq_accum;
+  p.dk = g.dk;
+  p.dv = g.dv;
   p.counts = counters.device();
   const int items = layout.work_items();
   switch (kernel) {  // one case per kernel of kernels/kernel_choice.hpp
@@ -61,7 +60,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
       throw NoGpuError("wgmma-sm90 is not in this build (its CUDA architectures lack sm_90)");
 #endif
   }
-  convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
+  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
   counters.read();
 }
 

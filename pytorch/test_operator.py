@@ -98,7 +98,8 @@ class OperatorTest(unittest.TestCase):
         return make(heads), make(kv_heads), make(kv_heads), make(heads)
 
     def check(self, lengths, heads, kv_heads, dim, dtype, window_left, layout):
-        label = f"{len(lengths)} sequences {lengths[:6]}, {heads}/{kv_heads} heads, D {dim}, {dtype}, window {window_left}"
+        label = (f"{len(lengths)} sequences {lengths[:6]}, {heads}/{kv_heads} heads, D {dim}, {dtype}, "
+                 f"window {window_left}")
         q, k, v, grad_out = self.random(sum(lengths), heads, kv_heads, dim, dtype, seed=len(lengths) + dim + heads)
         ours = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout), q, k, v, grad_out)
         peer = outputs_and_gradients(lambda a, b, c: fa2(a, b, c, lengths, window_left), q, k, v, grad_out)

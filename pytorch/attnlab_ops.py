@@ -11,6 +11,7 @@ with fake (shape-only) functions so torch.compile(fullgraph=True) traces through
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +20,6 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-# The static libraries of the CMake build the binding links, each under its folder of the build.
-LIBRARIES = ["kernels/libattnlab_kernels.a", "kernels/libattnlab_hopper_kernels.a", "reference/libattnlab_reference.a",
-             "kernels/libattnlab_launch_config.a", "core/libattnlab_core.a"]
 
 _module = None
 
@@ -38,16 +36,21 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
     if "CMAKE_POSITION_INDEPENDENT_CODE:BOOL=ON" not in cache:
         raise RuntimeError(f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
                            "(the extension links its static libraries into a shared object)")
-    archives = [str(build / lib) for lib in LIBRARIES if (build / lib).is_file()]
-    missing = [lib for lib in LIBRARIES if lib != "kernels/libattnlab_hopper_kernels.a" and not (build / lib).is_file()]
-    if missing:
-        raise RuntimeError(f"{build}: missing {', '.join(missing)}; build the attnlab_kernels target first")
-    out = build / "torch-extension"
-    out.mkdir(exist_ok=True)
+    # Every attnlab library of the build, in one group: the linker takes from each only what
+    # the binding reaches, whichever folder of the build a library lives in.
+    archives = sorted(str(a) for a in build.rglob("libattnlab_*.a"))
+    if not any(a.endswith("libattnlab_kernels.a") for a in archives):
+        raise RuntimeError(f"{build}: no libattnlab_kernels.a; build the attnlab_kernels target first")
+    # PyTorch rebuilds an extension when its sources change, not the libraries it links: the
+    # libraries' identity names the build, so a rebuilt library gets a fresh extension.
+    stamp = hashlib.sha1("".join(f"{a}:{os.stat(a).st_size}:{os.stat(a).st_mtime_ns};" for a in archives).encode())
+    name = f"attnlab_torch_{stamp.hexdigest()[:12]}"
+    out = build / "torch-extension" / name
+    out.mkdir(parents=True, exist_ok=True)
     # The CUDA runtime is PyTorch's shared one (-lcudart from with_cuda), not the static one the
     # CMake targets link, so that both see one current device and one set of streams.
     _module = load_extension(
-        name="attnlab_torch", sources=[str(HERE / "attnlab_torch.cpp")], extra_include_paths=[str(REPO)],
+        name=name, sources=[str(HERE / "attnlab_torch.cpp")], extra_include_paths=[str(REPO)],
         extra_cflags=["-O2", "-std=c++20"],
         extra_ldflags=["-Wl,--start-group", *archives, "-Wl,--end-group", "-lcublas", "-ldl"],
         with_cuda=True, build_directory=str(out), verbose=verbose)

@@ -30,7 +30,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
+sys.path.insert(0, str(HERE.parent / "train"))
 from scenario_json import DEFAULT_CLI, cu_seqlens, scenario_json  # noqa: E402
+from timing import time_calls  # noqa: E402
 
 SLOWER_ALLOWED = 1.05  # the operator may take at most 5% more than `attnlab run` (issue 24)
 ARGS = argparse.Namespace()
@@ -164,20 +166,6 @@ class OperatorTest(unittest.TestCase):
 
 # ---------------------------------------------------------------- timing beside `attnlab run`
 
-def time_events(fn, warmup: int, reps: int) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0)
-    return times
-
-
 def cli_run(scenario: str, warmup: int, reps: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run.csv"
@@ -206,7 +194,7 @@ def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], 
              "bwd": lambda: torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, layout.handle, 0.0)}
     rows, slow = [], []
     for pass_, call in calls.items():
-        us = time_events(call, warmup, reps)
+        us = time_calls(torch, call, warmup, reps)
         median, theirs = statistics.median(us), float(cli[pass_]["median_us"])
         print(f"{scenario} {pass_}: operator {median:.1f} us, attnlab run {theirs:.1f} us "
               f"({median / theirs:.3f}x), kernel {layout.kernel}", flush=True)

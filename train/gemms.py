@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
 from step_rows import GEMM_COLUMNS, append_rows, gemm_row  # noqa: E402
+from timing import time_calls  # noqa: E402
 
 
 def model_linears(torch, shape) -> Counter:
@@ -38,20 +39,6 @@ def model_linears(torch, shape) -> Counter:
             generic = ".".join(part for part in name.split(".") if not part.isdigit() and part != "blocks")
             count[(generic, module.in_features, module.out_features)] += 1
     return count
-
-
-def time_matmul(torch, a, b, warmup: int, reps: int) -> list[float]:
-    for _ in range(warmup):
-        torch.matmul(a, b)
-    us = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.matmul(a, b)
-        end.record()
-        end.synchronize()
-        us.append(start.elapsed_time(end) * 1000.0)
-    return us
 
 
 def main():
@@ -89,7 +76,7 @@ def main():
             products = [("fwd", x, w.t(), m, n_out, n_in), ("bwd_input", dy, w, m, n_in, n_out),
                         ("bwd_weight", dy.t(), x, n_out, n_in, m)]
             for pass_, a, b, rows_, cols, inner in products:
-                us = time_matmul(torch, a, b, args.warmup, args.reps)
+                us = time_calls(torch, lambda: torch.matmul(a, b), args.warmup, args.reps)
                 rows.append(gemm_row(s["name"], gemm, pass_, rows_, cols, inner, per_step, us, columns))
                 total["fwd" if pass_ == "fwd" else "bwd"] += statistics.median(us) * per_step
                 print(f"{s['name']} {gemm} {pass_} ({rows_} x {inner}) @ ({inner} x {cols}) x{per_step}: "

@@ -34,6 +34,7 @@ from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  #
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
 from step_parts import split_into_parts  # noqa: E402
 from step_rows import BACKENDS, STEP_COLUMNS, append_rows, step_row  # noqa: E402
+from timing import time_calls  # noqa: E402
 
 PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
 
@@ -147,6 +148,8 @@ def run(args, torch, world: int, rank: int, local_rank: int):
 
     compiled = torch.compile(forward_and_loss, fullgraph=True, dynamic=False)
 
+    losses = []
+
     def step():
         loss = compiled(tokens, targets, cos, sin)
         loss.backward()
@@ -154,24 +157,15 @@ def run(args, torch, world: int, rank: int, local_rank: int):
             all_reduce()
         optimizer.step()
         optimizer.zero_grad(set_to_none=all_reduce is None)  # the all-reduce's buckets stay the gradients
-        return loss
+        losses.append(loss.detach())
 
     began = time.monotonic()
     step()
     torch.cuda.synchronize()
     if rank == 0:
         print(f"{label}: first step (compiles) {time.monotonic() - began:.0f} s", flush=True)
-    for _ in range(args.warmup - 1):
-        step()
-    us = []
-    for _ in range(args.steps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        loss = step()
-        end.record()
-        end.synchronize()
-        us.append(start.elapsed_time(end) * 1000.0)
-    loss_value = float(loss)
+    us = time_calls(torch, step, args.warmup - 1, args.steps)
+    loss_value = float(losses[-1])
     parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
     if rank != 0:
         return

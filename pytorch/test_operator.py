@@ -75,9 +75,10 @@ def fa2(q, k, v, lengths, window_left):
                        window_size=(window_left, 0))
 
 
-def outputs_and_gradients(fn, q, k, v, grad_out):
-    """fn's output and the gradients of <out, grad_out> in q, k and v, all in fp32."""
-    leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+def outputs_and_gradients(fn, q, k, v, grad_out, leaf_dtype=None):
+    """fn's output and the gradients of <out, grad_out> in q, k and v, all in fp32; the inputs
+    are leaves of leaf_dtype (default: their own), so an fp32 reference keeps fp32 gradients."""
+    leaves = [x.detach().to(leaf_dtype or x.dtype).clone().requires_grad_() for x in (q, k, v)]
     out = fn(*leaves)
     out.backward(grad_out.to(out.dtype))
     return [out.detach().float()] + [x.grad.float() for x in leaves]
@@ -105,7 +106,8 @@ class OperatorTest(unittest.TestCase):
         q, k, v, grad_out = self.random(sum(lengths), heads, kv_heads, dim, dtype, seed=len(lengths) + dim + heads)
         ours = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout), q, k, v, grad_out)
         peer = outputs_and_gradients(lambda a, b, c: fa2(a, b, c, lengths, window_left), q, k, v, grad_out)
-        exact = outputs_and_gradients(lambda a, b, c: reference(a, b, c, lengths, window_left), q, k, v, grad_out)
+        exact = outputs_and_gradients(lambda a, b, c: reference(a, b, c, lengths, window_left), q, k, v, grad_out,
+                                      torch.float32)
         eps = torch.finfo(dtype).eps
         for name, o, p, e in zip(("out", "dq", "dk", "dv"), ours, peer, exact):
             ours_err, peer_err = rel_l2(o, e), rel_l2(p, e)

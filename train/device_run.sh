@@ -66,7 +66,7 @@ for stage in $stages; do
       docs=(); [ "$layout" = varlen ] && docs=(--max-num-docs "$max_num_docs")
       for backend in fa2 attnlab cudnn; do
         echo "== step $scenario $layout $backend"
-        limit 300 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" "${docs[@]}" \
+        limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" "${docs[@]}" \
           --attnlab "$cli" --build "$build" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
           tee "$out/logs/step-$scenario-$layout-$backend.log"
       done

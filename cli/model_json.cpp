@@ -6,6 +6,7 @@
 
 #include "cli/json.hpp"
 #include "core/results_csv.hpp"
+#include "core/training_step.hpp"
 
 namespace attnlab::cli {
 
@@ -38,6 +39,19 @@ std::vector<std::string> packed_row_runs(const Layout& packed) {
   return rows;
 }
 
+// The [model] table, and each layer's window (FlashAttention's left size, -1 = the
+// whole row) as core/training_step.hpp assigns it, so a script builds the same model.
+std::string model_object(const ModelShape& m) {
+  std::vector<int> windows;
+  for (int layer = 0; layer < m.layers; ++layer) windows.push_back(layer_window_left(m, layer_kind(m, layer)));
+  const auto number = [](int n) { return std::to_string(n); };
+  return "{\"layers\":" + number(m.layers) + ",\"width\":" + number(m.width) + ",\"heads\":" + number(m.heads) +
+         ",\"kv_heads\":" + number(m.kv_heads) + ",\"head_dim\":" + number(m.head_dim) +
+         ",\"mlp_ratio\":" + number(m.mlp_ratio) + ",\"vocab\":" + number(m.vocab) +
+         ",\"seq_len\":" + number(m.seq_len) + ",\"window_pattern\":" + json_string(m.window_pattern) +
+         ",\"short_window\":" + number(m.short_window) + ",\"layer_windows\":" + json_array(windows, number) + "}";
+}
+
 }  // namespace
 
 void print_model_json(const Scenario& s, const Layout& packed, const CostModel& model) {
@@ -54,6 +68,7 @@ void print_model_json(const Scenario& s, const Layout& packed, const CostModel& 
   std::printf("\"doc_lengths\":%s,", json_array(s.doc_lengths, number).c_str());
   std::printf("\"packed_rows\":%s,", json_array(packed_row_runs(packed), verbatim).c_str());
   std::printf("\"tile\":[%d,%d],", model.tile.rows, model.tile.cols);
+  std::printf("\"model\":%s,", s.model ? model_object(*s.model).c_str() : "null");
   // Useful scores (all heads) of each implementation's layout: a packed row that cuts a
   // document loses the cells across the cut, so a peer's useful FLOPs follow its layout.
   std::string useful = "{";

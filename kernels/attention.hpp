@@ -151,12 +151,28 @@ struct KernelCounts {
   std::int64_t finite_scores = 0;
 };
 
+// One layout's Q, K, V, O and LSE by device address, wherever they live: an
+// AttentionTensors converts to it, and a framework's own tensors (pytorch/) fill it
+// in, so the kernels run on them without a copy. Same buffer order as above.
+struct AttentionViews {
+  std::int64_t positions = 0;
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  float* lse = nullptr;
+  AttentionViews() = default;
+  AttentionViews(const AttentionTensors& t)  // implicit: a run on owned tensors passes them as they are
+      : positions(t.positions), q(t.q.data()), k(t.k.data()), v(t.v.data()), o(t.o.data()),
+        lse(static_cast<float*>(t.lse.data())) {}
+};
+
 // padded, packed and varlen: a tiled kernel over the layout, whose work list must be
 // at the kernel's tile. With `counts`, each CTA also adds count_tile of every tile it
 // visits and the scores its mask leaves finite (the kernel's counting instantiation),
 // and the call synchronizes to fill `counts`.
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-               AttentionTensors& tensors, KernelCounts* counts = nullptr);
+               const AttentionViews& tensors, KernelCounts* counts = nullptr);
 
 // naive: S = scale·QKᵀ (fp32) and P = softmax(S) (dtype) materialized, O = P·V.
 // Needs a layout whose rows all have one extent (padded, packed).

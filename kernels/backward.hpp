@@ -27,6 +27,22 @@ struct GradientTensors {
   DeviceBuffer dq_accum;  // workspace of the flash backward: dQ / scale in fp32, summed by atomics
 };
 
+// The same by device address (as AttentionViews): a GradientTensors converts to it,
+// and a framework's own tensors fill it in. delta and dq_accum are the workspace.
+struct GradientViews {
+  std::int64_t positions = 0;
+  const void* d_o = nullptr;
+  void* dq = nullptr;
+  void* dk = nullptr;
+  void* dv = nullptr;
+  float* delta = nullptr;
+  float* dq_accum = nullptr;
+  GradientViews() = default;
+  GradientViews(const GradientTensors& g)  // implicit: a run on owned tensors passes them as they are
+      : positions(g.positions), d_o(g.d_o.data()), dq(g.dq.data()), dk(g.dk.data()), dv(g.dv.data()),
+        delta(static_cast<float*>(g.delta.data())), dq_accum(static_cast<float*>(g.dq_accum.data())) {}
+};
+
 // What GradientTensors allocates for `positions` buffer positions.
 std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem& problem);
 
@@ -47,7 +63,7 @@ HostGradients download_gradients(const GradientTensors& gradients, DType dtype);
 // also adds count_tile of every (query tile, key tile, head) it visits, which is
 // the forward's set of tiles, and the call synchronizes to fill `counts`.
 void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-                        const AttentionTensors& forward, GradientTensors& gradients, KernelCounts* counts = nullptr);
+                        const AttentionViews& forward, const GradientViews& gradients, KernelCounts* counts = nullptr);
 
 // naive backward: the forward's P (kept by NaiveAttention, as eager attention
 // keeps it for its backward) and, materialized beside it for every (row, head),

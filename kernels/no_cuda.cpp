@@ -26,7 +26,9 @@ AttentionTensors::AttentionTensors(std::int64_t, const AttentionProblem&) { no_c
 
 void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&) { no_cuda(); }
 
-void run_flash(FlashKernel, const DeviceLayout&, const AttentionProblem&, AttentionTensors&, KernelCounts*) { no_cuda(); }
+void run_flash(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionViews&, KernelCounts*) {
+  no_cuda();
+}
 
 std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
 NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
@@ -37,8 +39,8 @@ GradientTensors::GradientTensors(std::int64_t, const AttentionProblem&) { no_cud
 std::size_t gradient_tensor_bytes(std::int64_t, const AttentionProblem&) { no_cuda(); }
 void upload_d_o(GradientTensors&, DType, const std::vector<float>&) { no_cuda(); }
 HostGradients download_gradients(const GradientTensors&, DType) { no_cuda(); }
-void run_flash_backward(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionTensors&,
-                        GradientTensors&, KernelCounts*) {
+void run_flash_backward(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionViews&,
+                        const GradientViews&, KernelCounts*) {
   no_cuda();
 }
 std::size_t naive_backward_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }

@@ -36,8 +36,8 @@ namespace {
 
 }  // namespace
 
-void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, AttentionTensors& t,
-               KernelCounts* counts) {
+void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+               const AttentionViews& t, KernelCounts* counts) {
   problem.validate();
   if (layout.work_tile() != kernel_tile(kernel))
     throw std::logic_error(std::string("run_flash: the work list is not at ") + flash_kernel_info(kernel).name +
@@ -52,11 +52,11 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.heads = problem.heads;
   p.kv_heads = problem.kv_heads;
   p.scale_log2 = problem.softmax_scale() * static_cast<float>(M_LOG2E);
-  p.q = t.q.data();
-  p.k = t.k.data();
-  p.v = t.v.data();
-  p.o = t.o.data();
-  p.lse = static_cast<float*>(t.lse.data());
+  p.q = t.q;
+  p.k = t.k;
+  p.v = t.v;
+  p.o = t.o;
+  p.lse = t.lse;
   p.counts = counters.device();
   p.work_counter = layout.work_counter();
   const int items = layout.work_items();
@@ -79,7 +79,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
 }
 
 void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-                        const AttentionTensors& t, GradientTensors& g, KernelCounts* counts) {
+                        const AttentionViews& t, const GradientViews& g, KernelCounts* counts) {
   problem.validate();
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
@@ -91,8 +91,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
     throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
                                 " positions and gradients " + std::to_string(g.positions) + ", the layout " +
                                 std::to_string(positions));
-  compute_delta(problem, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()),
-                static_cast<float*>(g.dq_accum.data()));  // and zeroes the dQ sums
+  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum);  // and zeroes the dQ sums
 
   const flash::KernelCounters counters(counts);
   flash::BackwardParams p{};
@@ -102,15 +101,15 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.kv_heads = problem.kv_heads;
   p.scale = problem.softmax_scale();
   p.scale_log2 = p.scale * static_cast<float>(M_LOG2E);
-  p.q = t.q.data();
-  p.k = t.k.data();
-  p.v = t.v.data();
-  p.d_o = g.d_o.data();
-  p.lse = static_cast<const float*>(t.lse.data());
-  p.delta = static_cast<const float*>(g.delta.data());
-  p.dq_accum = static_cast<float*>(g.dq_accum.data());
-  p.dk = g.dk.data();
-  p.dv = g.dv.data();
+  p.q = t.q;
+  p.k = t.k;
+  p.v = t.v;
+  p.d_o = g.d_o;
+  p.lse = t.lse;
+  p.delta = g.delta;
+  p.dq_accum = g.dq_accum;
+  p.dk = g.dk;
+  p.dv = g.dv;
   p.counts = counters.device();
   const int items = layout.work_items();
   if (kernel == FlashKernel::mma_sm80) {
@@ -122,7 +121,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
     with_element_and_head_dim(problem, [&]<typename T, int D>() { wgmma_sm90::launch_backward<T, D>(p, items); });
 #endif
   }
-  convert_from_fp32(p.dq_accum, g.dq.data(), positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
+  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
   counters.read();
 }
 

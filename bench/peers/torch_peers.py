@@ -45,7 +45,6 @@ import csv
 import dataclasses
 import datetime
 import inspect
-import json
 import math
 import os
 import shutil
@@ -59,6 +58,9 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scenario_json import DEFAULT_CLI, scenario_json  # noqa: E402  (bench/scenario_json.py)
 
 L2_BYTES = 50 * 1024 * 1024     # H100
 ROTATION_BYTES = 4 * L2_BYTES   # the input sets together span at least this much
@@ -134,13 +136,7 @@ class Scenario:
 
 
 def resolve_scenario(attnlab: str, scenario: str) -> Scenario:
-    try:
-        done = subprocess.run([attnlab, "model", scenario, "--format", "json"], capture_output=True, text=True)
-    except OSError as e:
-        fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
-    if done.returncode != 0:
-        fail(done.stderr.strip() or f"{attnlab} model {scenario} --format json exited with {done.returncode}")
-    j = json.loads(done.stdout)
+    j = scenario_json(attnlab, scenario, "torch_peers")
     return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
                     j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"],
                     j.get("window_left", -1), j.get("window_right", -1))
@@ -645,7 +641,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     ap.add_argument("scenarios", nargs="+", help="scenario names or paths, as attnlab takes them")
     ap.add_argument("--out", required=True, type=Path, help="results CSV to write")
-    ap.add_argument("--attnlab", default=os.environ.get("ATTNLAB_CLI", "attnlab"),
+    ap.add_argument("--attnlab", default=DEFAULT_CLI,
                     help="the attnlab CLI, for `attnlab model SCENARIO --format json` "
                          "(default: $ATTNLAB_CLI, else attnlab on PATH)")
     ap.add_argument("--peers", help="comma-separated subset of: " + ", ".join(ALL_PEERS) +

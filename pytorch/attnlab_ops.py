@@ -1,0 +1,124 @@
+"""attnlab's flash attention in PyTorch: forward and backward with autograd, on varlen
+documents or packed rows, with a sliding window and grouped-query attention, bf16 or fp16.
+
+    import attnlab_ops
+    attnlab_ops.load("build-torch")                     # compiles pytorch/attnlab_torch.cpp once
+    layout = attnlab_ops.varlen_layout([512, 300, 212], window_left=128)
+    out = attnlab_ops.attention(q, k, v, layout)        # q (tokens, heads, dim), k, v (tokens, kv_heads, dim)
+
+The operators are torch.ops.attnlab.flash_forward and flash_backward (pytorch/attnlab_torch.cpp),
+with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+_module = None
+
+
+def load(build_dir: str | os.PathLike, verbose: bool = False):
+    """Builds (or reuses) the extension from the static libraries of a CMake build configured
+    with -DCMAKE_POSITION_INDEPENDENT_CODE=ON, loads it and returns the module."""
+    global _module
+    if _module is not None:
+        return _module
+    from torch.utils.cpp_extension import load as load_extension
+    build = Path(build_dir).resolve()
+    cache = (build / "CMakeCache.txt").read_text() if (build / "CMakeCache.txt").is_file() else ""
+    if "CMAKE_POSITION_INDEPENDENT_CODE:BOOL=ON" not in cache:
+        raise RuntimeError(f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
+                           "(the extension links its static libraries into a shared object)")
+    # Every attnlab library of the build, in one group: the linker takes from each only what
+    # the binding reaches, whichever folder of the build a library lives in.
+    archives = sorted(str(a) for a in build.rglob("libattnlab_*.a"))
+    if not any(a.endswith("libattnlab_kernels.a") for a in archives):
+        raise RuntimeError(f"{build}: no libattnlab_kernels.a; build the attnlab_kernels target first")
+    # PyTorch rebuilds an extension when its sources change, not the libraries it links: the
+    # libraries' identity names the build, so a rebuilt library gets a fresh extension.
+    stamp = hashlib.sha1("".join(f"{a}:{os.stat(a).st_size}:{os.stat(a).st_mtime_ns};" for a in archives).encode())
+    name = f"attnlab_torch_{stamp.hexdigest()[:12]}"
+    out = build / "torch-extension" / name
+    out.mkdir(parents=True, exist_ok=True)
+    # The CUDA runtime is PyTorch's shared one (-lcudart from with_cuda), not the static one the
+    # CMake targets link, so that both see one current device and one set of streams.
+    _module = load_extension(
+        name=name, sources=[str(HERE / "attnlab_torch.cpp")], extra_include_paths=[str(REPO)],
+        extra_cflags=["-O2", "-std=c++20"],
+        extra_ldflags=["-Wl,--start-group", *archives, "-Wl,--end-group", "-lcublas", "-ldl"],
+        with_cuda=True, build_directory=str(out), verbose=verbose)
+    _register_python_side()
+    return _module
+
+
+def _register_python_side():
+    @torch.library.register_fake("attnlab::flash_forward")
+    def _(q, k, v, layout, scale):
+        return torch.empty_like(q), q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32)
+
+    @torch.library.register_fake("attnlab::flash_backward")
+    def _(grad_out, q, k, v, out, lse, layout, scale):
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+    def setup_context(ctx, inputs, output):
+        q, k, v, layout, scale = inputs
+        out, lse = output
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.layout, ctx.scale = layout, scale
+
+    def backward(ctx, grad_out, grad_lse):
+        q, k, v, out, lse = ctx.saved_tensors
+        dq, dk, dv = torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, ctx.layout, ctx.scale)
+        return dq, dk, dv, None, None
+
+    torch.library.register_autograd("attnlab::flash_forward", backward, setup_context=setup_context)
+
+
+def module():
+    if _module is None:
+        raise RuntimeError("attnlab_ops.load(BUILD_DIR) first")
+    return _module
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A registered layout: `handle` names it to the operators; `positions` is the tokens
+    q, k and v hold; `kernel` is the flash kernel that runs it (e.g. wgmma-sm90)."""
+    handle: int
+    positions: int
+    kernel: str
+    window_left: int
+
+
+def varlen_layout(lengths: list[int], window_left: int = -1, kernel: str = "") -> Layout:
+    """Documents of `lengths` tokens in one buffer (cu_seqlens order), causal inside each,
+    each query at most `window_left` keys back (-1: no window), as varlen_attn's window_size=(left, 0)."""
+    m = module()
+    handle = m.make_layout([int(n) for n in lengths], int(window_left), kernel)
+    return Layout(handle, m.layout_positions(handle), m.layout_kernel(handle), int(window_left))
+
+
+def layout_from_cu_seqlens(cu_seqlens: torch.Tensor, window_left: int = -1, kernel: str = "") -> Layout:
+    """The same from FlashAttention's cu_seqlens (read to the host once: build layouts outside the step)."""
+    starts = cu_seqlens.tolist()
+    return varlen_layout([b - a for a, b in zip(starts, starts[1:])], window_left, kernel)
+
+
+def packed_rows_layout(rows: int, row_len: int, window_left: int = -1, kernel: str = "") -> Layout:
+    """Packed rows: a (rows * row_len) buffer, causal over each row whatever documents it
+    holds (tokens see earlier documents of their row), each query at most `window_left` back."""
+    return varlen_layout([row_len] * rows, window_left, kernel)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: Layout, scale: float = 0.0) -> torch.Tensor:
+    """Causal attention of q (positions, heads, head_dim) over k, v (positions, kv_heads, head_dim)
+    in `layout`'s buffer order; scale 0 means 1/sqrt(head_dim). Differentiable in q, k and v."""
+    out, _ = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, float(scale))
+    return out

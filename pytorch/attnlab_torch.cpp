@@ -1,0 +1,186 @@
+// attnlab's flash forward and backward as PyTorch operators, torch.ops.attnlab.flash_forward
+// and flash_backward, run on PyTorch's own tensors (no copy). The sequences (varlen
+// documents, or packed rows as sequences of the row length) and the window make a layout,
+// built once on the host and uploaded with its work lists; the operators name it by the
+// integer make_layout returns, so a compiled graph holds a constant, not a host object.
+// pytorch/attnlab_ops.py loads this file, adds the fake (shape-only) functions and autograd.
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/extension.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/input_limits.hpp"
+#include "kernels/attention.hpp"
+#include "kernels/backward.hpp"
+
+namespace {
+
+using at::Tensor;
+using namespace attnlab;
+
+// One registered layout. Held by unique_ptr so that `device`, which points at `host`, stays valid.
+struct TorchLayout {
+  Layout host;
+  FlashKernel kernel = FlashKernel::mma_sm80;
+  std::unique_ptr<DeviceLayout> device;
+  int device_index = 0;
+};
+
+std::mutex registry_mutex;
+std::vector<std::unique_ptr<TorchLayout>> registry;  // index = handle; layouts live as long as the process
+
+const TorchLayout& registered(std::int64_t handle) {
+  const std::lock_guard lock(registry_mutex);
+  TORCH_CHECK(handle >= 0 && handle < std::int64_t(registry.size()), "attnlab: no layout ", handle,
+              "; make one with make_layout");
+  return *registry[std::size_t(handle)];
+}
+
+// Causal attention over sequences of `lengths` tokens, one buffer of all of them, each
+// query at most `window_left` keys back (-1: the whole sequence), on the current device,
+// by `kernel` ("" = the fastest this GPU and build run with a backward).
+std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t window_left,
+                         const std::string& kernel) {
+  TORCH_CHECK(!lengths.empty(), "attnlab: make_layout needs at least one sequence");
+  std::vector<int> n;
+  std::int64_t tokens = 0;
+  for (const std::int64_t l : lengths) {
+    TORCH_CHECK(l > 0 && l <= max_row_length, "attnlab: a sequence length must be 1 to ",
+                max_row_length, ", got ", l);
+    tokens += l;
+    n.push_back(int(l));
+  }
+  TORCH_CHECK(tokens <= max_tokens, "attnlab: at most ", max_tokens,
+              " tokens in one layout, got ", tokens);
+  TORCH_CHECK(window_left >= -1 && window_left <= max_window, "attnlab: window_left must be -1 (none) or 0 to ",
+              max_window, ", got ", window_left);
+  const cudaDeviceProp* gpu = at::cuda::getCurrentDeviceProperties();
+  auto entry = std::make_unique<TorchLayout>();
+  entry->device_index = c10::cuda::current_device();
+  entry->host = make_varlen_layout(n, /*causal=*/true, window_left < 0 ? Window{} : Window{int(window_left), 0});
+  entry->kernel = choose_flash_kernel(kernel, gpu->major * 10 + gpu->minor, "kernel", /*backward=*/true);
+  entry->device = std::make_unique<DeviceLayout>(entry->host, kernel_tile(entry->kernel));
+  const std::lock_guard lock(registry_mutex);
+  registry.push_back(std::move(entry));
+  return std::int64_t(registry.size()) - 1;
+}
+
+std::string layout_kernel(std::int64_t handle) { return flash_kernel_info(registered(handle).kernel).name; }
+std::int64_t layout_positions(std::int64_t handle) { return registered(handle).host.buffer_tokens(); }
+
+// The kernels launch on the legacy default stream (their API takes none): refuse any other.
+void require_default_stream(int device) {
+  TORCH_CHECK(at::cuda::getCurrentCUDAStream(device) == at::cuda::getDefaultCUDAStream(device),
+              "attnlab: the kernels run on the default CUDA stream; call them outside torch.cuda.stream(...)");
+}
+
+void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::int64_t heads, std::int64_t dim,
+                  at::ScalarType dtype) {
+  TORCH_CHECK(t.is_cuda() && t.get_device() == l.device_index, "attnlab: ", name, " must be on cuda:", l.device_index,
+              " (the layout's device)");
+  TORCH_CHECK(t.dim() == 3 && t.size(0) == l.host.buffer_tokens() && t.size(1) == heads && t.size(2) == dim,
+              "attnlab: ", name, " must be (", l.host.buffer_tokens(), ", ", heads, ", ", dim, "), got ", t.sizes());
+  TORCH_CHECK(t.scalar_type() == dtype, "attnlab: ", name, " must be ", dtype, ", got ", t.scalar_type());
+  TORCH_CHECK(t.is_contiguous(), "attnlab: ", name, " must be contiguous");
+  TORCH_CHECK(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0, "attnlab: ", name,
+              " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
+}
+
+// The problem q and k describe, q and k checked against the layout; the caller checks the others.
+AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, double scale) {
+  TORCH_CHECK(q.dim() == 3 && k.dim() == 3, "attnlab: q, k and v must be (positions, heads, head_dim)");
+  TORCH_CHECK(q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf,
+              "attnlab: q must be bfloat16 or float16");
+  AttentionProblem p;
+  p.dtype = q.scalar_type() == at::kBFloat16 ? DType::bf16 : DType::fp16;
+  p.heads = int(q.size(1));
+  p.kv_heads = int(k.size(1));
+  p.head_dim = int(q.size(2));
+  p.scale = float(scale);
+  p.validate();
+  check_tensor(q, "q", l, p.heads, p.head_dim, q.scalar_type());
+  check_tensor(k, "k", l, p.kv_heads, p.head_dim, q.scalar_type());
+  return p;
+}
+
+AttentionViews views_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse) {
+  AttentionViews t;
+  t.positions = q.size(0);
+  t.q = q.data_ptr();
+  t.k = k.data_ptr();
+  t.v = v.data_ptr();
+  t.o = out.data_ptr();
+  t.lse = lse.data_ptr<float>();
+  return t;
+}
+
+// out (positions, heads, head_dim) in q's dtype and lse (positions, heads) fp32, natural log.
+std::tuple<Tensor, Tensor> flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t layout,
+                                         double scale) {
+  const TorchLayout& l = registered(layout);
+  const AttentionProblem p = problem_of(l, q, k, scale);
+  check_tensor(v, "v", l, p.kv_heads, p.head_dim, q.scalar_type());
+  const c10::cuda::CUDAGuard guard(q.device());
+  require_default_stream(l.device_index);
+  Tensor out = at::empty_like(q);
+  Tensor lse = at::empty({q.size(0), q.size(1)}, q.options().dtype(at::kFloat));
+  run_flash(l.kernel, *l.device, p, views_of(q, k, v, out, lse));
+  return {out, lse};
+}
+
+// dq, dk, dv from the forward's inputs, out and lse and the gradient of out.
+std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k,
+                                                  const Tensor& v, const Tensor& out, const Tensor& lse,
+                                                  std::int64_t layout, double scale) {
+  const TorchLayout& l = registered(layout);
+  const AttentionProblem p = problem_of(l, q, k, scale);
+  check_tensor(v, "v", l, p.kv_heads, p.head_dim, q.scalar_type());
+  check_tensor(out, "out", l, p.heads, p.head_dim, q.scalar_type());
+  const Tensor d_o = grad_out.contiguous();
+  check_tensor(d_o, "grad_out", l, p.heads, p.head_dim, q.scalar_type());
+  TORCH_CHECK(lse.is_cuda() && lse.scalar_type() == at::kFloat && lse.is_contiguous() && lse.dim() == 2 &&
+                  lse.size(0) == q.size(0) && lse.size(1) == q.size(1),
+              "attnlab: lse must be the forward's contiguous float32 (positions, heads)");
+  const c10::cuda::CUDAGuard guard(q.device());
+  require_default_stream(l.device_index);
+  Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
+  const auto fp32 = q.options().dtype(at::kFloat);
+  Tensor delta = at::empty({q.size(0), q.size(1)}, fp32);
+  Tensor dq_accum = at::empty({q.size(0), q.size(1), q.size(2)}, fp32);  // zeroed by the backward itself
+  GradientViews g;
+  g.positions = q.size(0);
+  g.d_o = d_o.data_ptr();
+  g.dq = dq.data_ptr();
+  g.dk = dk.data_ptr();
+  g.dv = dv.data_ptr();
+  g.delta = delta.data_ptr<float>();
+  g.dq_accum = dq_accum.data_ptr<float>();
+  run_flash_backward(l.kernel, *l.device, p, views_of(q, k, v, out, lse), g);
+  return {dq, dk, dv};
+}
+
+}  // namespace
+
+TORCH_LIBRARY(attnlab, m) {
+  m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float scale) -> (Tensor, Tensor)");
+  m.def("flash_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, int layout, "
+        "float scale) -> (Tensor, Tensor, Tensor)");
+}
+
+TORCH_LIBRARY_IMPL(attnlab, CUDA, m) {
+  m.impl("flash_forward", &flash_forward);
+  m.impl("flash_backward", &flash_backward);
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("make_layout", &make_layout, "Register a causal layout of sequences (lengths) with a left window (-1: none)",
+        pybind11::arg("lengths"), pybind11::arg("window_left") = -1, pybind11::arg("kernel") = "");
+  m.def("layout_kernel", &layout_kernel, "The flash kernel a layout runs (the results' kernel column)");
+  m.def("layout_positions", &layout_positions, "Buffer positions of a layout: the tokens of q, k and v");
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Everything of the measured step and the PyTorch operator that needs the GPU, from the
+# repository root on the GPU machine:
+#
+#   ATTNLAB_COMMIT=$(git rev-parse --short=12 HEAD) train/device_run.sh OUTDIR [STAGE...]
+#
+# STAGE (default: all of them, in this order; each has its own time limit):
+#   build                 CMake build with PIC static libraries and the attnlab CLI ($ATTNLAB_BUILD,
+#                         default build-torch); about 3 to 6 minutes on a fresh machine, seconds after
+#   operator              pytorch/test_operator.py: GPU tests against varlen_attn (compiles the
+#                         extension, about 1 minute, and one torch.compile test), then the operator
+#                         timed beside `attnlab run` on four scenarios; about 3 to 4 minutes
+#   gemms                 train/gemms.py: the step's matrix products at d24's shapes; under a minute
+#   step:SCENARIO:LAYOUT  train/step.py for each backend (fa2, attnlab, cudnn) on one GPU; each run
+#                         compiles the model (1 to 2 minutes, less when an identical graph is in the
+#                         inductor cache from an earlier run on this machine) and times 25 steps
+#   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
+#                         split it over device calls (10 minutes each) by naming its stages
+#   ddp:N                 train/step.py under torchrun with N ranks on nanochat-d24, both layouts, FA2
+#                         (a machine with N GPUs)
+# OUTDIR receives step.csv (results rows, pass = step), step-parts.csv (each part's kernels),
+# gemms.csv, operator.csv and logs/.
+set -uo pipefail
+out=${1:?usage: train/device_run.sh OUTDIR [build|operator|gemms|steps|step:SCENARIO:LAYOUT|ddp:N ...]}
+shift
+scenarios="nanochat-d24 nanochat-d24-web-mix nanochat-d24-no-window"
+all_steps=$(for s in $scenarios; do for l in packed varlen; do echo "step:$s:$l"; done; done)
+stages=${*:-build operator gemms steps}
+stages=${stages/steps/$all_steps}
+build=${ATTNLAB_BUILD:-build-torch}
+cli=$build/cli/attnlab
+mkdir -p "$out/logs"
+export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios NCCL_NVLS_ENABLE=0
+# The varlen runs give cu_seqlens one static length (the article's fixed max_num_docs), so
+# the three scenarios share one compiled graph per backend where their windows agree.
+max_num_docs=128
+
+limit() { timeout --signal=INT --kill-after=15 "$@"; }
+
+for stage in $stages; do
+  case $stage in
+    build)
+      echo "== build ($build)"
+      ninja=$(command -v ninja || ls /opt/torch/.venv/bin/ninja 2>/dev/null)
+      gen=(); [ -n "$ninja" ] && gen=(-G Ninja -DCMAKE_MAKE_PROGRAM="$ninja")
+      deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
+      { limit 540 cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+          -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+          -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF -DATTNLAB_BENCH=OFF "${deps[@]}" &&
+        limit 540 cmake --build "$build" -j"$(nproc)" --target attnlab attnlab_kernels; } \
+        >"$out/logs/build.log" 2>&1 || { tail -30 "$out/logs/build.log"; echo "device_run: build failed"; exit 1; }
+      ;;
+    operator)
+      echo "== the PyTorch operator"
+      limit 540 python3 pytorch/test_operator.py --build "$build" --attnlab "$cli" -v \
+        --time uniform-64x512 uniform-16x2048 nanochat-d24 uniform-64x512-rows-2048-window512 \
+        --out "$out/operator.csv" 2>&1 | tee "$out/logs/operator.log"
+      ;;
+    gemms)
+      echo "== GEMMs at the model's shapes"
+      limit 120 python3 train/gemms.py nanochat-d24 --attnlab "$cli" --out "$out/gemms.csv" 2>&1 |
+        tee "$out/logs/gemms.log"
+      ;;
+    step:*:*)
+      IFS=: read -r _ scenario layout <<<"$stage"
+      docs=(); [ "$layout" = varlen ] && docs=(--max-num-docs "$max_num_docs")
+      for backend in fa2 attnlab cudnn; do
+        echo "== step $scenario $layout $backend"
+        limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" "${docs[@]}" \
+          --attnlab "$cli" --build "$build" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
+          tee "$out/logs/step-$scenario-$layout-$backend.log"
+      done
+      ;;
+    ddp:*)
+      ranks=${stage#ddp:}
+      for layout in packed varlen; do
+        echo "== step nanochat-d24 $layout fa2 on $ranks GPUs"
+        docs=(); [ "$layout" = varlen ] && docs=(--max-num-docs "$max_num_docs")
+        limit 400 torchrun --standalone --nproc_per_node "$ranks" train/step.py nanochat-d24 --layout "$layout" \
+          --backend fa2 "${docs[@]}" --attnlab "$cli" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
+          tee "$out/logs/step-ddp$ranks-nanochat-d24-$layout.log"
+      done
+      ;;
+    *) echo "device_run: unknown stage $stage"; exit 2 ;;
+  esac
+done
+nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
+echo "device_run: done; $(ls "$out")"

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""One measured training step of a scenario's [model] over its documents, packed rows or varlen.
+
+    python3 train/step.py SCENARIO --layout packed|varlen --backend fa2|cudnn|attnlab --out STEP.csv
+    torchrun --nproc_per_node N train/step.py ...      # data-parallel, one process per GPU
+
+The model (train/model.py) is nanochat's GPT at the scenario's [model] shape; its
+forward and loss run under bf16 autocast inside torch.compile(fullgraph=True,
+dynamic=False), then the backward, the all-reduce of the gradients over the ranks
+(more than one GPU) and an AdamW step. Every rank draws its own micro-batch of the
+scenario's documents (train/batch.py). Timing: CUDA events around each of --steps
+steps after --warmup (the first compiles); median, min, max on rank 0. Then
+--profile-steps steps under torch.profiler split the GPU's time into parts by
+kernel name (train/step_parts.py). Rank 0 adds one row to --out (results schema,
+pass = step) and the kernels of each part to --parts-out.
+
+A backend that cannot run the layout or the model (cuDNN with a window, or on
+varlen documents) prints `SCENARIO LAYOUT BACKEND: unavailable: REASON` and exits 0.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "bench"))
+sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
+
+from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
+from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
+from step_parts import split_into_parts  # noqa: E402
+from step_rows import BACKENDS, STEP_COLUMNS, append_rows, step_row  # noqa: E402
+from timing import time_calls  # noqa: E402
+
+PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
+
+
+class GradientAllReduce:
+    """The gradients as views of one flat buffer per dtype (as DDP's gradient_as_bucket_view),
+    averaged over the ranks in buckets once the backward is done."""
+
+    def __init__(self, torch, params, bucket_elements: int = 1 << 24):
+        self.torch, self.buckets = torch, []
+        by_dtype = {}
+        for p in params:
+            by_dtype.setdefault(p.dtype, []).append(p)
+        for dtype, group in by_dtype.items():
+            flat = torch.zeros(sum(p.numel() for p in group), dtype=dtype, device=group[0].device)
+            offset = 0
+            for p in group:
+                p.grad = flat[offset:offset + p.numel()].view_as(p)
+                offset += p.numel()
+            self.buckets += [flat[i:i + bucket_elements] for i in range(0, flat.numel(), bucket_elements)]
+
+    def __call__(self):
+        dist = self.torch.distributed
+        for handle in [dist.all_reduce(b, op=dist.ReduceOp.AVG, async_op=True) for b in self.buckets]:
+            handle.wait()
+
+
+def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    kernels = [(e.name, e.time_range.elapsed_us()) for e in prof.events()
+               if e.device_type == torch.autograd.DeviceType.CUDA]
+    return split_into_parts(kernels, steps)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("scenario", help="scenario name or .toml path with a [model] table")
+    ap.add_argument("--layout", choices=LAYOUTS, required=True)
+    ap.add_argument("--backend", choices=BACKENDS, required=True)
+    ap.add_argument("--out", type=Path, required=True, help="results CSV to add the step row to")
+    ap.add_argument("--parts-out", type=Path, help="CSV to add each part's kernels to")
+    ap.add_argument("--attnlab", default=DEFAULT_CLI, help="the attnlab CLI (default: $ATTNLAB_CLI, else attnlab)")
+    ap.add_argument("--build", help="CMake build with PIC static libraries, for --backend attnlab")
+    ap.add_argument("--warmup", type=int, default=5, help="untimed steps first (the first one compiles)")
+    ap.add_argument("--steps", type=int, default=20, help="timed steps")
+    ap.add_argument("--profile-steps", type=int, default=3, help="steps under the profiler (0: no parts)")
+    ap.add_argument("--max-num-docs", type=int, default=0,
+                    help="pad cu_seqlens to this many sequences with empty ones, for one static shape across "
+                         "batches (0: the batch's own count)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--lr", type=float, default=3e-4)
+    args = ap.parse_args()
+    if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0:
+        fail("step", "--warmup and --steps must be at least 1, --profile-steps at least 0")
+
+    import torch
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    rank, local_rank = int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0"))
+    if not torch.cuda.is_available():
+        fail("step", "no CUDA GPU visible to PyTorch", 3)
+    torch.cuda.set_device(local_rank)
+    if world > 1:
+        torch.distributed.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
+    try:
+        run(args, torch, world, rank, local_rank)
+    finally:
+        if world > 1:
+            torch.distributed.destroy_process_group()
+
+
+def run(args, torch, world: int, rank: int, local_rank: int):
+    from attention import Unavailable, make_attend
+    from model import GPT, ModelShape, rotary_tables
+    from torch_peers import read_environment
+
+    s = scenario_json(args.attnlab, args.scenario, "step")
+    try:
+        shape = ModelShape.of(s)
+    except ValueError as e:
+        fail("step", str(e))
+    label = f"{s['name']} {args.layout} {args.backend}"
+    batch = layout_batch(s, args.layout, shape.vocab, rank_seed(args.seed, rank))
+    device = torch.device("cuda", local_rank)
+    tokens = torch.tensor(batch.tokens, dtype=torch.int64, device=device)
+    targets = torch.tensor(batch.targets, dtype=torch.int64, device=device)
+    cos, sin = rotary_tables(torch.tensor(batch.positions, device=device), shape.head_dim)
+    starts = padded_cu_seqlens(batch.sequence_lengths, args.max_num_docs or len(batch.sequence_lengths))
+    cu_seqlens = torch.tensor(starts, dtype=torch.int32, device=device)
+    try:
+        attend, kernel = make_attend(args.backend, batch, cu_seqlens, shape.heads, shape.kv_heads,
+                                     set(shape.layer_windows), args.build)
+    except Unavailable as e:
+        if rank == 0:
+            print(f"{label}: unavailable: {e}", flush=True)
+        return
+
+    torch.manual_seed(args.seed)
+    model = GPT(shape).to(device)
+    model.wte.to(torch.bfloat16)  # nanochat keeps the embedding in bf16: the residual stream is bf16
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True)
+    all_reduce = GradientAllReduce(torch, list(model.parameters())) if world > 1 else None
+
+    def forward_and_loss(tokens, targets, cos, sin):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            return model(tokens, targets, cos, sin, attend, IGNORE)
+
+    compiled = torch.compile(forward_and_loss, fullgraph=True, dynamic=False)
+
+    losses = []
+
+    def step():
+        loss = compiled(tokens, targets, cos, sin)
+        loss.backward()
+        if all_reduce:
+            all_reduce()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=all_reduce is None)  # the all-reduce's buckets stay the gradients
+        losses.append(loss.detach())
+
+    began = time.monotonic()
+    step()
+    torch.cuda.synchronize()
+    if rank == 0:
+        print(f"{label}: first step (compiles) {time.monotonic() - began:.0f} s", flush=True)
+    us = time_calls(torch, step, args.warmup - 1, args.steps)
+    loss_value = float(losses[-1])
+    parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
+    if rank != 0:
+        return
+    env = read_environment(torch)
+    commit = os.environ.get("ATTNLAB_COMMIT", "")
+    row = step_row(s, args.layout, args.backend, world, us, parts, kernel, loss_value,
+                   {"gpu": env.gpu, "driver": env.driver, "cuda_version": env.cuda_version,
+                    "commit": f"{commit} {env.version}".strip(), "date": env.date})
+    columns = list(dict.fromkeys(s["results_columns"] + STEP_COLUMNS))
+    append_rows(args.out, columns, [row])
+    print(f"{label}: {world} GPU(s), step median {float(row['median_us']) / 1000:.2f} ms "
+          f"(min {float(row['min_us']) / 1000:.2f}, max {float(row['max_us']) / 1000:.2f}) over {len(us)} steps, "
+          f"loss {loss_value:.4f}, peak memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB", flush=True)
+    if parts:
+        print("  parts (ms per step): " + ", ".join(f"{p} {v / 1000:.2f}" for p, v in parts.items()), flush=True)
+        if args.parts_out:
+            source = row["source"]
+            append_rows(args.parts_out, PARTS_COLUMNS,
+                        [{"scenario": s["name"], "implementation": args.layout, "source": source, "gpus": world,
+                          "part": part, "kernel_name": name, "us_per_step": f"{v:.6g}"}
+                         for part, kernels in listed.items() for name, v in kernels])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The parts of a training step, told apart by the names of the GPU kernels that ran: plain Python.
+
+train/step.py profiles steps with torch.profiler and sums each kernel's time into the first
+part whose pattern matches its name (case-insensitive), in the order of PARTS; a kernel
+that matches none counts as `other`, and the log names the largest of those so a new
+kernel name can be given its part here.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+# (part, pattern), first match wins: the attention kernels first (FA2's, cuDNN's, attnlab's),
+# so that their softmax or GEMM-like names never reach the later parts.
+PARTS = [
+    ("communication", r"nccl"),
+    ("attention_bwd", r"flash_bwd|fmha.*(bwd|bprop)|sdpa.*(bwd|bprop)|bprop.*sdpa|"
+                      r"attnlab::.*(backward|row_dot|scaled_copy)"),
+    ("attention_fwd", r"flash_fwd|fmha|sdpa|attnlab::"),
+    ("optimizer", r"adam|multi_tensor_apply"),
+    ("loss", r"nll_loss|log_softmax|cross_entropy"),
+    ("gemm", r"gemm|nvjet|cutlass|xmma|cublas|matmul|splitk"),
+    ("elementwise", r"triton|elementwise|vectorized|reduce|norm|embedding|index|copy|fill|cat_|where|rotary"),
+]
+PART_NAMES = [p for p, _ in PARTS] + ["other"]
+_COMPILED = [(part, re.compile(pattern, re.IGNORECASE)) for part, pattern in PARTS]
+
+
+def part_of(kernel_name: str) -> str:
+    for part, pattern in _COMPILED:
+        if pattern.search(kernel_name):
+            return part
+    return "other"
+
+
+def split_into_parts(kernels: list[tuple[str, float]], steps: int) -> tuple[dict[str, float], dict[str, list]]:
+    """(kernel name, µs) of `steps` profiled steps -> µs per step of each part, and each
+    part's kernels by name with their µs per step, largest first."""
+    if steps < 1:
+        raise ValueError(f"steps: expected at least 1, got {steps}")
+    by_name = defaultdict(float)
+    for name, us in kernels:
+        by_name[name] += us / steps
+    parts = {p: 0.0 for p in PART_NAMES}
+    listed = {p: [] for p in PART_NAMES}
+    for name, us in sorted(by_name.items(), key=lambda kv: -kv[1]):
+        part = part_of(name)
+        parts[part] += us
+        listed[part].append((name, us))
+    return parts, listed

@@ -2,25 +2,26 @@
 
 #include <stb/stb_image_write.h>
 
-#include <system_error>
+#include <string>
 
+#include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 
 namespace attnlab::gui {
 
+namespace {
+
+extern "C" void append_bytes(void* context, void* data, int size) {
+  static_cast<std::string*>(context)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+}
+
+}  // namespace
+
 void write_png(const Image& image, const std::filesystem::path& path) {
-  std::filesystem::path temp = path;
-  temp += ".partial";
-  std::error_code ec;
-  if (!stbi_write_png(temp.c_str(), image.width, image.height, 4, image.rgba.data(), image.width * 4)) {
-    std::filesystem::remove(temp, ec);  // a disk that filled up mid-write leaves part of a file
-    throw InputError(path.string() + ": cannot write the PNG (is the folder there and writable?)");
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    throw InputError(path.string() + ": cannot write the PNG: " + ec.message());
-  }
+  std::string png;
+  if (!stbi_write_png_to_func(append_bytes, &png, image.width, image.height, 4, image.rgba.data(), image.width * 4))
+    throw InputError(printable(path.string(), 4096) + ": cannot write the PNG (the image could not be encoded)");
+  write_file_atomically(path, png, "PNG");
 }
 
 }  // namespace attnlab::gui

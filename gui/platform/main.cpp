@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
+#include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/program_exit.hpp"
 #include "gui/app/app_state.hpp"
@@ -25,7 +27,7 @@ int main(int argc, char** argv) {
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
   app.add_option("--size", size_arg, "window or picture size, WIDTHxHEIGHT");
   app.add_option("--results", results_folder, "folder of results CSVs to show (default: $ATTNLAB_RESULTS, else the shipped H100 results)");
-  app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector")->check(CLI::Range(0.75, 3.0));
+  app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector, from 0.75 to 3");
   app.add_option("--mask-cells", mask_cells, "Masks view: start on the first N x N cells of each picture (default: all)")
       ->check(CLI::PositiveNumber);
   app.add_option("--pass", pass_arg, "Costs and Timings: the pass they start on, fwd or bwd");
@@ -36,6 +38,15 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : attnlab::exit_bad_input;
   }
   return attnlab::run_program("attnlab-gui", [&] {
+    // Checked here: CLI11's range check lets NaN through, and an empty --screenshot would open a window.
+    if (!(text_scale >= 0.75f && text_scale <= 3.0f))
+      throw attnlab::InputError("--text-scale: expected a number from 0.75 to 3, got " + std::to_string(text_scale));
+    if (app.count("--screenshot") > 0 && screenshot.empty())
+      throw attnlab::InputError("--screenshot: expected the path of a PNG file to write, got \"\"");
+    if (!screenshot.empty()) attnlab::check_replaceable_file(screenshot, "PNG");  // before the window opens
+    std::error_code ec;
+    if (!std::filesystem::is_directory(results_folder, ec))
+      throw attnlab::InputError("--results: " + attnlab::printable(results_folder, 4096) + ": not a folder of results CSVs");
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected " + view_names_text() + ", got \"" + view_arg + "\"");
     if (pass_arg != "fwd" && pass_arg != "bwd") throw attnlab::InputError("--pass: expected fwd or bwd, got \"" + pass_arg + "\"");

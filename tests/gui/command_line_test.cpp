@@ -1,9 +1,12 @@
 // attnlab-gui's arguments: bad ones exit with code 2 and one clear line, before any window opens.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "gui/platform/window_size.hpp"
@@ -38,12 +41,44 @@ TEST(CommandLine, BadArgumentsExitTwoNamingTheirFlag) {
       {"--view masks --mouse 10x20", "--mouse"},
       {"--view masks --text-scale 9", "--text-scale"},
       {"--view costs --pass both", "--pass"},
+      {"--view masks --text-scale nan", "--text-scale"},
+      {"--view masks --results /nonexistent-attnlab-results", "--results: /nonexistent-attnlab-results: not a folder"},
   };
   for (const auto& c : cases) {
     const Outcome o = run_gui(std::string("--screenshot /tmp/never-written.png ") + c.args);
     EXPECT_EQ(o.exit_code, 2) << c.args;
     EXPECT_NE(o.output.find(c.named), std::string::npos) << c.args << ": " << o.output;
   }
+}
+
+TEST(CommandLine, AnEmptyScreenshotPathIsRefusedNotAWindow) {
+  const Outcome o = run_gui("--screenshot '' --view masks");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("--screenshot: expected the path of a PNG file"), std::string::npos) << o.output;
+}
+
+// The screenshot goes through the one atomic writer: special files and symlinks are refused and
+// left as they are, a symlink planted at the old temp name is not followed, a folder is named.
+TEST(CommandLine, ScreenshotTargetsThatAreNotPlainFilesAreRefusedAndLeftAlone) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "attnlab_gui_screenshot_targets";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path fifo = dir / "fifo.png", link = dir / "link.png", victim = dir / "victim.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  { std::ofstream(victim) << "precious"; }
+  std::filesystem::create_symlink(victim, link);
+  for (const std::filesystem::path& target : {fifo, link, dir}) {
+    const Outcome o = run_gui("--screenshot '" + target.string() + "' --view masks");
+    EXPECT_EQ(o.exit_code, 2) << target << ": " << o.output;
+    EXPECT_NE(o.output.find(target.string() + ": cannot write the PNG ("), std::string::npos) << o.output;
+  }
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  std::ifstream kept(victim);
+  std::string text;
+  std::getline(kept, text);
+  EXPECT_EQ(text, "precious");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CommandLine, UnknownFlagExitsTwo) { EXPECT_EQ(run_gui("--frobnicate").exit_code, 2); }

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return app.exit(e) == 0 ? 0 : attnlab::exit_bad_input;
+      return e.get_exit_code() == 0 ? app.exit(e) : attnlab::refuse_arguments("attnlab", e.what());
     }
     return 0;
   });

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <string>
 
 #include "core/input_error.hpp"
 
@@ -17,6 +18,11 @@ void print_line(const char* program, const char* prefix, const char* message) {
 }
 
 }  // namespace
+
+int refuse_arguments(const char* program, const char* message) {
+  print_line(program, "", (std::string(message) + " (--help lists the flags)").c_str());
+  return exit_bad_input;
+}
 
 int run_program(const char* program, const std::function<int()>& body) {
   try {

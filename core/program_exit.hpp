@@ -13,4 +13,9 @@ inline constexpr int exit_no_gpu = 3;     // NoGpuError: the command needs a CUD
 // printed through printable(), so input quoted in it cannot break the line.
 int run_program(const char* program, const std::function<int()>& body);
 
+// A refused command line (an unknown flag, a bad value): one printable line,
+// "PROGRAM: MESSAGE (--help lists the flags)", and exit_bad_input. The message quotes argv,
+// so it goes through printable() as every other message does.
+int refuse_arguments(const char* program, const char* message);
+
 }  // namespace attnlab

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : attnlab::exit_bad_input;
+    return e.get_exit_code() == 0 ? app.exit(e) : attnlab::refuse_arguments("attnlab-gui", e.what());
   }
   return attnlab::run_program("attnlab-gui", [&] {
     // Checked here: CLI11's range check lets NaN through, and an empty --screenshot would open a window.

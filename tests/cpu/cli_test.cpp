@@ -344,4 +344,17 @@ TEST(Cli, StepWithoutResultsSaysNotMeasured) {
   EXPECT_NE(r.out.find("(b) from time: not measured (no GEMM ceiling in the results folder)"), std::string::npos) << r.out;
 }
 
+// A refused command line is one printable line naming the program: argv may hold escape codes and line breaks.
+TEST(Cli, RefusedArgumentsAreOnePrintableLine) {
+  for (const char* args : {"model --format 'x\x1b[31m\nz'", "model --no-such-flag", "frobnicate", "model a b c"}) {
+    const CliRun r = attnlab(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    ASSERT_FALSE(r.err.empty()) << args;
+    EXPECT_EQ(r.err.rfind("attnlab: ", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(attnlab("model --help").exit_code, 0);
+}
+
 }  // namespace

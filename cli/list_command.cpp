@@ -11,7 +11,7 @@ void add_list_command(CLI::App& app) {
   CLI::App* list = app.add_subcommand("list", "List the shipped scenarios with their one-line why");
   list->callback([] {
     TextTable table({"scenario", "why"}, 2);
-    for (const Scenario& s : list_scenarios())
+    for (const ScenarioEntry& s : list_scenario_entries())
       table.add_row({s.name == default_scenario_name ? s.name + " (default)" : s.name, s.why});
     std::fputs(table.render().c_str(), stdout);
     std::printf("\nfolder: %s\n", scenarios_folder().string().c_str());

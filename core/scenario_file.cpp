@@ -291,7 +291,10 @@ Scenario load_scenario(std::string_view name_or_path) {
   return read_scenario(read_toml_file(file, "scenario file", max_scenario_file_bytes), file);
 }
 
-std::vector<Scenario> list_scenarios() {
+namespace {
+
+// The .toml files of the scenarios folder, by name.
+std::vector<std::filesystem::path> scenario_files() {
   std::vector<std::filesystem::path> files;
   const std::filesystem::path folder = scenarios_folder();
   const auto unreadable = [&](const std::error_code& ec) {
@@ -311,9 +314,24 @@ std::vector<Scenario> list_scenarios() {
   }
   if (ec) throw unreadable(ec);
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.stem() < b.stem(); });
+  return files;
+}
+
+}  // namespace
+
+std::vector<Scenario> list_scenarios() {
   std::vector<Scenario> scenarios;
-  for (const auto& f : files) scenarios.push_back(load_scenario(f.string()));
+  for (const auto& f : scenario_files()) scenarios.push_back(load_scenario(f.string()));
   return scenarios;
+}
+
+std::vector<ScenarioEntry> list_scenario_entries() {
+  std::vector<ScenarioEntry> entries;
+  for (const auto& f : scenario_files()) {
+    Scenario s = load_scenario(f.string());
+    entries.push_back({std::move(s.name), std::move(s.why)});
+  }
+  return entries;
 }
 
 void save_scenario(const Scenario& scenario, const std::filesystem::path& path) {

@@ -20,6 +20,13 @@ Scenario load_scenario(std::string_view name_or_path);
 // Every *.toml in scenarios_folder(), sorted by name.
 std::vector<Scenario> list_scenarios();
 
+// Each scenario's name and why, in the order of list_scenarios: every file is loaded and so
+// checked, one at a time, and only these two fields are kept (attnlab list).
+struct ScenarioEntry {
+  std::string name, why;
+};
+std::vector<ScenarioEntry> list_scenario_entries();
+
 // Writes the scenario so load_scenario reads it back identically (name = the file's stem).
 // A CSV source's path is rewritten relative to the new file. Written to a temporary
 // file, then renamed, so a failure leaves nothing half-written.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
 #include <sstream>
 
 #include "tests/cpu/cli_run.hpp"
@@ -355,6 +356,50 @@ TEST(Cli, RefusedArgumentsAreOnePrintableLine) {
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
   }
   EXPECT_EQ(attnlab("model --help").exit_code, 0);
+}
+
+// attnlab list keeps each scenario's name and why, not the scenario: six valid files of 2^24
+// one-token documents (64 MiB of lengths each) are listed in the memory of one.
+TEST(Cli, ListHoldsOneScenarioAtATime) {
+  const fs::path folder = scratch_dir() / "many";
+  fs::create_directories(folder);
+  for (int i = 0; i < 6; ++i)
+    std::ofstream(folder / ("s" + std::to_string(i) + ".toml"))
+        << "why = \"many one-token documents\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
+           "row_len = 256\n[documents]\nsource = \"uniform\"\ncount = 16777216\nlength = 1\n";
+  const CliRun r = attnlab("list", "ATTNLAB_SCENARIOS='" + folder.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("s5"), std::string::npos) << r.out;
+  rusage children{};
+  ::getrusage(RUSAGE_CHILDREN, &children);
+  EXPECT_LT(children.ru_maxrss, 250 * 1024) << "KiB at peak";  // six resolved scenarios took 550 MiB
+  fs::remove_all(folder);
+}
+
+// A scenario named with a comma stays one cell of the step's CSV.
+TEST(Cli, StepCsvQuotesTheScenarioName) {
+  const fs::path file = scratch_dir() / "a,b.toml";
+  fs::copy_file(fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml", file,
+                fs::copy_options::overwrite_existing);
+  const CliRun r = attnlab("step '" + file.string() + "' --format csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = split(r.out, '\n');
+  ASSERT_GE(lines.size(), 2u);
+  const auto cells = [](const std::string& line) {
+    std::size_t n = 1;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '"') quoted = !quoted;
+      n += c == ',' && !quoted;
+    }
+    return n;
+  };
+  EXPECT_EQ(lines[1].rfind("\"a,b\",", 0), 0u) << lines[1];
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    if (!lines[i].empty()) {
+      EXPECT_EQ(cells(lines[i]), cells(lines[0])) << lines[i];
+    }
+  }
 }
 
 }  // namespace

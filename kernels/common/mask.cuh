@@ -30,8 +30,8 @@ template <int n>
 __device__ __forceinline__ void mask_scores(float (&s)[n], const KeyRange (&keys)[2], int k0, int lane) {
   apply_mask(
       s, true, [&](int e) { return k0 + accumulator_column(e, lane); },
-      [&](int e) { return keys[accumulator_row_half(e)].first; }, [&](int e) { return keys[accumulator_row_half(e)].last; },
-      [](int, float x) { return x; }, -INFINITY);
+      [&](int e) { return keys[accumulator_row_half(e)].first; },
+      [&](int e) { return keys[accumulator_row_half(e)].last; }, [](int, float x) { return x; }, -INFINITY);
 }
 
 // The backward's transposed tile: the thread's rows are keys (first_key and first_key
@@ -42,8 +42,8 @@ __device__ __forceinline__ void mask_transposed_scores(float (&s)[n], bool maske
                                                        int first_key, int lane, Keep keep, float outside) {
   apply_mask(
       s, masked, [&](int e) { return first_key + 8 * accumulator_row_half(e); },
-      [&](int e) { return first[accumulator_column(e, lane)]; }, [&](int e) { return last[accumulator_column(e, lane)]; },
-      keep, outside);
+      [&](int e) { return first[accumulator_column(e, lane)]; },
+      [&](int e) { return last[accumulator_column(e, lane)]; }, keep, outside);
 }
 
 }  // namespace attnlab::flash

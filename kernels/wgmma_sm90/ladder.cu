@@ -13,8 +13,8 @@ void launch_forward_rung(int rung, const char* kernel, const flash::Params& para
   with_rung_features(
       rung,
       [&]<ForwardFeatures F>() {
-        launch_forward_with<__nv_bfloat16, ladder_head_dim, F>(
-            params, work_items, positions, std::string(kernel) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>());
+        const std::string what = std::string(kernel) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>();
+        launch_forward_with<__nv_bfloat16, ladder_head_dim, F>(params, work_items, positions, what);
       },
       std::make_index_sequence<forward_rung_count>());
 }

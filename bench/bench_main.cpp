@@ -84,8 +84,9 @@ AttentionRun& prepare(CaseRecord& record, const Options& options) {
     throw std::runtime_error("the kernel counted " + std::to_string(c->counted.visited_tiles) + " tiles and " +
                              std::to_string(c->counted.cells.computed()) + " scores computed (" +
                              std::to_string(c->counted.finite_scores) + " left finite by its mask), the model " +
-                             std::to_string(c->model.visited_tiles) + " and " + std::to_string(c->model.cells.computed()) +
-                             " (" + std::to_string(c->model.finite_scores) + ")");
+                             std::to_string(c->model.visited_tiles) + " and " +
+                             std::to_string(c->model.cells.computed()) + " (" + std::to_string(c->model.finite_scores) +
+                             ")");
   record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { run->launch(i++); }, options.flags.warmup, 1).median_us;
   current_case = {&record, std::move(run)};
   return *current_case.run;

@@ -94,7 +94,7 @@ fi
 
 # The backward of every implementation and peer on every scenario (the default backward
 # kernel). 10 passes per case: padded long-tail's backward takes seconds a pass. SDPA's
-# memory-efficient backend is left out (the slowest, and not among issue 10's peers). The
+# memory-efficient backend is left out (the slowest of SDPA's backends). The
 # peers' CSV is rewritten after each scenario, so a run cut short keeps the finished ones.
 if stage bwd; then
   echo "== backward: attnlab-bench --pass bwd"

@@ -12,6 +12,7 @@ Caches are flushed before each kernel, so the figure is a cold pass: what the mo
 
 usage: ncu_bytes.py --bench build/bench/attnlab-bench --results results/h100/attnlab-bench.csv
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,7 +39,7 @@ def case_name(row: dict) -> str:
 
 def parse_ncu_csv(text: str) -> tuple[int, int, int]:
     """(bytes read, bytes written, kernels) summed over every profiled kernel of an ncu --csv report."""
-    lines = text[text.find('"ID"'):].splitlines() if '"ID"' in text else []
+    lines = text[text.find('"ID"') :].splitlines() if '"ID"' in text else []
     totals, kernels = dict.fromkeys(METRICS, 0), set()
     for r in csv.DictReader(lines):
         if r.get("Metric Name") in totals:
@@ -52,11 +53,30 @@ def parse_ncu_csv(text: str) -> tuple[int, int, int]:
 def measure(ncu: str, bench: str, row: dict, log) -> tuple[int, int, int] | None:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "ncu.csv"
-        cmd = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all",
-               "--metrics", ",".join(METRICS), "--csv", "--print-units", "base", "--log-file", str(report),
-               bench, row["scenario"], f"--implementations={row['implementation']}",
-               f"--dtypes={row['dtype']}", f"--head-dims={row['head_dim']}", "--warmup=1", "--profile-one-pass",
-               "--reps=1"]  # the flags above register this one case alone
+        cmd = [
+            ncu,
+            "--profile-from-start",
+            "off",
+            "--clock-control",
+            "none",
+            "--cache-control",
+            "all",
+            "--metrics",
+            ",".join(METRICS),
+            "--csv",
+            "--print-units",
+            "base",
+            "--log-file",
+            str(report),
+            bench,
+            row["scenario"],
+            f"--implementations={row['implementation']}",
+            f"--dtypes={row['dtype']}",
+            f"--head-dims={row['head_dim']}",
+            "--warmup=1",
+            "--profile-one-pass",
+            "--reps=1",
+        ]  # the flags above register this one case alone
         if row.get("kernel") and row["implementation"] != "naive":
             cmd.append(f"--kernel={row['kernel']}")  # the flash kernel the row measured
         done = subprocess.run(cmd, capture_output=True, text=True)
@@ -117,8 +137,11 @@ def main():
             model = int(row["hbm_bytes_model"]) if row["hbm_bytes_model"] else 0
             ratio = (read + written) / model if model else float("nan")
             flag = "  <- differs by more than 25%" if abs(ratio - 1) > NOTE_ABOVE else ""
-            print(f"{case_name(row):44} {model:>15,} {read + written:>15,} {ratio:>14.3f}  {kernels}"
-                  f"  (read {read:,}, written {written:,}){flag}", flush=True)
+            print(
+                f"{case_name(row):44} {model:>15,} {read + written:>15,} {ratio:>14.3f}  {kernels}"
+                f"  (read {read:,}, written {written:,}){flag}",
+                flush=True,
+            )
             write_rows(args.results, columns, rows)  # after each case: a run cut short keeps what it measured
     print(f"# wrote hbm_bytes_measured into {args.results}; ncu's output in {log_path}")
 

@@ -22,9 +22,11 @@ results/peer_families.csv's, the table the C++ reads too.
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
                         [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
-                        [--kernels results/h100/attnlab-bench-two-kernels-*.csv] [--bytes results/h100/ncu-bytes-mma-sm80.csv] \
+                        [--kernels results/h100/attnlab-bench-two-kernels-*.csv] \
+                        [--bytes results/h100/ncu-bytes-mma-sm80.csv] \
                         --attnlab build/cli/attnlab --out results/h100/TABLE.md [--readme README.md]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,7 +56,10 @@ def read_families(path: Path) -> dict[str, dict[str, tuple[str, ...]]]:
         with path.open(newline="") as f:
             for i, r in enumerate(csv.DictReader(f), start=2):
                 if not r.get("family") or not r.get("source") or r.get("implementation") not in IMPLEMENTATIONS:
-                    fail(f"{path}:{i}: expected family, short_name, implementation (naive, padded, packed or varlen), source")
+                    fail(
+                        f"{path}:{i}: expected family, short_name, "
+                        "implementation (naive, padded, packed or varlen), source"
+                    )
                 families[r["family"]][r["implementation"]] += (r["source"],)
     except OSError as e:
         fail(f"{path}: {e.strerror}")
@@ -79,7 +84,9 @@ def read_files(paths: list[Path] | None, attnlab: str) -> list[dict]:
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "primary.csv"
         try:
-            done = subprocess.run([attnlab, "results", *map(str, paths), "--out", str(out)], capture_output=True, text=True)
+            done = subprocess.run(
+                [attnlab, "results", *map(str, paths), "--out", str(out)], capture_output=True, text=True
+            )
         except OSError as e:
             fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
         if done.returncode != 0:
@@ -112,8 +119,9 @@ def read_rows(path: Path) -> list[dict]:
 def model_of(attnlab: str, scenario: str, tile: str) -> dict[str, dict]:
     """`attnlab model` of the scenario at a flash kernel's tile (e.g. "128x128")."""
     try:
-        done = subprocess.run([attnlab, "model", scenario, "--format", "csv", "--tile", tile], capture_output=True,
-                              text=True)
+        done = subprocess.run(
+            [attnlab, "model", scenario, "--format", "csv", "--tile", tile], capture_output=True, text=True
+        )
     except OSError as e:
         fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
     if done.returncode != 0:
@@ -146,8 +154,15 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 class Run:
     """All rows of one (scenario, dtype, head dim): ours by implementation, peers by name."""
 
-    def __init__(self, key, ours: dict[str, dict], peers: dict[str, dict], errors: dict[str, str], model,
-                 other_kernels: dict[str, dict]):
+    def __init__(
+        self,
+        key,
+        ours: dict[str, dict],
+        peers: dict[str, dict],
+        errors: dict[str, str],
+        model,
+        other_kernels: dict[str, dict],
+    ):
         self.key, self.ours, self.peers, self.errors, self.model = key, ours, peers, errors, model
         self.other_kernels = other_kernels  # varlen rows of our other flash kernels, by kernel
 
@@ -161,14 +176,19 @@ class Run:
     is_default = True
 
     def best_peer(self, implementations=IMPLEMENTATIONS):
-        return min((p for p in self.peers.values() if p["implementation"] in implementations),
-                   key=lambda r: r["median_us"], default=None)
+        return min(
+            (p for p in self.peers.values() if p["implementation"] in implementations),
+            key=lambda r: r["median_us"],
+            default=None,
+        )
 
     def same_answer(self) -> tuple[str, ...]:
         """Implementations whose output is the true per-document answer: packed too when its
         rows hold whole documents without bleed (the model says so)."""
         m = self.model.get("packed", {})
-        exact = m.get("scores_bleed") == "0" and m.get("scores_useful") == self.model.get("varlen", {}).get("scores_useful")
+        exact = m.get("scores_bleed") == "0" and m.get("scores_useful") == self.model.get("varlen", {}).get(
+            "scores_useful"
+        )
         return ("naive", "padded", "varlen") + (("packed",) if exact else ())
 
     def first_peer(self, names):
@@ -192,7 +212,9 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
                 kernel_of.setdefault((r["scenario"], r["dtype"], r["head_dim"]), k)
 
     def of_the_kernel(r) -> bool:
-        return r["implementation"] == "naive" or r.get("kernel", "") == kernel_of.get((r["scenario"], r["dtype"], r["head_dim"]))
+        return r["implementation"] == "naive" or r.get("kernel", "") == kernel_of.get(
+            (r["scenario"], r["dtype"], r["head_dim"])
+        )
 
     for r in bench:  # files repeating a case hold only its primary run here (read_files)
         key = (r["scenario"], r["dtype"], r["head_dim"])
@@ -243,26 +265,51 @@ def summary(runs: list[Run]) -> str:
         fa2 = r.first_peer(FA2_VARLEN)
         same = r.best_peer(r.same_answer())
         best = r.best_peer()
-        rows.append([r.label(),
-                     f"{us(v['median_us'])} ({tflops(v)})" if v else "",
-                     f"{us(fa2['median_us'])} ({tflops(fa2)})" + ("" if fa2["source"] == FA2_VARLEN[0] else " ¹")
-                     if fa2 else "",
-                     speedup(fa2, v),
-                     f"{same['source']}: {us(same['median_us'])}" if same else "", speedup(same, v),
-                     f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same"]
-                    + [f"{us(o['median_us'])} ({tflops(o)})" + (" ²" if o.get("another_call") else "")
-                       if (o := r.other_kernels.get(k)) else "" for k in others])
+        rows.append(
+            [
+                r.label(),
+                f"{us(v['median_us'])} ({tflops(v)})" if v else "",
+                f"{us(fa2['median_us'])} ({tflops(fa2)})" + ("" if fa2["source"] == FA2_VARLEN[0] else " ¹")
+                if fa2
+                else "",
+                speedup(fa2, v),
+                f"{same['source']}: {us(same['median_us'])}" if same else "",
+                speedup(same, v),
+                f"{best['source']}: {us(best['median_us'])}" if best and best is not same else "same",
+            ]
+            + [
+                f"{us(o['median_us'])} ({tflops(o)})" + (" ²" if o.get("another_call") else "")
+                if (o := r.other_kernels.get(k))
+                else ""
+                for k in others
+            ]
+        )
     kernel = table_kernel(runs)
-    return table(["scenario", f"attnlab varlen{', ' + kernel if others else ''} µs (useful TFLOP/s)",
-                  "FA2 varlen_attn µs (useful TFLOP/s)",
-                  "its time / attnlab varlen", "fastest peer with the per-document answer, µs",
-                  "its time / attnlab varlen", "fastest peer of all (packed rows with bleed give another answer), µs"]
-                 + [f"attnlab varlen, {k}, µs (useful TFLOP/s)" for k in others], rows) + (
-        "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
-        if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
-        else "") + (
-        "\n² from an `attnlab run` in another device call.\n"
-        if any(o.get("another_call") for r in runs for o in r.other_kernels.values()) else "")
+    return (
+        table(
+            [
+                "scenario",
+                f"attnlab varlen{', ' + kernel if others else ''} µs (useful TFLOP/s)",
+                "FA2 varlen_attn µs (useful TFLOP/s)",
+                "its time / attnlab varlen",
+                "fastest peer with the per-document answer, µs",
+                "its time / attnlab varlen",
+                "fastest peer of all (packed rows with bleed give another answer), µs",
+            ]
+            + [f"attnlab varlen, {k}, µs (useful TFLOP/s)" for k in others],
+            rows,
+        )
+        + (
+            "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
+            if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
+            else ""
+        )
+        + (
+            "\n² from an `attnlab run` in another device call.\n"
+            if any(o.get("another_call") for r in runs for o in r.other_kernels.values())
+            else ""
+        )
+    )
 
 
 def ratios(runs: list[Run]) -> str:
@@ -272,13 +319,27 @@ def ratios(runs: list[Run]) -> str:
             m = r.model.get(impl)
             ours = r.ours.get(impl), r.ours.get("varlen")
             fa2 = r.first_peer(FA2_OF[impl]), r.first_peer(FA2_VARLEN)
-            rows.append([r.label(), f"{impl}/varlen",
-                         times(float(m["computed_vs_varlen"])) if m else "",
-                         times(float(m["attended_vs_varlen"])) if m else "",
-                         times(ours[0]["median_us"] / ours[1]["median_us"]) if all(ours) else "",
-                         times(fa2[0]["median_us"] / fa2[1]["median_us"]) if all(fa2) else ""])
-    return table(["scenario", "ratio", "model: scores computed (at the tile of attnlab's kernel)", "model: scores attended",
-                  "measured time, attnlab", "measured time, PyTorch (FA2 varlen_attn; SDPA flash; eager)"], rows)
+            rows.append(
+                [
+                    r.label(),
+                    f"{impl}/varlen",
+                    times(float(m["computed_vs_varlen"])) if m else "",
+                    times(float(m["attended_vs_varlen"])) if m else "",
+                    times(ours[0]["median_us"] / ours[1]["median_us"]) if all(ours) else "",
+                    times(fa2[0]["median_us"] / fa2[1]["median_us"]) if all(fa2) else "",
+                ]
+            )
+    return table(
+        [
+            "scenario",
+            "ratio",
+            "model: scores computed (at the tile of attnlab's kernel)",
+            "model: scores attended",
+            "measured time, attnlab",
+            "measured time, PyTorch (FA2 varlen_attn; SDPA flash; eager)",
+        ],
+        rows,
+    )
 
 
 def details(runs: list[Run]) -> str:
@@ -289,22 +350,53 @@ def details(runs: list[Run]) -> str:
         for impl in IMPLEMENTATIONS:
             o = r.ours.get(impl)
             if o:
-                lines.append([f"attnlab {impl}", impl, us(o["median_us"]), tflops(o), speedup(o, v), "",
-                              error(r.errors.get(impl))])
+                lines.append(
+                    [
+                        f"attnlab {impl}",
+                        impl,
+                        us(o["median_us"]),
+                        tflops(o),
+                        speedup(o, v),
+                        "",
+                        error(r.errors.get(impl)),
+                    ]
+                )
         for name, p in sorted(r.peers.items(), key=lambda kv: kv[1]["median_us"]):
-            lines.append([name, p["implementation"], us(p["median_us"]), tflops(p), speedup(p, v),
-                          speedup(p, r.ours.get(p["implementation"])), error(p.get("rel_l2_error"))])
-        out.append(f"#### {r.label()}\n\n" + table(
-            ["source", "implementation", "median µs", "useful TFLOP/s", "time / attnlab varlen",
-             "time / attnlab, same implementation", "rel L2 error"], lines))
+            lines.append(
+                [
+                    name,
+                    p["implementation"],
+                    us(p["median_us"]),
+                    tflops(p),
+                    speedup(p, v),
+                    speedup(p, r.ours.get(p["implementation"])),
+                    error(p.get("rel_l2_error")),
+                ]
+            )
+        out.append(
+            f"#### {r.label()}\n\n"
+            + table(
+                [
+                    "source",
+                    "implementation",
+                    "median µs",
+                    "useful TFLOP/s",
+                    "time / attnlab varlen",
+                    "time / attnlab, same implementation",
+                    "rel L2 error",
+                ],
+                lines,
+            )
+        )
     return "\n".join(out)
 
 
 BYTES_NOTES = {
     "L2": "L2 hits: the query tiles of a row re-read its K and V tiles, partly from L2, while the model counts "
-          "every read from HBM.",
+    "every read from HBM.",
     "pad": "pad keys are never loaded (the kernel zero-fills them on chip); the model counts the padded row's keys.",
-    "S": "the softmax reads S only at useful cells (its masked loads are skipped); the model counts a read of every cell of S.",
+    "S": "the softmax reads S only at useful cells (its masked loads are skipped); "
+    "the model counts a read of every cell of S.",
     "more": "more traffic than the model: re-reads (cuBLAS tiles, K/V) or spills.",
 }
 
@@ -329,15 +421,40 @@ def bytes_table(bench: list[dict], runs: list[Run]) -> str:
         if o.get("hbm_bytes_model") and o.get("hbm_bytes_measured") and o["scenario"] in models:
             measured.setdefault((o["scenario"], o["implementation"], o.get("kernel", "")), o)
     rows = []
-    for (scenario, impl, kernel), o in sorted(measured.items(), key=lambda kv: (kv[0][0], kv[0][2],
-                                                                               IMPLEMENTATIONS.index(kv[0][1]))):
+    for (scenario, impl, kernel), o in sorted(
+        measured.items(), key=lambda kv: (kv[0][0], kv[0][2], IMPLEMENTATIONS.index(kv[0][1]))
+    ):
         model, ncu = int(o["hbm_bytes_model"]), int(o["hbm_bytes_measured"])
-        rows.append([f"`{scenario}`", impl, kernel, f"{model / 2**30:.3f}", f"{ncu / 2**30:.3f}", f"{ncu / model:.2f}",
-                     ", ".join(why_bytes_differ(impl, ncu / model, models[scenario].get(impl, {}))),
-                     o.get("commit", "")])
+        rows.append(
+            [
+                f"`{scenario}`",
+                impl,
+                kernel,
+                f"{model / 2**30:.3f}",
+                f"{ncu / 2**30:.3f}",
+                f"{ncu / model:.2f}",
+                ", ".join(why_bytes_differ(impl, ncu / model, models[scenario].get(impl, {}))),
+                o.get("commit", ""),
+            ]
+        )
     legend = "".join(f"- `{key}`: {text}\n" for key, text in BYTES_NOTES.items())
-    return table(["scenario", "implementation", "kernel", "model GiB", "ncu GiB (DRAM read + write)", "ncu / model",
-                  "why they differ (beyond 25%)", "commit"], rows) + "\n" + legend
+    return (
+        table(
+            [
+                "scenario",
+                "implementation",
+                "kernel",
+                "model GiB",
+                "ncu GiB (DRAM read + write)",
+                "ncu / model",
+                "why they differ (beyond 25%)",
+                "commit",
+            ],
+            rows,
+        )
+        + "\n"
+        + legend
+    )
 
 
 def read_ceilings(path: Path) -> tuple[float, float]:
@@ -373,14 +490,35 @@ def floors(runs: list[Run], ceilings: tuple[float, float]) -> str:
         byte_floor = compulsory_bytes(m) / (copy_tbps * 1e12) * 1e6
         floor = max(flop_floor, byte_floor)
         cudnn = r.peers.get("torch-sdpa-cudnn-padded")
-        rows.append([r.label(), us(v["median_us"]), us(flop_floor), us(byte_floor), times(v["median_us"] / floor),
-                     us(cudnn["median_us"]) if cudnn else "", speedup(cudnn, v)])
-    return (f"Floor: the larger of the useful FLOPs at the measured GEMM ceiling ({gemm_tflops:g} TFLOP/s) and "
-            f"the compulsory bytes (Q, K, V read once, O and the LSE written once) at the measured copy "
-            f"bandwidth ({copy_tbps:g} TB/s); both from the ceilings file. cuDNN runs on the padded batch, "
-            f"with the per-document answer.\n\n" +
-            table(["scenario", "attnlab varlen µs", "FLOP floor µs", "byte floor µs", "attnlab / floor",
-                   "cuDNN padded µs", "its time / attnlab varlen"], rows))
+        rows.append(
+            [
+                r.label(),
+                us(v["median_us"]),
+                us(flop_floor),
+                us(byte_floor),
+                times(v["median_us"] / floor),
+                us(cudnn["median_us"]) if cudnn else "",
+                speedup(cudnn, v),
+            ]
+        )
+    return (
+        f"Floor: the larger of the useful FLOPs at the measured GEMM ceiling ({gemm_tflops:g} TFLOP/s) and "
+        f"the compulsory bytes (Q, K, V read once, O and the LSE written once) at the measured copy "
+        f"bandwidth ({copy_tbps:g} TB/s); both from the ceilings file. cuDNN runs on the padded batch, "
+        f"with the per-document answer.\n\n"
+        + table(
+            [
+                "scenario",
+                "attnlab varlen µs",
+                "FLOP floor µs",
+                "byte floor µs",
+                "attnlab / floor",
+                "cuDNN padded µs",
+                "its time / attnlab varlen",
+            ],
+            rows,
+        )
+    )
 
 
 def kernels_table(rows: list[dict], first: str) -> str:
@@ -401,14 +539,23 @@ def kernels_table(rows: list[dict], first: str) -> str:
             cells.append(times(o["median_us"] / base["median_us"]) if o and base else "")
             if o and base:
                 ratios_of[k].append((o["median_us"] / base["median_us"], key))
-        lines.append([f"`{key[0]}`", key[1], key[2], key[3]] +
-                     [us(of[k]["median_us"]) if k in of else "" for k in kernels] + cells)
-    text = table(["scenario", "implementation", "dtype", "head dim"] + [f"{k} µs" for k in kernels] +
-                 [f"{k} / {kernels[0]}" for k in kernels[1:]], lines)
+        lines.append(
+            [f"`{key[0]}`", key[1], key[2], key[3]]
+            + [us(of[k]["median_us"]) if k in of else "" for k in kernels]
+            + cells
+        )
+    text = table(
+        ["scenario", "implementation", "dtype", "head dim"]
+        + [f"{k} µs" for k in kernels]
+        + [f"{k} / {kernels[0]}" for k in kernels[1:]],
+        lines,
+    )
     for k, found in ratios_of.items():
         low, (scenario, impl, dtype, d) = min(found)
-        text += (f"\n{kernels[0]} is faster than {k} in {sum(x > 1 for x, _ in found)} of {len(found)} cases; "
-                 f"the least {k} / {kernels[0]} is {times(low)} (`{scenario}`, {impl}, {dtype}, d{d}).\n")
+        text += (
+            f"\n{kernels[0]} is faster than {k} in {sum(x > 1 for x, _ in found)} of {len(found)} cases; "
+            f"the least {k} / {kernels[0]} is {times(low)} (`{scenario}`, {impl}, {dtype}, d{d}).\n"
+        )
     return text
 
 
@@ -421,25 +568,42 @@ def provenance(bench, peers) -> str:
     def values(of, column):
         return ", ".join(sorted({x[column] for x in of if x.get(column)})) or "unknown"
 
-    return (f"{r.get('gpu', '')}, driver {r.get('driver', '')}, CUDA {r.get('cuda_version', '')}; attnlab commit "
-            f"{values(bench, 'commit')}; peers: {values(peers, 'commit')}; "
-            f"{', '.join(sorted({x['date'][:10] for x in rows if x.get('date')}))}. Forward pass, median of "
-            f"CUDA-event timings after a warm-up, inputs rotated past the 50 MB L2.\n")
+    return (
+        f"{r.get('gpu', '')}, driver {r.get('driver', '')}, CUDA {r.get('cuda_version', '')}; attnlab commit "
+        f"{values(bench, 'commit')}; peers: {values(peers, 'commit')}; "
+        f"{', '.join(sorted({x['date'][:10] for x in rows if x.get('date')}))}. Forward pass, median of "
+        f"CUDA-event timings after a warm-up, inputs rotated past the 50 MB L2.\n"
+    )
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", type=Path, nargs="+", help="attnlab-bench results CSVs (on repeats, the primary run stands: `attnlab results`)")
+    ap.add_argument(
+        "--bench",
+        type=Path,
+        nargs="+",
+        help="attnlab-bench results CSVs (on repeats, the primary run stands: `attnlab results`)",
+    )
     ap.add_argument("--peers", type=Path, nargs="+", help="bench/peers/torch_peers.py results CSVs")
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
     ap.add_argument("--ceilings", type=Path, help="ceilings.toml: [gemm_bf16] tflops and [copy] tbps, for the floors")
-    ap.add_argument("--kernels", type=Path, nargs="+",
-                    help="attnlab-bench CSVs of our flash kernels on the same cases (one device call)")
-    ap.add_argument("--bytes", type=Path, nargs="+",
-                    help="CSVs whose rows carry ncu's hbm_bytes_measured (default: the --bench files)")
+    ap.add_argument(
+        "--kernels",
+        type=Path,
+        nargs="+",
+        help="attnlab-bench CSVs of our flash kernels on the same cases (one device call)",
+    )
+    ap.add_argument(
+        "--bytes",
+        type=Path,
+        nargs="+",
+        help="CSVs whose rows carry ncu's hbm_bytes_measured (default: the --bench files)",
+    )
     ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
     ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
-    ap.add_argument("--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers")
+    ap.add_argument(
+        "--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers"
+    )
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
@@ -452,25 +616,39 @@ def main():
         extra += ["## How far from the floor\n", floors(runs, read_ceilings(args.ceilings))]
     if args.kernels:
         kernel_rows = of_pass(read_files(args.kernels, args.attnlab), "fwd")
-        extra += ["## Our flash kernels side by side\n",
-                  "One device call, every scenario, each flash layout, head dims 64 and 128 "
-                  f"(commit {', '.join(sorted({r['commit'] for r in kernel_rows if r.get('commit')}))}).\n",
-                  kernels_table(kernel_rows, table_kernel(runs))]
+        extra += [
+            "## Our flash kernels side by side\n",
+            "One device call, every scenario, each flash layout, head dims 64 and 128 "
+            f"(commit {', '.join(sorted({r['commit'] for r in kernel_rows if r.get('commit')}))}).\n",
+            kernels_table(kernel_rows, table_kernel(runs)),
+        ]
     if backward:
-        extra += ["## The backward pass\n",
-                  "Rows with pass = bwd: the backward alone, given the forward's saved outputs; useful FLOPs "
-                  "2.5× the forward's.\n", summary(backward), "\n", details(backward)]
-    text = "\n".join([
-        "# Measured results (generated by bench/results_table.py; do not edit by hand)\n",
-        provenance(bench, peers),
-        "## attnlab varlen against the peers\n", summary(runs),
-        "## Measured ratios against the model\n",
-        "Time of each implementation over varlen's on the same documents, beside the ratio of scores the "
-        "cost model says it computes (`attnlab model`).\n", ratios(runs),
-        "## HBM traffic: model against Nsight Compute\n",
-        "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
-        "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
-        bytes_table(of_pass(read_files(args.bytes, args.attnlab), "fwd") if args.bytes else bench, runs)] + extra + ["## Every row\n", details(runs)])
+        extra += [
+            "## The backward pass\n",
+            "Rows with pass = bwd: the backward alone, given the forward's saved outputs; useful FLOPs "
+            "2.5× the forward's.\n",
+            summary(backward),
+            "\n",
+            details(backward),
+        ]
+    text = "\n".join(
+        [
+            "# Measured results (generated by bench/results_table.py; do not edit by hand)\n",
+            provenance(bench, peers),
+            "## attnlab varlen against the peers\n",
+            summary(runs),
+            "## Measured ratios against the model\n",
+            "Time of each implementation over varlen's on the same documents, beside the ratio of scores the "
+            "cost model says it computes (`attnlab model`).\n",
+            ratios(runs),
+            "## HBM traffic: model against Nsight Compute\n",
+            "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
+            "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
+            bytes_table(of_pass(read_files(args.bytes, args.attnlab), "fwd") if args.bytes else bench, runs),
+        ]
+        + extra
+        + ["## Every row\n", details(runs)]
+    )
     if args.out:
         write_atomically(args.out, text)
     else:
@@ -488,7 +666,7 @@ def with_summary(readme: Path, block: str) -> str:
     begin, end = text.find(README_BEGIN), text.find(README_END)
     if begin < 0 or end < begin:
         fail(f"{readme}: expected the markers {README_BEGIN} and {README_END}, in that order")
-    return text[:begin + len(README_BEGIN)] + "\n" + block + text[end:]
+    return text[: begin + len(README_BEGIN)] + "\n" + block + text[end:]
 
 
 def write_atomically(path: Path, text: str):

@@ -5,6 +5,7 @@ rows, the useful scores per layout, the [model] table with each layer's window a
 results columns, so no script holds a second copy of the loader, the length generators,
 the packing or the window pattern. Plain Python: no torch needed.
 """
+
 from __future__ import annotations
 
 import json

@@ -9,6 +9,7 @@ documents or packed rows, with a sliding window and grouped-query attention, bf1
 The operators are torch.ops.attnlab.flash_forward and flash_backward (pytorch/attnlab_torch.cpp),
 with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,11 +32,14 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
     if _module is not None:
         return _module
     from torch.utils.cpp_extension import load as load_extension
+
     build = Path(build_dir).resolve()
     cache = (build / "CMakeCache.txt").read_text() if (build / "CMakeCache.txt").is_file() else ""
     if "CMAKE_POSITION_INDEPENDENT_CODE:BOOL=ON" not in cache:
-        raise RuntimeError(f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
-                           "(the extension links its static libraries into a shared object)")
+        raise RuntimeError(
+            f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
+            "(the extension links its static libraries into a shared object)"
+        )
     # Every attnlab library of the build, in one group: the linker takes from each only what
     # the binding reaches, whichever folder of the build a library lives in.
     archives = sorted(str(a) for a in build.rglob("libattnlab_*.a"))
@@ -50,10 +54,15 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
     # The CUDA runtime is PyTorch's shared one (-lcudart from with_cuda), not the static one the
     # CMake targets link, so that both see one current device and one set of streams.
     _module = load_extension(
-        name=name, sources=[str(HERE / "attnlab_torch.cpp")], extra_include_paths=[str(REPO)],
+        name=name,
+        sources=[str(HERE / "attnlab_torch.cpp")],
+        extra_include_paths=[str(REPO)],
         extra_cflags=["-O2", "-std=c++20"],
         extra_ldflags=["-Wl,--start-group", *archives, "-Wl,--end-group", "-lcublas", "-ldl"],
-        with_cuda=True, build_directory=str(out), verbose=verbose)
+        with_cuda=True,
+        build_directory=str(out),
+        verbose=verbose,
+    )
     _register_python_side()
     return _module
 
@@ -91,6 +100,7 @@ def module():
 class Layout:
     """A registered layout: `handle` names it to the operators; `positions` is the tokens
     q, k and v hold; `kernel` is the flash kernel that runs it (e.g. wgmma-sm90)."""
+
     handle: int
     positions: int
     kernel: str

@@ -15,6 +15,7 @@ window, one input set, CUDA events, the same warm-up and repetitions); rows in t
 schema (source torch-attnlab-op) go to --out, and the script fails if the operator's median
 is more than 5% above the CLI's. Without a GPU the script says so and exits 0 (nothing to test).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,7 +53,7 @@ def reference(q, k, v, lengths, window_left):
     group = q.shape[1] // k.shape[1]
     outs, start = [], 0
     for n in lengths:
-        qs, ks, vs = (x[start:start + n].float().transpose(0, 1) for x in (q, k, v))
+        qs, ks, vs = (x[start : start + n].float().transpose(0, 1) for x in (q, k, v))
         ks, vs = ks.repeat_interleave(group, 0), vs.repeat_interleave(group, 0)
         s = qs @ ks.transpose(1, 2) / math.sqrt(q.shape[2])
         i = torch.arange(n, device=q.device)
@@ -68,11 +69,20 @@ def reference(q, k, v, lengths, window_left):
 def fa2(q, k, v, lengths, window_left):
     """varlen_attn with K and V repeated to every query head (it takes no grouped K, V everywhere)."""
     from torch.nn.attention.varlen import varlen_attn
+
     group = q.shape[1] // k.shape[1]
     cu = torch.tensor(cu_seqlens(lengths), dtype=torch.int32, device=q.device)
     longest = max(lengths)
-    return varlen_attn(q, k.repeat_interleave(group, 1), v.repeat_interleave(group, 1), cu, cu, longest, longest,
-                       window_size=(window_left, 0))
+    return varlen_attn(
+        q,
+        k.repeat_interleave(group, 1),
+        v.repeat_interleave(group, 1),
+        cu,
+        cu,
+        longest,
+        longest,
+        window_size=(window_left, 0),
+    )
 
 
 def outputs_and_gradients(fn, q, k, v, grad_out, leaf_dtype=None):
@@ -92,28 +102,37 @@ class OperatorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         import attnlab_ops
+
         cls.ops = attnlab_ops
         attnlab_ops.load(ARGS.build)
 
     def random(self, tokens, heads, kv_heads, dim, dtype, seed):
         g = torch.Generator(device="cuda").manual_seed(seed)
-        make = lambda h: torch.randn((tokens, h, dim), generator=g, device="cuda", dtype=torch.float32).to(dtype)
+
+        def make(h):
+            return torch.randn((tokens, h, dim), generator=g, device="cuda", dtype=torch.float32).to(dtype)
+
         return make(heads), make(kv_heads), make(kv_heads), make(heads)
 
     def check(self, lengths, heads, kv_heads, dim, dtype, window_left, layout):
-        label = (f"{len(lengths)} sequences {lengths[:6]}, {heads}/{kv_heads} heads, D {dim}, {dtype}, "
-                 f"window {window_left}")
+        label = (
+            f"{len(lengths)} sequences {lengths[:6]}, {heads}/{kv_heads} heads, D {dim}, {dtype}, window {window_left}"
+        )
         q, k, v, grad_out = self.random(sum(lengths), heads, kv_heads, dim, dtype, seed=len(lengths) + dim + heads)
         ours = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout), q, k, v, grad_out)
         peer = outputs_and_gradients(lambda a, b, c: fa2(a, b, c, lengths, window_left), q, k, v, grad_out)
-        exact = outputs_and_gradients(lambda a, b, c: reference(a, b, c, lengths, window_left), q, k, v, grad_out,
-                                      torch.float32)
+        exact = outputs_and_gradients(
+            lambda a, b, c: reference(a, b, c, lengths, window_left), q, k, v, grad_out, torch.float32
+        )
         eps = torch.finfo(dtype).eps
         for name, o, p, e in zip(("out", "dq", "dk", "dv"), ours, peer, exact):
             ours_err, peer_err = rel_l2(o, e), rel_l2(p, e)
             self.assertTrue(math.isfinite(ours_err), f"{label}: {name} not finite")
-            self.assertLessEqual(ours_err, max(2 * peer_err, eps),
-                                 f"{label}: {name} rel L2 {ours_err:.3g} against fp32, FA2's {peer_err:.3g}")
+            self.assertLessEqual(
+                ours_err,
+                max(2 * peer_err, eps),
+                f"{label}: {name} rel L2 {ours_err:.3g} against fp32, FA2's {peer_err:.3g}",
+            )
 
     def test_varlen_documents_against_varlen_attn(self):
         awkward = [1, 63, 65, 511, 513, 300, 17]
@@ -143,7 +162,10 @@ class OperatorTest(unittest.TestCase):
         lengths = [300, 1000, 748]
         layout = self.ops.varlen_layout(lengths, 256)
         q, k, v, grad_out = self.random(sum(lengths), 8, 4, 128, torch.bfloat16, seed=7)
-        fn = lambda a, b, c: self.ops.attention(a, b, c, layout)
+
+        def fn(a, b, c):
+            return self.ops.attention(a, b, c, layout)
+
         eager = outputs_and_gradients(fn, q, k, v, grad_out)
         compiled = outputs_and_gradients(torch.compile(fn, fullgraph=True, dynamic=False), q, k, v, grad_out)
         for name, a, b in zip(("out", "dq", "dk", "dv"), compiled, eager):
@@ -153,27 +175,46 @@ class OperatorTest(unittest.TestCase):
     def test_refuses_bad_inputs_with_a_message(self):
         layout = self.ops.varlen_layout([128, 64], -1)
         q, k, v, _ = self.random(192, 4, 4, 128, torch.bfloat16, seed=3)
-        cases = [((q[:100], k[:100], v[:100]), "must be (192, 4, 128)"),
-                 ((q.float(), k, v), "bfloat16 or float16"),
-                 ((q, k.half(), v), "must be BFloat16"),
-                 ((q.transpose(0, 1).contiguous().transpose(0, 1), k, v), "contiguous"),
-                 ((q, k[:, :3], v[:, :3]), "kv_heads")]
+        cases = [
+            ((q[:100], k[:100], v[:100]), "must be (192, 4, 128)"),
+            ((q.float(), k, v), "bfloat16 or float16"),
+            ((q, k.half(), v), "must be BFloat16"),
+            ((q.transpose(0, 1).contiguous().transpose(0, 1), k, v), "contiguous"),
+            ((q, k[:, :3], v[:, :3]), "kv_heads"),
+        ]
         for args, message in cases:
             with self.subTest(message=message):
                 with self.assertRaisesRegex(RuntimeError, message):
                     self.ops.attention(*args, layout)
         with self.assertRaisesRegex(RuntimeError, "no layout"):
-            torch.ops.attnlab.flash_forward(q, k, v, 10 ** 6, 0.0)
+            torch.ops.attnlab.flash_forward(q, k, v, 10**6, 0.0)
 
 
 # ---------------------------------------------------------------- timing beside `attnlab run`
 
+
 def cli_run(scenario: str, warmup: int, reps: int) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run.csv"
-        done = subprocess.run([ARGS.attnlab, "run", scenario, "--implementations", "varlen", "--pass", "both",
-                               "--warmup", str(warmup), "--reps", str(reps), "--out", str(out)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                ARGS.attnlab,
+                "run",
+                scenario,
+                "--implementations",
+                "varlen",
+                "--pass",
+                "both",
+                "--warmup",
+                str(warmup),
+                "--reps",
+                str(reps),
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"attnlab run {scenario}: {done.stderr.strip() or done.returncode}")
         with open(out, newline="") as f:
@@ -184,39 +225,76 @@ def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], 
     """Rows for the operator's forward and backward on the scenario, and lines naming any
     pass that is more than SLOWER_ALLOWED times the CLI's median."""
     import attnlab_ops
+
     s = scenario_json(ARGS.attnlab, scenario, "test_operator")
     cli = {r["pass"]: r for r in cli_run(scenario, warmup, reps)}
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[s["dtype"]]
     layout = attnlab_ops.varlen_layout(s["doc_lengths"], s["window_left"], cli["fwd"]["kernel"])
     g = torch.Generator(device="cuda").manual_seed(1)
-    make = lambda h: (torch.rand((layout.positions, h, s["head_dim"]), generator=g, device="cuda") * 2 - 1).to(dtype)
+
+    def make(h):
+        return (torch.rand((layout.positions, h, s["head_dim"]), generator=g, device="cuda") * 2 - 1).to(dtype)
+
     q, k, v, grad_out = make(s["heads"]), make(s["kv_heads"]), make(s["kv_heads"]), make(s["heads"])
     out, lse = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, 0.0)
-    calls = {"fwd": lambda: torch.ops.attnlab.flash_forward(q, k, v, layout.handle, 0.0),
-             "bwd": lambda: torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, layout.handle, 0.0)}
+    calls = {
+        "fwd": lambda: torch.ops.attnlab.flash_forward(q, k, v, layout.handle, 0.0),
+        "bwd": lambda: torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, layout.handle, 0.0),
+    }
     rows, slow = [], []
     for pass_, call in calls.items():
         us = time_calls(torch, call, warmup, reps)
         median, theirs = statistics.median(us), float(cli[pass_]["median_us"])
-        print(f"{scenario} {pass_}: operator {median:.1f} us, attnlab run {theirs:.1f} us "
-              f"({median / theirs:.3f}x), kernel {layout.kernel}", flush=True)
+        print(
+            f"{scenario} {pass_}: operator {median:.1f} us, attnlab run {theirs:.1f} us "
+            f"({median / theirs:.3f}x), kernel {layout.kernel}",
+            flush=True,
+        )
         if median > SLOWER_ALLOWED * theirs:
-            slow.append(f"{scenario} {pass_}: the operator's {median:.1f} us is more than {SLOWER_ALLOWED}x "
-                        f"attnlab run's {theirs:.1f} us")
-        row = {c: cli[pass_].get(c, "") for c in ("scenario", "implementation", "gpu", "dtype", "heads", "head_dim",
-                                                  "causal", "pass", "scores_computed", "scores_useful", "kv_heads",
-                                                  "tokens", "kernel", "tile", "driver", "cuda_version", "date")}
+            slow.append(
+                f"{scenario} {pass_}: the operator's {median:.1f} us is more than {SLOWER_ALLOWED}x "
+                f"attnlab run's {theirs:.1f} us"
+            )
+        row = {
+            c: cli[pass_].get(c, "")
+            for c in (
+                "scenario",
+                "implementation",
+                "gpu",
+                "dtype",
+                "heads",
+                "head_dim",
+                "causal",
+                "pass",
+                "scores_computed",
+                "scores_useful",
+                "kv_heads",
+                "tokens",
+                "kernel",
+                "tile",
+                "driver",
+                "cuda_version",
+                "date",
+            )
+        }
         useful = float(cli[pass_]["useful_tflops"]) * theirs / median if cli[pass_].get("useful_tflops") else ""
-        row.update(source="torch-attnlab-op", median_us=f"{median:.6g}", min_us=f"{min(us):.6g}",
-                   max_us=f"{max(us):.6g}", useful_tflops=f"{useful:.6g}" if useful != "" else "", reps=reps,
-                   commit=f"torch {torch.__version__}")
+        row.update(
+            source="torch-attnlab-op",
+            median_us=f"{median:.6g}",
+            min_us=f"{min(us):.6g}",
+            max_us=f"{max(us):.6g}",
+            useful_tflops=f"{useful:.6g}" if useful != "" else "",
+            reps=reps,
+            commit=f"torch {torch.__version__}",
+        )
         rows += [cli[pass_], row]
     return rows, slow
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--build", required=True, help="CMake build with PIC static libraries (see pytorch/README.md)")
     ap.add_argument("--time", nargs="*", default=[], metavar="SCENARIO", help="time these scenarios beside attnlab run")
     ap.add_argument("--attnlab", default=DEFAULT_CLI, help="the attnlab CLI (default: $ATTNLAB_CLI, else attnlab)")

@@ -11,13 +11,13 @@
 Everything the attention needs is built here, before the step is compiled, so the compiled
 graph sees constant tensors and integers only.
 """
+
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
 import torch
-
 from batch import LayoutBatch
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,13 +29,16 @@ class Unavailable(Exception):
 
 def fa2_attend(batch: LayoutBatch, cu_seqlens: torch.Tensor, heads: int, kv_heads: int):
     from torch.nn.attention.varlen import varlen_attn
+
     group = heads // kv_heads
 
     def attend(q, k, v, window_left):
         if group > 1:  # varlen_attn is given K and V per query head
             k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
-        return varlen_attn(q, k, v, cu_seqlens, cu_seqlens, batch.max_seqlen, batch.max_seqlen,
-                           window_size=(window_left, 0))
+        return varlen_attn(
+            q, k, v, cu_seqlens, cu_seqlens, batch.max_seqlen, batch.max_seqlen, window_size=(window_left, 0)
+        )
+
     return attend
 
 
@@ -54,25 +57,37 @@ def cudnn_attend(batch: LayoutBatch, windows: set[int]):
     def attend(q, k, v, window_left):
         def as_rows(x):
             return x.view(rows, row_len, x.shape[1], x.shape[2]).transpose(1, 2)
-        out = torch.nn.functional.scaled_dot_product_attention(as_rows(q), as_rows(k), as_rows(v), is_causal=True,
-                                                               enable_gqa=k.shape[1] != q.shape[1])
+
+        out = torch.nn.functional.scaled_dot_product_attention(
+            as_rows(q), as_rows(k), as_rows(v), is_causal=True, enable_gqa=k.shape[1] != q.shape[1]
+        )
         return out.transpose(1, 2).reshape(q.shape)
+
     return attend
 
 
 def attnlab_attend(batch: LayoutBatch, windows: set[int], build_dir: str):
     sys.path.insert(0, str(REPO / "pytorch"))
     import attnlab_ops
+
     attnlab_ops.load(build_dir)
     layouts = {w: attnlab_ops.varlen_layout(batch.sequence_lengths, w) for w in sorted(windows)}
 
     def attend(q, k, v, window_left):
         return attnlab_ops.attention(q, k, v, layouts[window_left])
+
     return attend, layouts[min(windows)].kernel
 
 
-def make_attend(backend: str, batch: LayoutBatch, cu_seqlens: torch.Tensor, heads: int, kv_heads: int,
-                windows: set[int], build_dir: str | None):
+def make_attend(
+    backend: str,
+    batch: LayoutBatch,
+    cu_seqlens: torch.Tensor,
+    heads: int,
+    kv_heads: int,
+    windows: set[int],
+    build_dir: str | None,
+):
     """(attend, kernel): the function the model calls, and attnlab's kernel name (else "")."""
     if backend == "fa2":
         return fa2_attend(batch, cu_seqlens, heads, kv_heads), ""

@@ -11,6 +11,7 @@ from a seeded generator, the same canonical tokens for both layouts:
 A token's target is the next token of its document; a document's last token and padding
 have none (IGNORE), so both layouts train on the same (token, target) pairs.
 """
+
 from __future__ import annotations
 
 import random
@@ -24,12 +25,12 @@ LAYOUTS = ("packed", "varlen")
 
 @dataclass
 class LayoutBatch:
-    layout: str                # "packed" or "varlen"
-    tokens: list[int]          # input token at each buffer position (padding: token 0)
-    targets: list[int]         # the target at each position, IGNORE where there is none
-    positions: list[int]       # rotary position of each buffer position
+    layout: str  # "packed" or "varlen"
+    tokens: list[int]  # input token at each buffer position (padding: token 0)
+    targets: list[int]  # the target at each position, IGNORE where there is none
+    positions: list[int]  # rotary position of each buffer position
     sequence_lengths: list[int]  # the attention's sequences: documents, or rows
-    max_seqlen: int            # the static longest sequence the attention is told (max_seq_len)
+    max_seqlen: int  # the static longest sequence the attention is told (max_seq_len)
 
     @property
     def cu_seqlens(self) -> list[int]:
@@ -72,9 +73,14 @@ def layout_batch(scenario: dict, layout: str, vocab: int, seed: int) -> LayoutBa
         raise ValueError(f"layout: expected one of {', '.join(LAYOUTS)}, got {layout!r}")
     source = packed_sources(scenario["packed_rows"], row_len)
     rows = len(source) // row_len
-    return LayoutBatch("packed", [canonical[t] if t >= 0 else 0 for t in source],
-                       [targets[t] if t >= 0 else IGNORE for t in source],
-                       [i for _ in range(rows) for i in range(row_len)], [row_len] * rows, row_len)
+    return LayoutBatch(
+        "packed",
+        [canonical[t] if t >= 0 else 0 for t in source],
+        [targets[t] if t >= 0 else IGNORE for t in source],
+        [i for _ in range(rows) for i in range(row_len)],
+        [row_len] * rows,
+        row_len,
+    )
 
 
 def rank_seed(seed: int, rank: int) -> int:

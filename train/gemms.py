@@ -10,6 +10,7 @@ events around each of --reps calls after --warmup; one row per (product, pass) w
 per_step = how many such products one step runs, so that the sum of median_us x per_step
 prices the step's matrix products at measured speed (printed at the end).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,6 +32,7 @@ from timing import time_calls  # noqa: E402
 def model_linears(torch, shape) -> Counter:
     """(name, in, out) -> count for every nn.Linear of the model, built on the meta device (no memory)."""
     from model import GPT
+
     with torch.device("meta"):
         model = GPT(shape)
     count = Counter()
@@ -42,8 +44,9 @@ def model_linears(torch, shape) -> Counter:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("scenarios", nargs="+")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--attnlab", default=DEFAULT_CLI, help="the attnlab CLI (default: $ATTNLAB_CLI, else attnlab)")
@@ -53,13 +56,20 @@ def main():
     if args.warmup < 0 or args.reps < 1:
         fail("gemms", "--warmup must be at least 0 and --reps at least 1")
     import torch
+
     if not torch.cuda.is_available():
         fail("gemms", "no CUDA GPU visible to PyTorch", 3)
     from model import ModelShape
     from torch_peers import read_environment
+
     env = read_environment(torch)
-    columns = {"gpu": env.gpu, "driver": env.driver, "cuda_version": env.cuda_version, "commit": env.version,
-               "date": env.date}
+    columns = {
+        "gpu": env.gpu,
+        "driver": env.driver,
+        "cuda_version": env.cuda_version,
+        "commit": env.version,
+        "date": env.date,
+    }
     rows = []
     for name in args.scenarios:
         s = scenario_json(args.attnlab, name, "gemms")
@@ -73,17 +83,26 @@ def main():
             x = torch.randn(m, n_in, device="cuda", dtype=torch.bfloat16)
             w = torch.randn(n_out, n_in, device="cuda", dtype=torch.bfloat16)
             dy = torch.randn(m, n_out, device="cuda", dtype=torch.bfloat16)
-            products = [("fwd", x, w.t(), m, n_out, n_in), ("bwd_input", dy, w, m, n_in, n_out),
-                        ("bwd_weight", dy.t(), x, n_out, n_in, m)]
+            products = [
+                ("fwd", x, w.t(), m, n_out, n_in),
+                ("bwd_input", dy, w, m, n_in, n_out),
+                ("bwd_weight", dy.t(), x, n_out, n_in, m),
+            ]
             for pass_, a, b, rows_, cols, inner in products:
-                us = time_calls(torch, lambda: torch.matmul(a, b), args.warmup, args.reps)
+                us = time_calls(torch, lambda a=a, b=b: torch.matmul(a, b), args.warmup, args.reps)
                 rows.append(gemm_row(s["name"], gemm, pass_, rows_, cols, inner, per_step, us, columns))
                 total["fwd" if pass_ == "fwd" else "bwd"] += statistics.median(us) * per_step
-                print(f"{s['name']} {gemm} {pass_} ({rows_} x {inner}) @ ({inner} x {cols}) x{per_step}: "
-                      f"{rows[-1]['median_us']} us, {rows[-1]['tflops']} TFLOP/s", flush=True)
+                print(
+                    f"{s['name']} {gemm} {pass_} ({rows_} x {inner}) @ ({inner} x {cols}) x{per_step}: "
+                    f"{rows[-1]['median_us']} us, {rows[-1]['tflops']} TFLOP/s",
+                    flush=True,
+                )
             del x, w, dy
-        print(f"{s['name']}: matrix products of one step at measured speed: forward {total['fwd'] / 1000:.2f} ms, "
-              f"backward {total['bwd'] / 1000:.2f} ms", flush=True)
+        print(
+            f"{s['name']}: matrix products of one step at measured speed: forward {total['fwd'] / 1000:.2f} ms, "
+            f"backward {total['bwd'] / 1000:.2f} ms",
+            flush=True,
+        )
     append_rows(args.out, GEMM_COLUMNS, rows)
 
 

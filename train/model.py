@@ -6,6 +6,7 @@ batch axis: which tokens attend to which is the attention's business alone (`att
 train/attention.py), so the same model runs packed rows and varlen documents.
 Weights are fp32; the step runs under bf16 autocast (train/README.md says why).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,13 +29,22 @@ class ModelShape:
     layer_windows: tuple[int, ...]  # FlashAttention's left window per layer, -1 = the whole row
 
     @staticmethod
-    def of(scenario: dict) -> "ModelShape":
+    def of(scenario: dict) -> ModelShape:
         """The scenario JSON's [model] table (bench/scenario_json.py)."""
         m = scenario["model"]
         if m is None:
             raise ValueError(f"{scenario['name']}: model: missing; the step needs a [model] table")
-        return ModelShape(m["layers"], m["width"], m["heads"], m["kv_heads"], m["head_dim"], m["mlp_ratio"],
-                          m["vocab"], m["seq_len"], tuple(m["layer_windows"]))
+        return ModelShape(
+            m["layers"],
+            m["width"],
+            m["heads"],
+            m["kv_heads"],
+            m["head_dim"],
+            m["mlp_ratio"],
+            m["vocab"],
+            m["seq_len"],
+            tuple(m["layer_windows"]),
+        )
 
 
 def norm(x: torch.Tensor) -> torch.Tensor:
@@ -108,4 +118,3 @@ class GPT(nn.Module):
             x = block(x, cos, sin, attend)
         logits = self.lm_head(norm(x)).float()
         return F.cross_entropy(logits, targets, ignore_index=ignore_index)
-

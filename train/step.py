@@ -17,6 +17,7 @@ pass = step) and the kernels of each part to --parts-out.
 A backend that cannot run the layout or the model (cuDNN with a window, or on
 varlen documents) prints `SCENARIO LAYOUT BACKEND: unavailable: REASON` and exits 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,9 +53,9 @@ class GradientAllReduce:
             flat = torch.zeros(sum(p.numel() for p in group), dtype=dtype, device=group[0].device)
             offset = 0
             for p in group:
-                p.grad = flat[offset:offset + p.numel()].view_as(p)
+                p.grad = flat[offset : offset + p.numel()].view_as(p)
                 offset += p.numel()
-            self.buckets += [flat[i:i + bucket_elements] for i in range(0, flat.numel(), bucket_elements)]
+            self.buckets += [flat[i : i + bucket_elements] for i in range(0, flat.numel(), bucket_elements)]
 
     def __call__(self):
         dist = self.torch.distributed
@@ -64,18 +65,21 @@ class GradientAllReduce:
 
 def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
     from torch.profiler import ProfilerActivity, profile
+
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(steps):
             step()
         torch.cuda.synchronize()
-    kernels = [(e.name, e.time_range.elapsed_us()) for e in prof.events()
-               if e.device_type == torch.autograd.DeviceType.CUDA]
+    kernels = [
+        (e.name, e.time_range.elapsed_us()) for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+    ]
     return split_into_parts(kernels, steps)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("scenario", help="scenario name or .toml path with a [model] table")
     ap.add_argument("--layout", choices=LAYOUTS, required=True)
     ap.add_argument("--backend", choices=BACKENDS, required=True)
@@ -86,9 +90,13 @@ def main():
     ap.add_argument("--warmup", type=int, default=5, help="untimed steps first (the first one compiles)")
     ap.add_argument("--steps", type=int, default=20, help="timed steps")
     ap.add_argument("--profile-steps", type=int, default=3, help="steps under the profiler (0: no parts)")
-    ap.add_argument("--max-num-docs", type=int, default=0,
-                    help="pad cu_seqlens to this many sequences with empty ones, for one static shape across "
-                         "batches (0: the batch's own count)")
+    ap.add_argument(
+        "--max-num-docs",
+        type=int,
+        default=0,
+        help="pad cu_seqlens to this many sequences with empty ones, for one static shape across "
+        "batches (0: the batch's own count)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lr", type=float, default=3e-4)
     args = ap.parse_args()
@@ -96,6 +104,7 @@ def main():
         fail("step", "--warmup and --steps must be at least 1, --profile-steps at least 0")
 
     import torch
+
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank, local_rank = int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0"))
     if not torch.cuda.is_available():
@@ -129,8 +138,9 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     starts = padded_cu_seqlens(batch.sequence_lengths, args.max_num_docs or len(batch.sequence_lengths))
     cu_seqlens = torch.tensor(starts, dtype=torch.int32, device=device)
     try:
-        attend, kernel = make_attend(args.backend, batch, cu_seqlens, shape.heads, shape.kv_heads,
-                                     set(shape.layer_windows), args.build)
+        attend, kernel = make_attend(
+            args.backend, batch, cu_seqlens, shape.heads, shape.kv_heads, set(shape.layer_windows), args.build
+        )
     except Unavailable as e:
         if rank == 0:
             print(f"{label}: unavailable: {e}", flush=True)
@@ -171,22 +181,52 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         return
     env = read_environment(torch)
     commit = os.environ.get("ATTNLAB_COMMIT", "")
-    row = step_row(s, args.layout, args.backend, world, us, parts, kernel, loss_value,
-                   {"gpu": env.gpu, "driver": env.driver, "cuda_version": env.cuda_version,
-                    "commit": f"{commit} {env.version}".strip(), "date": env.date})
+    row = step_row(
+        s,
+        args.layout,
+        args.backend,
+        world,
+        us,
+        parts,
+        kernel,
+        loss_value,
+        {
+            "gpu": env.gpu,
+            "driver": env.driver,
+            "cuda_version": env.cuda_version,
+            "commit": f"{commit} {env.version}".strip(),
+            "date": env.date,
+        },
+    )
     columns = list(dict.fromkeys(s["results_columns"] + STEP_COLUMNS))
     append_rows(args.out, columns, [row])
-    print(f"{label}: {world} GPU(s), step median {float(row['median_us']) / 1000:.2f} ms "
-          f"(min {float(row['min_us']) / 1000:.2f}, max {float(row['max_us']) / 1000:.2f}) over {len(us)} steps, "
-          f"loss {loss_value:.4f}, peak memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB", flush=True)
+    print(
+        f"{label}: {world} GPU(s), step median {float(row['median_us']) / 1000:.2f} ms "
+        f"(min {float(row['min_us']) / 1000:.2f}, max {float(row['max_us']) / 1000:.2f}) over {len(us)} steps, "
+        f"loss {loss_value:.4f}, peak memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB",
+        flush=True,
+    )
     if parts:
         print("  parts (ms per step): " + ", ".join(f"{p} {v / 1000:.2f}" for p, v in parts.items()), flush=True)
         if args.parts_out:
             source = row["source"]
-            append_rows(args.parts_out, PARTS_COLUMNS,
-                        [{"scenario": s["name"], "implementation": args.layout, "source": source, "gpus": world,
-                          "part": part, "kernel_name": name, "us_per_step": f"{v:.6g}"}
-                         for part, kernels in listed.items() for name, v in kernels])
+            append_rows(
+                args.parts_out,
+                PARTS_COLUMNS,
+                [
+                    {
+                        "scenario": s["name"],
+                        "implementation": args.layout,
+                        "source": source,
+                        "gpus": world,
+                        "part": part,
+                        "kernel_name": name,
+                        "us_per_step": f"{v:.6g}",
+                    }
+                    for part, kernels in listed.items()
+                    for name, v in kernels
+                ],
+            )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ part whose pattern matches its name (case-insensitive), in the order of PARTS; a
 that matches none counts as `other`, and the log names the largest of those so a new
 kernel name can be given its part here.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,11 @@ from collections import defaultdict
 # so that their softmax or GEMM-like names never reach the later parts.
 PARTS = [
     ("communication", r"nccl"),
-    ("attention_bwd", r"flash_bwd|fmha.*(bwd|bprop)|sdpa.*(bwd|bprop)|bprop.*sdpa|"
-                      r"attnlab::.*(backward|row_dot|scaled_copy)"),
+    (
+        "attention_bwd",
+        r"flash_bwd|fmha.*(bwd|bprop)|sdpa.*(bwd|bprop)|bprop.*sdpa|"
+        r"attnlab::.*(backward|row_dot|scaled_copy)",
+    ),
     ("attention_fwd", r"flash_fwd|fmha|sdpa|attnlab::"),
     ("optimizer", r"adam|multi_tensor_apply"),
     ("loss", r"nll_loss|log_softmax|cross_entropy"),

@@ -4,6 +4,7 @@ A step row is a results-schema row (results/README.md) with pass = step, one per
 (scenario, layout, attention backend, GPUs); the columns below follow the schema's
 required ones. train/README.md, "Results", describes every column.
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,29 +23,73 @@ SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torc
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
 STEP_COLUMNS = ["gpus", "loss", *PART_COLUMNS, "step_kernels_us"]
 
-GEMM_COLUMNS = ["scenario", "gpu", "dtype", "gemm", "pass", "m", "n", "k", "per_step", "median_us", "min_us",
-                "max_us", "tflops", "reps", "driver", "cuda_version", "commit", "date"]
+GEMM_COLUMNS = [
+    "scenario",
+    "gpu",
+    "dtype",
+    "gemm",
+    "pass",
+    "m",
+    "n",
+    "k",
+    "per_step",
+    "median_us",
+    "min_us",
+    "max_us",
+    "tflops",
+    "reps",
+    "driver",
+    "cuda_version",
+    "commit",
+    "date",
+]
 
 
 def timing_columns(us: list[float]) -> dict:
     if not us:
         raise ValueError("no timed steps")
-    return {"median_us": f"{statistics.median(us):.6g}", "min_us": f"{min(us):.6g}", "max_us": f"{max(us):.6g}",
-            "reps": len(us)}
+    return {
+        "median_us": f"{statistics.median(us):.6g}",
+        "min_us": f"{min(us):.6g}",
+        "max_us": f"{max(us):.6g}",
+        "reps": len(us),
+    }
 
 
-def step_row(scenario: dict, layout: str, backend: str, gpus: int, step_us: list[float],
-             parts: dict[str, float] | None, kernel: str, loss: float, env: dict) -> dict:
+def step_row(
+    scenario: dict,
+    layout: str,
+    backend: str,
+    gpus: int,
+    step_us: list[float],
+    parts: dict[str, float] | None,
+    kernel: str,
+    loss: float,
+    env: dict,
+) -> dict:
     """`scenario` is the scenario's JSON, `parts` the profiler's µs per step of each part
     (None when the profile did not run), `kernel` the attention kernel where attnlab's ran
     (else empty), `env` the gpu, driver, cuda_version, commit and date columns."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     m = scenario["model"]
-    row = {"scenario": scenario["name"], "implementation": layout, "source": SOURCE_PREFIX + backend,
-           "dtype": "bf16", "heads": m["heads"], "head_dim": m["head_dim"], "causal": "true", "pass": "step",
-           "kv_heads": m["kv_heads"], "tokens": sum(scenario["doc_lengths"]), "kernel": kernel, "gpus": gpus,
-           "loss": f"{loss:.6g}", **timing_columns(step_us), **env}
+    row = {
+        "scenario": scenario["name"],
+        "implementation": layout,
+        "source": SOURCE_PREFIX + backend,
+        "dtype": "bf16",
+        "heads": m["heads"],
+        "head_dim": m["head_dim"],
+        "causal": "true",
+        "pass": "step",
+        "kv_heads": m["kv_heads"],
+        "tokens": sum(scenario["doc_lengths"]),
+        "kernel": kernel,
+        "gpus": gpus,
+        "loss": f"{loss:.6g}",
+        **timing_columns(step_us),
+        **env,
+    }
     if parts is not None:
         for part in PART_NAMES:
             row[f"step_{part}_us"] = f"{parts[part]:.6g}"
@@ -52,13 +97,24 @@ def step_row(scenario: dict, layout: str, backend: str, gpus: int, step_us: list
     return row
 
 
-def gemm_row(scenario: str, gemm: str, pass_: str, m: int, n: int, k: int, per_step: int, us: list[float],
-             env: dict) -> dict:
+def gemm_row(
+    scenario: str, gemm: str, pass_: str, m: int, n: int, k: int, per_step: int, us: list[float], env: dict
+) -> dict:
     """One product (m x k) @ (k x n) timed `len(us)` times; `per_step` is how often the step runs it."""
     median = statistics.median(us)
-    return {"scenario": scenario, "dtype": "bf16", "gemm": gemm, "pass": pass_, "m": m, "n": n, "k": k,
-            "per_step": per_step, "tflops": f"{2 * m * n * k / (median * 1e-6) / 1e12:.6g}",
-            **timing_columns(us), **env}
+    return {
+        "scenario": scenario,
+        "dtype": "bf16",
+        "gemm": gemm,
+        "pass": pass_,
+        "m": m,
+        "n": n,
+        "k": k,
+        "per_step": per_step,
+        "tflops": f"{2 * m * n * k / (median * 1e-6) / 1e12:.6g}",
+        **timing_columns(us),
+        **env,
+    }
 
 
 def append_rows(path: Path, columns: list[str], rows: list[dict]):

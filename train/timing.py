@@ -1,4 +1,5 @@
 """GPU time of repeated calls, as attnlab times its kernels (kernels/: time_on_gpu)."""
+
 from __future__ import annotations
 
 

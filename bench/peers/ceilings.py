@@ -11,6 +11,7 @@ bench/results_table.py's floors table.
 
 usage: ceilings.py [--size 8192] [--copy-gib 2] [--reps 30]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,10 +43,14 @@ def main():
 
     gpu = torch.cuda.get_device_name()
     date = datetime.date.today().isoformat()
-    print(f"[gemm_bf16]\ntflops = {tflops:.1f}\nwhat = \"one bf16 matrix product, {n} x {n} times {n} x {n}\"\n"
-          f"gpu = \"{gpu}\"\ndate = \"{date}\"\n")
-    print(f"[copy]\ntbps = {tbps:.3f}\nwhat = \"a device-to-device copy of {args.copy_gib:g} GiB, bytes read plus "
-          f"bytes written\"\ngpu = \"{gpu}\"\ndate = \"{date}\"")
+    print(
+        f'[gemm_bf16]\ntflops = {tflops:.1f}\nwhat = "one bf16 matrix product, {n} x {n} times {n} x {n}"\n'
+        f'gpu = "{gpu}"\ndate = "{date}"\n'
+    )
+    print(
+        f'[copy]\ntbps = {tbps:.3f}\nwhat = "a device-to-device copy of {args.copy_gib:g} GiB, bytes read plus '
+        f'bytes written"\ngpu = "{gpu}"\ndate = "{date}"'
+    )
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ calls that cycle through input sets spanning several times the L2 cache, so no c
 finds its inputs left in L2 by the one before. Error: relative L2 against fp32
 attention of the same layout (packed keeps its bleed: that is what packed computes).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,22 +56,32 @@ import tempfile
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scenario_json import DEFAULT_CLI, scenario_json  # noqa: E402  (bench/scenario_json.py)
 
-L2_BYTES = 50 * 1024 * 1024     # H100
-ROTATION_BYTES = 4 * L2_BYTES   # the input sets together span at least this much
+L2_BYTES = 50 * 1024 * 1024  # H100
+ROTATION_BYTES = 4 * L2_BYTES  # the input sets together span at least this much
 MAX_INPUT_SETS = 8
 MIN_REPS = 5
 
-ALL_PEERS = ["torch-varlen_attn", "torch-varlen_attn-kv-expanded", "torch-flex-document-mask",
-             "torch-sdpa-flash-padded", "torch-sdpa-cudnn-padded", "torch-sdpa-efficient-padded",
-             "torch-sdpa-flash-packed", "torch-sdpa-cudnn-packed", "torch-sdpa-efficient-packed",
-             "torch-eager-padded", "torch-varlen_attn-packed", "torch-flex-packed"]
+ALL_PEERS = [
+    "torch-varlen_attn",
+    "torch-varlen_attn-kv-expanded",
+    "torch-flex-document-mask",
+    "torch-sdpa-flash-padded",
+    "torch-sdpa-cudnn-padded",
+    "torch-sdpa-efficient-padded",
+    "torch-sdpa-flash-packed",
+    "torch-sdpa-cudnn-packed",
+    "torch-sdpa-efficient-packed",
+    "torch-eager-padded",
+    "torch-varlen_attn-packed",
+    "torch-flex-packed",
+]
 WINDOW_ONLY_PEERS = {"torch-varlen_attn-packed", "torch-flex-packed"}  # default peers only when windowed
 BWD_FLOPS_PER_FWD = 2.5  # FlashAttention's convention: backward useful FLOPs = 2.5 x the forward's
 
@@ -81,6 +92,7 @@ def fail(message: str, code: int = 2):
 
 
 # ---------------------------------------------------------------- the scenario
+
 
 @dataclass
 class Scenario:
@@ -94,9 +106,9 @@ class Scenario:
     padded_length: int
     doc_lengths: list[int]
     packed_rows: list[list[list[int]]]  # per packed row: runs of [canonical start, count]
-    scores_useful: dict[str, int]       # per attnlab implementation, all heads (the cost model's)
+    scores_useful: dict[str, int]  # per attnlab implementation, all heads (the cost model's)
     columns: list[str]
-    window_left: int = -1   # FlashAttention's window_size; -1 = unbounded
+    window_left: int = -1  # FlashAttention's window_size; -1 = unbounded
     window_right: int = -1
 
     @property
@@ -137,9 +149,22 @@ class Scenario:
 
 def resolve_scenario(attnlab: str, scenario: str) -> Scenario:
     j = scenario_json(attnlab, scenario, "torch_peers")
-    return Scenario(j["name"], j["heads"], j["kv_heads"], j["head_dim"], j["dtype"], j["causal"], j["row_len"],
-                    j["padded_length"], j["doc_lengths"], j["packed_rows"], j["scores_useful"], j["results_columns"],
-                    j.get("window_left", -1), j.get("window_right", -1))
+    return Scenario(
+        j["name"],
+        j["heads"],
+        j["kv_heads"],
+        j["head_dim"],
+        j["dtype"],
+        j["causal"],
+        j["row_len"],
+        j["padded_length"],
+        j["doc_lengths"],
+        j["packed_rows"],
+        j["scores_useful"],
+        j["results_columns"],
+        j.get("window_left", -1),
+        j.get("window_right", -1),
+    )
 
 
 @dataclass
@@ -154,15 +179,18 @@ class Environment:
 def read_environment(torch) -> Environment:
     driver = ""
     if shutil.which("nvidia-smi"):
-        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                           capture_output=True, text=True)
+        q = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True
+        )
         driver = q.stdout.strip().splitlines()[0] if q.returncode == 0 and q.stdout.strip() else ""
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return Environment(torch.cuda.get_device_name(), driver, torch.version.cuda or "", f"torch {torch.__version__}",
-                       date)
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return Environment(
+        torch.cuda.get_device_name(), driver, torch.version.cuda or "", f"torch {torch.__version__}", date
+    )
 
 
 # ---------------------------------------------------------------- inputs in each layout
+
 
 class Inputs:
     """Random Q, K, V in canonical order (documents concatenated: the varlen buffer),
@@ -185,8 +213,10 @@ class Inputs:
         for n in s.doc_lengths:
             self.starts.append(self.starts[-1] + n)
         self.cu_seqlens = torch.tensor(self.starts, dtype=torch.int32, device="cuda")
-        self.doc_id = torch.repeat_interleave(torch.arange(len(s.doc_lengths), dtype=torch.int32, device="cuda"),
-                                              torch.tensor(s.doc_lengths, device="cuda"))
+        self.doc_id = torch.repeat_interleave(
+            torch.arange(len(s.doc_lengths), dtype=torch.int32, device="cuda"),
+            torch.tensor(s.doc_lengths, device="cuda"),
+        )
         padded = torch.full((len(s.doc_lengths), s.padded_length), -1, dtype=torch.int64)
         for d, n in enumerate(s.doc_lengths):
             padded[d, :n] = torch.arange(self.starts[d], self.starts[d] + n)
@@ -194,11 +224,13 @@ class Inputs:
         for r, runs in enumerate(s.packed_rows):
             pos = 0
             for start, count in runs:
-                packed[r, pos:pos + count] = torch.arange(start, start + count)
+                packed[r, pos : pos + count] = torch.arange(start, start + count)
                 pos += count
         self.source = {"padded": padded.cuda(), "packed": packed.cuda()}
-        self.row_lengths = {"padded": list(s.doc_lengths),
-                            "packed": [sum(c for _, c in runs) for runs in s.packed_rows]}
+        self.row_lengths = {
+            "padded": list(s.doc_lengths),
+            "packed": [sum(c for _, c in runs) for runs in s.packed_rows],
+        }
         self._references = {}
 
     def gathered(self, layout: str, x):
@@ -209,7 +241,7 @@ class Inputs:
 
     def document_rows(self, x):
         """Canonical (tokens, heads, dim) -> one (heads, length, dim) view per document."""
-        return [x[a:a + n].transpose(0, 1) for a, n in zip(self.starts, self.s.doc_lengths)]
+        return [x[a : a + n].transpose(0, 1) for a, n in zip(self.starts, self.s.doc_lengths)]
 
     def reference(self, layout: str):
         """fp32 attention of input set 0, one (heads, length, dim) tensor per row of the layout:
@@ -221,8 +253,9 @@ class Inputs:
                 rows = zip(*(self.document_rows(x) for x in (q, k, v)))
             else:
                 g = [self.gathered("packed", x) for x in (q, k, v)]
-                rows = ((g[0][r, :, :n], g[1][r, :, :n], g[2][r, :, :n])
-                        for r, n in enumerate(self.row_lengths["packed"]))
+                rows = (
+                    (g[0][r, :, :n], g[1][r, :, :n], g[2][r, :, :n]) for r, n in enumerate(self.row_lengths["packed"])
+                )
             self._references[key] = fp32_attention(self.torch, rows, self.s)
         return self._references[key]
 
@@ -239,17 +272,22 @@ def fp32_attention(torch, rows, s: Scenario):
     takes fp32 and never holds a length² matrix, as math would for a long document
     (a window needs an explicit length² boolean mask, which SDPA cannot join with is_causal)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
+
     outs = []
     with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
         for q, k, v in rows:
             q, k, v = (x.float().unsqueeze(0) for x in (q, k, v))
             masked = {"attn_mask": s.keep_mask(torch, q.shape[2])} if s.windowed else {"is_causal": s.causal}
-            outs.append(torch.nn.functional.scaled_dot_product_attention(
-                q, k, v, enable_gqa=k.shape[1] != q.shape[1], **masked)[0])
+            outs.append(
+                torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, enable_gqa=k.shape[1] != q.shape[1], **masked
+                )[0]
+            )
     return outs
 
 
 # ---------------------------------------------------------------- peers
+
 
 class Unavailable(Exception):
     """The peer cannot run here; the message says why."""
@@ -276,12 +314,12 @@ def context_alive(torch) -> bool:
 @dataclass
 class Peer:
     name: str
-    implementation: str                 # the attnlab run it stands beside
-    layout: str                         # whose reference it is checked against
-    args: Callable[[int], tuple]        # input set index -> arguments of call
-    call: Callable[[tuple], object]     # the timed region
-    rows: Callable[[object], list]      # output -> one (heads, length, dim) tensor per layout row
-    score_bytes: int = 0                # bytes of S and P one call holds in memory (eager only)
+    implementation: str  # the attnlab run it stands beside
+    layout: str  # whose reference it is checked against
+    args: Callable[[int], tuple]  # input set index -> arguments of call
+    call: Callable[[tuple], object]  # the timed region
+    rows: Callable[[object], list]  # output -> one (heads, length, dim) tensor per layout row
+    score_bytes: int = 0  # bytes of S and P one call holds in memory (eager only)
 
 
 def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> Peer:
@@ -297,9 +335,14 @@ def varlen_attn_peer(torch, s: Scenario, x: Inputs, expand_kv: bool = False) -> 
         q, k, v = x.sets[i]
         return (q, k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)) if expand_kv else (q, k, v)
 
-    return Peer("torch-varlen_attn-kv-expanded" if expand_kv else "torch-varlen_attn", "varlen", "varlen", args,
-                lambda a: varlen_attn(a[0], a[1], a[2], x.cu_seqlens, x.cu_seqlens, longest, longest, **kwargs),
-                x.document_rows)
+    return Peer(
+        "torch-varlen_attn-kv-expanded" if expand_kv else "torch-varlen_attn",
+        "varlen",
+        "varlen",
+        args,
+        lambda a: varlen_attn(a[0], a[1], a[2], x.cu_seqlens, x.cu_seqlens, longest, longest, **kwargs),
+        x.document_rows,
+    )
 
 
 def varlen_attn_with_mask(s: Scenario, enable_gqa: bool):
@@ -307,7 +350,7 @@ def varlen_attn_with_mask(s: Scenario, enable_gqa: bool):
     try:
         from torch.nn.attention.varlen import varlen_attn
     except ImportError as e:
-        raise Unavailable(f"torch.nn.attention.varlen.varlen_attn is not importable: {e}")
+        raise Unavailable(f"torch.nn.attention.varlen.varlen_attn is not importable: {e}") from e
     params = inspect.signature(varlen_attn).parameters
     kwargs = {}
     if s.windowed:
@@ -340,10 +383,14 @@ def varlen_attn_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
         starts.append(starts[-1] + n)
     cu_rows = torch.tensor(starts, dtype=torch.int32, device="cuda")
     longest = max(lengths)
-    return Peer("torch-varlen_attn-packed", "packed", "packed",
-                lambda i: tuple(t.index_select(0, tokens) for t in x.sets[i]),
-                lambda a: varlen_attn(a[0], a[1], a[2], cu_rows, cu_rows, longest, longest, **kwargs),
-                lambda out: [out[a:a + n].transpose(0, 1) for a, n in zip(starts, lengths)])
+    return Peer(
+        "torch-varlen_attn-packed",
+        "packed",
+        "packed",
+        lambda i: tuple(t.index_select(0, tokens) for t in x.sets[i]),
+        lambda a: varlen_attn(a[0], a[1], a[2], cu_rows, cu_rows, longest, longest, **kwargs),
+        lambda out: [out[a : a + n].transpose(0, 1) for a, n in zip(starts, lengths)],
+    )
 
 
 def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
@@ -352,7 +399,7 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
     try:
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     except ImportError as e:
-        raise Unavailable(f"FlexAttention is not importable: {e}")
+        raise Unavailable(f"FlexAttention is not importable: {e}") from e
     doc = x.doc_id
 
     def document_mask(batch, head, q, kv):
@@ -364,10 +411,14 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
     mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda")
     compiled = torch.compile(flex_attention, dynamic=False)
     gqa = s.kv_heads != s.heads
-    return Peer("torch-flex-document-mask", "varlen", "varlen",
-                lambda i: tuple(t.unsqueeze(0).transpose(1, 2) for t in x.sets[i]),  # (1, heads, tokens, dim)
-                lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
-                lambda out: [out[0, :, a:a + n] for a, n in zip(x.starts, s.doc_lengths)])
+    return Peer(
+        "torch-flex-document-mask",
+        "varlen",
+        "varlen",
+        lambda i: tuple(t.unsqueeze(0).transpose(1, 2) for t in x.sets[i]),  # (1, heads, tokens, dim)
+        lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+        lambda out: [out[0, :, a : a + n] for a, n in zip(x.starts, s.doc_lengths)],
+    )
 
 
 def window_mod(s: Scenario, q, kv):
@@ -386,7 +437,7 @@ def flex_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
     try:
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     except ImportError as e:
-        raise Unavailable(f"FlexAttention is not importable: {e}")
+        raise Unavailable(f"FlexAttention is not importable: {e}") from e
     lengths = x.row_lengths["packed"]
     extent = x.source["packed"].shape[1]
     row_length = torch.tensor(lengths, dtype=torch.int64, device="cuda")
@@ -397,16 +448,24 @@ def flex_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
     mask = create_block_mask(packed_mask, len(lengths), None, extent, extent, device="cuda")
     compiled = torch.compile(flex_attention, dynamic=False)
     gqa = s.kv_heads != s.heads
-    return Peer("torch-flex-packed", "packed", "packed",
-                lambda i: tuple(x.gathered("packed", t) for t in x.sets[i]),
-                lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
-                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+    return Peer(
+        "torch-flex-packed",
+        "packed",
+        "packed",
+        lambda i: tuple(x.gathered("packed", t) for t in x.sets[i]),
+        lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+        lambda out: [out[r, :, :n] for r, n in enumerate(lengths)],
+    )
 
 
 def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    chosen = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
-              "efficient": SDPBackend.EFFICIENT_ATTENTION}[backend]
+
+    chosen = {
+        "flash": SDPBackend.FLASH_ATTENTION,
+        "cudnn": SDPBackend.CUDNN_ATTENTION,
+        "efficient": SDPBackend.EFFICIENT_ATTENTION,
+    }[backend]
     src, lengths = x.source[layout], x.row_lengths[layout]
     # Causal rows need no mask: pad keys sit after every valid query. Without the causal
     # rule, ragged rows need a key-padding mask (which the flash backend refuses).
@@ -419,8 +478,9 @@ def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
         extent = src.shape[1]
         free, _ = torch.cuda.mem_get_info()
         if 3 * len(lengths) * extent * extent > 0.5 * free:  # the mask, and the 2-byte bias made from it
-            raise Unavailable(f"a ({len(lengths)}, {extent}, {extent}) window mask does not fit in "
-                              f"{free / 2**30:.1f} GiB free")
+            raise Unavailable(
+                f"a ({len(lengths)}, {extent}, {extent}) window mask does not fit in {free / 2**30:.1f} GiB free"
+            )
         window = s.keep_mask(torch, extent)[None, None]
         mask = window & mask if mask is not None else window.expand(len(lengths), 1, extent, extent)
         is_causal = False
@@ -428,12 +488,18 @@ def sdpa_peer(torch, s: Scenario, x: Inputs, backend: str, layout: str) -> Peer:
 
     def call(a):
         with sdpa_kernel([chosen]):
-            return torch.nn.functional.scaled_dot_product_attention(a[0], a[1], a[2], attn_mask=mask,
-                                                                    is_causal=is_causal, enable_gqa=gqa)
+            return torch.nn.functional.scaled_dot_product_attention(
+                a[0], a[1], a[2], attn_mask=mask, is_causal=is_causal, enable_gqa=gqa
+            )
 
-    return Peer(f"torch-sdpa-{backend}-{layout}", layout, layout,
-                lambda i: tuple(x.gathered(layout, t) for t in x.sets[i]), call,
-                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)])
+    return Peer(
+        f"torch-sdpa-{backend}-{layout}",
+        layout,
+        layout,
+        lambda i: tuple(x.gathered(layout, t) for t in x.sets[i]),
+        call,
+        lambda out: [out[r, :, :n] for r, n in enumerate(lengths)],
+    )
 
 
 def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
@@ -462,25 +528,34 @@ def eager_peer(torch, s: Scenario, x: Inputs) -> Peer:
         return torch.matmul(torch.softmax(scores, dim=-1), v)
 
     lengths = x.row_lengths["padded"]
-    return Peer("torch-eager-padded", "naive", "padded",
-                lambda i: tuple(x.gathered("padded", t) for t in x.sets[i]), call,
-                lambda out: [out[r, :, :n] for r, n in enumerate(lengths)], score_bytes=need)
+    return Peer(
+        "torch-eager-padded",
+        "naive",
+        "padded",
+        lambda i: tuple(x.gathered("padded", t) for t in x.sets[i]),
+        call,
+        lambda out: [out[r, :, :n] for r, n in enumerate(lengths)],
+        score_bytes=need,
+    )
 
 
 def peer_makers(torch, s: Scenario, x: Inputs) -> dict[str, Callable[[], Peer]]:
-    makers = {"torch-varlen_attn": lambda: varlen_attn_peer(torch, s, x),
-              "torch-varlen_attn-kv-expanded": lambda: varlen_attn_peer(torch, s, x, expand_kv=True),
-              "torch-flex-document-mask": lambda: flex_peer(torch, s, x),
-              "torch-eager-padded": lambda: eager_peer(torch, s, x),
-              "torch-varlen_attn-packed": lambda: varlen_attn_packed_peer(torch, s, x),
-              "torch-flex-packed": lambda: flex_packed_peer(torch, s, x)}
+    makers = {
+        "torch-varlen_attn": lambda: varlen_attn_peer(torch, s, x),
+        "torch-varlen_attn-kv-expanded": lambda: varlen_attn_peer(torch, s, x, expand_kv=True),
+        "torch-flex-document-mask": lambda: flex_peer(torch, s, x),
+        "torch-eager-padded": lambda: eager_peer(torch, s, x),
+        "torch-varlen_attn-packed": lambda: varlen_attn_packed_peer(torch, s, x),
+        "torch-flex-packed": lambda: flex_packed_peer(torch, s, x),
+    }
     for backend in ("flash", "cudnn", "efficient"):
         for layout in ("padded", "packed"):
-            makers[f"torch-sdpa-{backend}-{layout}"] = lambda b=backend, l=layout: sdpa_peer(torch, s, x, b, l)
+            makers[f"torch-sdpa-{backend}-{layout}"] = lambda b=backend, lay=layout: sdpa_peer(torch, s, x, b, lay)
     return makers
 
 
 # ---------------------------------------------------------------- timing
+
 
 def first_call(torch, call: Callable[[], object]):
     """Runs a peer's call once (compiling it, where it compiles); a refusal becomes Unavailable."""
@@ -493,7 +568,7 @@ def first_call(torch, call: Callable[[], object]):
         except (RuntimeError, NotImplementedError, ValueError, TypeError) as e:
             reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             why = refusal_reasons(str(w.message) for w in caught)
-            raise Unavailable(reason + (f" ({'; '.join(why)})" if why else ""))
+            raise Unavailable(reason + (f" ({'; '.join(why)})" if why else "")) from e
 
 
 def refusal_reasons(messages) -> list[str]:
@@ -526,8 +601,10 @@ def time_backward(torch, peer: Peer, x: Inputs, warmup: int, reps: int, budget_s
         free, _ = torch.cuda.mem_get_info()
         need = peer.score_bytes * (sets + 2)
         if need > 0.8 * free:
-            raise Unavailable(f"backward: S and P of {sets} input sets and their gradients need "
-                              f"{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free")
+            raise Unavailable(
+                f"backward: S and P of {sets} input sets and their gradients need "
+                f"{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB free"
+            )
     leaves = [tuple(t.detach().requires_grad_() for t in peer.args(i)) for i in range(sets)]
     outs = [first_call(torch, lambda a=a: peer.call(a)) for a in leaves]
     grad_outs = [torch.randn_like(o) for o in outs]
@@ -568,6 +645,7 @@ def timed(torch, call: Callable[[int], object], warmup: int, reps: int, budget_s
 
 # ---------------------------------------------------------------- output
 
+
 def write_csv(path: Path, columns: list[str], rows: list[dict]):
     for r in rows:
         unknown = set(r) - set(columns)
@@ -588,8 +666,11 @@ def write_csv(path: Path, columns: list[str], rows: list[dict]):
 
 def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -> list[dict]:
     x = Inputs(torch, s, args.seed)
-    print(f"# {s.name}: {len(s.doc_lengths)} documents, {s.tokens} tokens, {s.heads} heads, d={s.head_dim}, "
-          f"{s.dtype}, {'causal' if s.causal else 'non-causal'}, {len(x.sets)} input sets", flush=True)
+    print(
+        f"# {s.name}: {len(s.doc_lengths)} documents, {s.tokens} tokens, {s.heads} heads, d={s.head_dim}, "
+        f"{s.dtype}, {'causal' if s.causal else 'non-causal'}, {len(x.sets)} input sets",
+        flush=True,
+    )
     makers, rows = peer_makers(torch, s, x), []
     if names is None:  # the default: every peer that fits the scenario
         names = [n for n in ALL_PEERS if s.windowed or n not in WINDOW_ONLY_PEERS]
@@ -611,8 +692,10 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
                 continue
             except Exception as e:  # one broken peer must not lose the others' rows
                 traceback.print_exc()
-                print(f"{s.name} {label}: unavailable: {type(e).__name__}: "
-                      f"{str(e).splitlines()[0] if str(e) else ''}", flush=True)
+                print(
+                    f"{s.name} {label}: unavailable: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
+                    flush=True,
+                )
                 if not context_alive(torch):
                     raise ContextLost(f"{s.name} {label}", rows) from e
                 continue
@@ -622,39 +705,78 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
             flops = s.useful_flops(peer.implementation) * (1 if pass_ == "fwd" else BWD_FLOPS_PER_FWD)
             tflops = flops / (median * 1e-6) / 1e12
             error = f", rel L2 error {err:.2e}" if pass_ == "fwd" else ""
-            print(f"{s.name} {label}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
-                  f"{tflops:.1f} useful TFLOP/s{error}, {reps} reps ({time.monotonic() - began:.0f} s)", flush=True)
-            rows.append({
-                "scenario": s.name, "implementation": peer.implementation, "source": name, "gpu": env.gpu,
-                "dtype": s.dtype, "heads": s.heads, "head_dim": s.head_dim, "causal": "true" if s.causal else "false",
-                "pass": pass_, "median_us": f"{median:.6g}", "min_us": f"{lo:.6g}", "max_us": f"{hi:.6g}",
-                "useful_tflops": f"{tflops:.6g}", "scores_useful": s.scores_useful[peer.implementation],
-                "rel_l2_error": f"{err:.6g}" if pass_ == "fwd" else "",
-                "kv_heads": s.kv_heads, "tokens": s.tokens, "reps": reps, "driver": env.driver,
-                "cuda_version": env.cuda_version, "commit": env.version, "date": env.date,
-            })
+            print(
+                f"{s.name} {label}: median {median:.1f} us (min {lo:.1f}, max {hi:.1f}), "
+                f"{tflops:.1f} useful TFLOP/s{error}, {reps} reps ({time.monotonic() - began:.0f} s)",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "scenario": s.name,
+                    "implementation": peer.implementation,
+                    "source": name,
+                    "gpu": env.gpu,
+                    "dtype": s.dtype,
+                    "heads": s.heads,
+                    "head_dim": s.head_dim,
+                    "causal": "true" if s.causal else "false",
+                    "pass": pass_,
+                    "median_us": f"{median:.6g}",
+                    "min_us": f"{lo:.6g}",
+                    "max_us": f"{hi:.6g}",
+                    "useful_tflops": f"{tflops:.6g}",
+                    "scores_useful": s.scores_useful[peer.implementation],
+                    "rel_l2_error": f"{err:.6g}" if pass_ == "fwd" else "",
+                    "kv_heads": s.kv_heads,
+                    "tokens": s.tokens,
+                    "reps": reps,
+                    "driver": env.driver,
+                    "cuda_version": env.cuda_version,
+                    "commit": env.version,
+                    "date": env.date,
+                }
+            )
     return rows
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     ap.add_argument("scenarios", nargs="+", help="scenario names or paths, as attnlab takes them")
     ap.add_argument("--out", required=True, type=Path, help="results CSV to write")
-    ap.add_argument("--attnlab", default=DEFAULT_CLI,
-                    help="the attnlab CLI, for `attnlab model SCENARIO --format json` "
-                         "(default: $ATTNLAB_CLI, else attnlab on PATH)")
-    ap.add_argument("--peers", help="comma-separated subset of: " + ", ".join(ALL_PEERS) +
-                    " (default: all; " + ", ".join(sorted(WINDOW_ONLY_PEERS)) + " only in sliding-window scenarios)")
-    ap.add_argument("--pass", dest="pass_", choices=["fwd", "bwd", "both"], default="fwd",
-                    help="time the forward, the backward alone, or both (default: fwd)")
+    ap.add_argument(
+        "--attnlab",
+        default=DEFAULT_CLI,
+        help="the attnlab CLI, for `attnlab model SCENARIO --format json` "
+        "(default: $ATTNLAB_CLI, else attnlab on PATH)",
+    )
+    ap.add_argument(
+        "--peers",
+        help="comma-separated subset of: "
+        + ", ".join(ALL_PEERS)
+        + " (default: all; "
+        + ", ".join(sorted(WINDOW_ONLY_PEERS))
+        + " only in sliding-window scenarios)",
+    )
+    ap.add_argument(
+        "--pass",
+        dest="pass_",
+        choices=["fwd", "bwd", "both"],
+        default="fwd",
+        help="time the forward, the backward alone, or both (default: fwd)",
+    )
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--dtypes", help="comma-separated bf16, fp16 (default: each scenario's own)")
     ap.add_argument("--head-dims", help="comma-separated head dims (default: each scenario's own)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--budget", type=float, default=3.0,
-                    help="seconds of timed calls per peer; slower peers get fewer reps (at least %d)" % MIN_REPS)
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=3.0,
+        help=f"seconds of timed calls per peer; slower peers get fewer reps (at least {MIN_REPS})",
+    )
     args = ap.parse_args()
     if args.reps < 1 or args.warmup < 0:
         fail("--reps must be at least 1 and --warmup at least 0")
@@ -673,23 +795,29 @@ def main():
         fail("PyTorch is not installed here; the peers need it", 3)
     if not torch.cuda.is_available():
         fail("no CUDA GPU visible to PyTorch", 3)
-    scenarios = [dataclasses.replace(s, dtype=dtype, head_dim=dim)
-                 for s in (resolve_scenario(args.attnlab, name) for name in args.scenarios)
-                 for dtype in (args.dtypes.split(",") if args.dtypes else [s.dtype])
-                 for dim in ([int(d) for d in args.head_dims.split(",")] if args.head_dims else [s.head_dim])]
+    scenarios = [
+        dataclasses.replace(s, dtype=dtype, head_dim=dim)
+        for s in (resolve_scenario(args.attnlab, name) for name in args.scenarios)
+        for dtype in (args.dtypes.split(",") if args.dtypes else [s.dtype])
+        for dim in ([int(d) for d in args.head_dims.split(",")] if args.head_dims else [s.head_dim])
+    ]
     env = read_environment(torch)
     print(f"# {env.gpu}, driver {env.driver}, CUDA {env.cuda_version}, {env.version}", flush=True)
     rows = []
-    for i, s in enumerate(scenarios):  # the file is rewritten after each scenario: a run cut short keeps what it measured
+    # The file is rewritten after each scenario: a run cut short keeps what it measured.
+    for i, s in enumerate(scenarios):
         try:
             rows += run_scenario(torch, s, env, names, args)
         except ContextLost as e:
             rows += e.rows
             write_csv(args.out, scenarios[0].columns, rows)
             rest = [x.name for x in scenarios[i:]]
-            print(f"# wrote {len(rows)} rows to {args.out}; stopped: {e} left the CUDA context unusable, so "
-                  f"the rest of {s.name} and the scenarios after it did not run (run them in a new process): "
-                  f"{' '.join(rest)}", flush=True)
+            print(
+                f"# wrote {len(rows)} rows to {args.out}; stopped: {e} left the CUDA context unusable, so "
+                f"the rest of {s.name} and the scenarios after it did not run (run them in a new process): "
+                f"{' '.join(rest)}",
+                flush=True,
+            )
             sys.exit(1)
         write_csv(args.out, scenarios[0].columns, rows)
         torch.cuda.empty_cache()

@@ -1,4 +1,5 @@
 """Puts the Python folders the training step uses on sys.path (train/, bench/, bench/peers/)."""
+
 import sys
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """train/step_parts.py: a step's GPU time split into parts by kernel name, without torch."""
+
 import unittest
 
 import paths  # noqa: F401  (sys.path)
@@ -6,27 +7,45 @@ from step_parts import PART_NAMES, part_of, split_into_parts
 
 # Kernel names as the profiler reports them, each with the part it belongs to.
 NAMED = [
-    ("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
-     "cutlass::bfloat16_t>, false, true>(pytorch_flash::Flash_fwd_params)", "attention_fwd"),
-    ("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, "
-     "4, 2, false, false, cutlass::bfloat16_t>>(pytorch_flash::Flash_bwd_params)", "attention_bwd"),
-    ("void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<128>>(Flash_bwd_params)",
-     "attention_bwd"),
+    (
+        "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+        "cutlass::bfloat16_t>, false, true>(pytorch_flash::Flash_fwd_params)",
+        "attention_fwd",
+    ),
+    (
+        "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, "
+        "4, 2, false, false, cutlass::bfloat16_t>>(pytorch_flash::Flash_bwd_params)",
+        "attention_bwd",
+    ),
+    (
+        "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, Flash_bwd_kernel_traits<128>>(Flash_bwd_params)",
+        "attention_bwd",
+    ),
     ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0", "attention_fwd"),
     ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_4_64x128x128_4x1x1_kernel0_0", "attention_bwd"),
     ("void attnlab::hopper::forward<__nv_bfloat16, 128, 5u>(attnlab::hopper::Params, int)", "attention_fwd"),
     ("void attnlab::hopper::backward<__nv_bfloat16, 128>(attnlab::flash::BackwardParams)", "attention_bwd"),
-    ("void attnlab::(anonymous namespace)::row_dot<__nv_bfloat16>(__nv_bfloat16 const*, __nv_bfloat16 const*, "
-     "long, int, float*, float*)", "attention_bwd"),
-    ("void attnlab::(anonymous namespace)::scaled_copy<__nv_bfloat16>(float const*, __nv_bfloat16*, long, float)",
-     "attention_bwd"),
+    (
+        "void attnlab::(anonymous namespace)::row_dot<__nv_bfloat16>(__nv_bfloat16 const*, __nv_bfloat16 const*, "
+        "long, int, float*, float*)",
+        "attention_bwd",
+    ),
+    (
+        "void attnlab::(anonymous namespace)::scaled_copy<__nv_bfloat16>(float const*, __nv_bfloat16*, long, float)",
+        "attention_bwd",
+    ),
     ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "communication"),
-    ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
-     "FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>>", "optimizer"),
+    (
+        "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+        "FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>>",
+        "optimizer",
+    ),
     ("triton_red_fused__log_softmax__to_copy_nll_loss_forward_0", "loss"),
     ("nvjet_tst_256x128_64x4_2x1_v_bz_coopA_TNT", "gemm"),
-    ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel",
-     "gemm"),
+    (
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel",
+        "gemm",
+    ),
     ("triton_poi_fused__to_copy_add_mean_mul_pow_rsqrt_1", "elementwise"),
     ("void at::native::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>", "elementwise"),
     ("Memset (Device)", "other"),

@@ -1,4 +1,5 @@
 """train/step_rows.py: the step's and the GEMMs' results rows, without torch."""
+
 import csv
 import os
 import tempfile
@@ -10,8 +11,13 @@ from scenario_json import scenario_json
 from step_parts import PART_NAMES
 from step_rows import GEMM_COLUMNS, PART_COLUMNS, STEP_COLUMNS, append_rows, gemm_row, step_row
 
-ENV = {"gpu": "a GPU", "driver": "1.0", "cuda_version": "13.0", "commit": "abc torch 2.11",
-       "date": "2026-11-25T00:00:00Z"}
+ENV = {
+    "gpu": "a GPU",
+    "driver": "1.0",
+    "cuda_version": "13.0",
+    "commit": "abc torch 2.11",
+    "date": "2026-11-25T00:00:00Z",
+}
 
 
 def scenario():

@@ -1,4 +1,5 @@
 """train/batch.py: the micro-batch as packed rows and as varlen documents, without torch."""
+
 import os
 import unittest
 
@@ -8,8 +9,7 @@ from scenario_json import cu_seqlens, packed_sources, scenario_json
 
 # Three documents of 3, 2 and 4 tokens concatenated into rows of 4 (the last row padded),
 # as `attnlab model --format json` writes the runs of each packed row.
-SMALL = {"name": "small", "doc_lengths": [3, 2, 4], "row_len": 4,
-         "packed_rows": [[[0, 4]], [[4, 4]], [[8, 1]]]}
+SMALL = {"name": "small", "doc_lengths": [3, 2, 4], "row_len": 4, "packed_rows": [[[0, 4]], [[4, 4]], [[8, 1]]]}
 
 
 def pairs(b):
@@ -80,8 +80,10 @@ class ShippedScenarios(unittest.TestCase):
             with self.subTest(name):
                 m = self.scenario(name)["model"]
                 pattern, last = m["window_pattern"], m["layers"] - 1
-                expected = [m["short_window"] if pattern[i % len(pattern)] == "S" and i != last else -1
-                            for i in range(m["layers"])]
+                expected = [
+                    m["short_window"] if pattern[i % len(pattern)] == "S" and i != last else -1
+                    for i in range(m["layers"])
+                ]
                 self.assertEqual(m["layer_windows"], expected)
                 self.assertEqual(m["layer_windows"][last], -1)
 

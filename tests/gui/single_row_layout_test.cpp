@@ -8,10 +8,8 @@
 namespace attnlab::gui {
 namespace {
 
-TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
-  Scenario s;
-  s.doc_lengths = {5, 40, 20, 3, 70};
-  s.row_len = 48;
+// Each layout of a scenario, with and without a sliding window narrower than its rows.
+void expect_rows_kept(const Scenario& s) {
   const TileShape tile{16, 16};
   for (const Layout& layout : {s.padded_layout(), s.packed_layout(), s.varlen_layout()}) {
     const LayoutView v = layout.view();
@@ -32,6 +30,21 @@ TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
       }
     }
   }
+}
+
+TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
+  Scenario s;
+  s.doc_lengths = {5, 40, 20, 3, 70};
+  s.row_len = 48;
+  expect_rows_kept(s);
+}
+
+TEST(SingleRowLayout, KeepsTheSlidingWindow) {
+  Scenario s;
+  s.doc_lengths = {5, 40, 20, 3, 70};
+  s.row_len = 48;
+  s.window = {12, -1};
+  expect_rows_kept(s);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ struct MaskViewport {
 struct MaskPlacement {
   float x = 0, y = 0, side = 0;
   double pixels_per_cell = 0, origin_q = 0, origin_k = 0;
-  std::int64_t cells_per_bin = 1;  // > 1: each painted block shows the majority kind of that many cells squared
+  std::int64_t cells_per_bin = 1;  // > 1: each painted block stands for that many cells squared (block_class)
 };
 
 struct AppState {

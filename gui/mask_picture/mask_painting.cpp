@@ -35,9 +35,9 @@ void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlaceme
     const float y0 = screen_y(p, (bq0 + i) * n), y1 = screen_y(p, std::min((bq0 + i + 1) * n, picture.query_extent()));
     // Runs of one class along the row become one rectangle.
     for (int j = 0; j < bins_k;) {
-      const PaintClass c = majority_class(raster.at(i, j));
+      const PaintClass c = block_class(raster.at(i, j));
       int end = j + 1;
-      while (end < bins_k && majority_class(raster.at(i, end)) == c) ++end;
+      while (end < bins_k && block_class(raster.at(i, end)) == c) ++end;
       if (c != PaintClass::outside) {
         const float x0 = screen_x(p, (bk0 + j) * n), x1 = screen_x(p, std::min((bk0 + end) * n, picture.key_extent()));
         draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), paint_color(c));

@@ -6,42 +6,11 @@
 
 #include "analysis/peer_families.hpp"
 #include "analysis/primary_runs.hpp"
+#include "analysis/same_cells.hpp"
 
 namespace attnlab {
 
 namespace {
-
-// (extent, tokens) of every row a flash kernel runs under `impl`, sorted: the cells
-// it computes, up to the order of the rows, for a layout whose rows are each one
-// causal span (padded, packed with bleed, varlen).
-using RowShapes = std::vector<std::pair<int, int>>;
-
-RowShapes row_shapes(const Scenario& s, Implementation impl) {
-  RowShapes rows;
-  if (impl == Implementation::packed) {
-    const Layout packed = s.packed_layout();
-    for (int r = 0; r < packed.num_rows(); ++r)
-      rows.emplace_back(packed.row_start[r + 1] - packed.row_start[r], packed.row_valid[r]);
-  } else {
-    const int pad = s.padded_length();
-    for (const int length : s.doc_lengths) rows.emplace_back(impl == Implementation::padded ? pad : length, length);
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-bool same_attention_shape(const Scenario& a, const Scenario& b) {
-  return a.causal == b.causal && a.head_dim == b.head_dim && a.dtype == b.dtype &&
-         a.heads / a.kv_heads == b.heads / b.kv_heads && a.total_tokens() == b.total_tokens();
-}
-
-// The window as it acts on these rows: a side that reaches past every row's end is
-// no bound (-1), and under a causal mask the right side never matters.
-Window effective_window(Window w, bool causal, const RowShapes& rows) {
-  const int longest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end())->first;
-  const auto bound = [&](int side) { return side < 0 || side >= longest - 1 ? -1 : side; };
-  return {bound(w.left), causal ? -1 : bound(w.right)};
-}
 
 constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed,
                                                     Implementation::varlen};
@@ -67,17 +36,11 @@ bool ran_in_family(const ResultRow& row, KernelFamily f) {
 
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
                                                          KernelFamily family, const MeasuredRuns& runs) {
-  const RowShapes wanted = row_shapes(layer, impl);
-  const Window window = effective_window(layer.window, layer.causal, wanted);
   // (scenario name, implementation) of every run that computed the wanted cells.
   std::vector<std::pair<std::string, Implementation>> same_cells;
-  for (const Scenario& s : runs.scenarios) {
-    if (!same_attention_shape(s, layer)) continue;
-    for (Implementation j : flash_implementations) {
-      const RowShapes rows = row_shapes(s, j);
-      if (rows == wanted && effective_window(s.window, s.causal, rows) == window) same_cells.emplace_back(s.name, j);
-    }
-  }
+  for (const Scenario& s : runs.scenarios)
+    for (Implementation j : flash_implementations)
+      if (computes_same_cells(layer, impl, s, j)) same_cells.emplace_back(s.name, j);
   // A run of the same implementation first (the same kernel), then any that computed the same
   // cells; within each, one with the layer's heads first (its time needs no scaling).
   for (const bool same_implementation : {true, false})

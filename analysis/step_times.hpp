@@ -20,7 +20,8 @@ inline constexpr KernelFamily all_kernel_families[] = {KernelFamily::attnlab, Ke
 const char* kernel_family_name(KernelFamily f);  // "attnlab", "FA2"
 bool ran_in_family(const ResultRow& row, KernelFamily f);
 
-// What a layer's attention is matched against: results rows and the scenarios they name.
+// What a layer's attention is matched against: results rows and the scenarios they name,
+// as their files define them (never an edit that kept a file's name).
 struct MeasuredRuns {
   std::vector<ResultRow> rows;
   std::vector<Scenario> scenarios;
@@ -36,10 +37,7 @@ struct MeasuredAttention {
 };
 
 // The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run
-// computed the cells `layer` computes under `impl` (a flash implementation): the same rows (extent and tokens of each,
-// in any order), window (one that covers every row counts as none), causal mask, head dim, dtype and heads per K/V
-// head. Packed rows with bleed compute what varlen computes for documents of the rows' lengths, so a run of one may
-// stand for the other.
+// computed the cells `layer` computes under `impl` (a flash implementation; analysis/same_cells.hpp).
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
                                                          KernelFamily family, const MeasuredRuns& runs);
 

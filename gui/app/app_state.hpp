@@ -43,7 +43,7 @@ struct AppState {
   Scenario scenario;         // as edited; resolved (doc_lengths follow length_source)
   TileShape tile{64, 64};    // the flash kernels' tile
   std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
-  bool scenario_edited = false;  // changed since it was read: results rows of its name no longer describe it
+  bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
   View view = View::masks;
   bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
@@ -57,7 +57,10 @@ struct AppState {
   ResultsState results;
   LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
-  std::vector<std::string> shipped_scenarios;  // names in scenarios/, read at start and on "refresh"
+  std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
+  // The shipped scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
+  std::optional<std::string> measured_as;
+  std::uint64_t measured_as_version = ~std::uint64_t{0};
   std::string length_list_edit;  // the Scenario view's lengths text while it is being edited
   std::string save_path;         // the Scenario view's "save as" field
   std::string save_message;      // where the last save went, or why it failed

@@ -177,8 +177,9 @@ bool set_tile_size(AppState& state, int size) {
 
 void refresh_shipped_scenarios(AppState& state) {
   state.shipped_scenarios.clear();
+  state.measured_as_version = ~std::uint64_t{0};
   try {
-    for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
+    state.shipped_scenarios = list_scenarios();
   } catch (const std::exception& e) {
     state.scenario_error = e.what();
   }

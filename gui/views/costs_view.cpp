@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "core/tile_name.hpp"
+#include "gui/app/measured_scenario.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/views/costs_widgets.hpp"
 #include "gui/widgets/note_text.hpp"
@@ -234,12 +235,12 @@ void show_costs_view(AppState& state) {
     show_backward_costs(model);
     return;
   }
-  // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.
+  // Measured numbers only of runs that computed this scenario's cells (gui/app/measured_scenario.hpp).
   OurRuns runs;
   std::vector<SourceRatios> ratios;
   std::string kernel;
-  if (!state.scenario_edited) {
-    ratios = source_ratios(state.results, own_configuration(s),
+  if (const std::optional<Configuration> measured = measured_configuration(state, model, Pass::fwd)) {
+    ratios = source_ratios(state.results, *measured,
                            model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
     // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
     // chain's "our time"), so the computed scores and the time are of the same tiles.

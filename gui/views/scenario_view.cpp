@@ -18,8 +18,8 @@ namespace {
 void show_scenario_list(AppState& state) {
   ImGui::TextUnformatted("Shipped scenarios");
   if (ImGui::BeginListBox("##shipped", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * 9))) {
-    for (const std::string& name : state.shipped_scenarios)
-      if (ImGui::Selectable(name.c_str(), name == state.scenario.name)) open_scenario(state, name);
+    for (const Scenario& shipped : state.shipped_scenarios)
+      if (ImGui::Selectable(shipped.name.c_str(), shipped.name == state.scenario.name)) open_scenario(state, shipped.name);
     ImGui::EndListBox();
   }
   if (ImGui::Button("refresh list")) refresh_shipped_scenarios(state);

@@ -14,6 +14,7 @@
 #include "analysis/step_chain.hpp"
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
+#include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 
@@ -32,22 +33,6 @@ struct StepPicture {
   std::array<StepTimePrediction, 2> times;
   std::vector<ChainLink> chain;
 };
-
-// The loaded rows, and the shipped scenarios they may name (the edited scenario included).
-MeasuredRuns measured_runs(const AppState& state) {
-  MeasuredRuns runs;
-  for (const ResultsFile& f : state.results.files) runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
-  runs.scenarios.push_back(state.scenario);
-  for (const std::string& name : state.shipped_scenarios) {
-    if (name == state.scenario.name) continue;
-    try {
-      runs.scenarios.push_back(load_scenario(name));
-    } catch (const InputError&) {
-      // The Scenario view names a broken file when it is opened; here it matches nothing.
-    }
-  }
-  return runs;
-}
 
 bool same_inputs(const Scenario& a, const Scenario& b) {
   return a.name == b.name && a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing &&

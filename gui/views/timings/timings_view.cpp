@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
+#include "gui/app/measured_scenario.hpp"
 #include "gui/views/timings/roofline_plot.hpp"
 #include "gui/views/timings/run_order.hpp"
 #include "gui/views/timings/timings_tables.hpp"
@@ -102,7 +103,7 @@ std::optional<Configuration> choose_shape(AppState& state, const std::vector<Con
   }
   if (state.scenario_edited) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(rows of the shipped %s, not of your edit)", own.scenario.c_str());
+    ImGui::TextDisabled("(rows of the shipped %s: it computes the same cells as your edit)", own.scenario.c_str());
   }
   return configurations[chosen];
 }
@@ -119,7 +120,8 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
                     std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel& model = state.model();
-  const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
+  const ScenarioModel* shown_model =
+      model.ok() && measured_configuration(state, model, state.pass) ? &model : nullptr;
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     show_source_ratios(ratios, shown_model);
     show_roofline(runs, kernels, results.ceilings, true, 18);
@@ -140,11 +142,13 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
 void show_timings_view(AppState& state) {
   show_sources(state);
   const ResultsState& results = state.results;
-  const Scenario& scenario = state.model().scenario;
+  const ScenarioModel& model = state.model();
   const Pass pass = state.pass;
-  const Configuration own = own_configuration(scenario, pass);
-  std::vector<MeasuredRun> of_scenario =
-      primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });
+  // The rows of the shipped scenario that computes this one's cells; none for an edit no shipped one matches.
+  const std::optional<Configuration> measured = measured_configuration(state, model, pass);
+  const Configuration own = measured.value_or(own_configuration(model.scenario, pass));
+  std::vector<MeasuredRun> of_scenario = primary_runs(
+      results, [&](const ResultRow& r) { return r.pass == pass && measured && r.scenario == measured->scenario; });
   const std::optional<Configuration> shape = choose_shape(state, measured_configurations(of_scenario, own), own);
   std::vector<MeasuredRun> runs;
   if (!shape)
@@ -161,7 +165,6 @@ void show_timings_view(AppState& state) {
   }
   order_for_table(runs);
   const Kernels kernels{our_flash_kernels(results)};
-  const ScenarioModel& model = state.model();
   const bool padded_equals_varlen =
       model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores;
   const std::vector<SourceRatios> ratios =

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/number_format.hpp"
+#include "gui/views/timings/model_ratios.hpp"
 #include "gui/widgets/note_text.hpp"
 
 namespace attnlab::gui {
@@ -195,22 +196,16 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   if (!ImGui::BeginTable("source ratios", 4, flags)) return;
   for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
-  if (model) {
-    const auto model_row = [&](const char* label, const std::string& varlen, double padded, double packed) {
+  if (model)
+    for (const ModelRatioRow& row : model_ratio_rows(*model, ratios)) {
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(label);
+      ImGui::TextUnformatted(row.label.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(varlen.c_str());
-      ratio_cell(padded);
-      ratio_cell(packed);
-    };
-    const auto& c = model->costs;
-    model_row("model: scores computed", format_count(double(c[Implementation::varlen].scores_computed())) + " scores",
-              c[Implementation::padded].computed_vs_varlen, c[Implementation::packed].computed_vs_varlen);
-    model_row("model: cells attended", format_count(double(c[Implementation::varlen].scores_attended())) + " cells",
-              c[Implementation::padded].attended_vs_varlen, c[Implementation::packed].attended_vs_varlen);
-  }
+      ImGui::TextUnformatted(row.varlen.c_str());
+      ratio_cell(row.padded);
+      ratio_cell(row.packed);
+    }
   bool stand_in = false;
   std::vector<std::string> files;
   for (const SourceRatios& s : ratios) {

@@ -49,6 +49,7 @@ struct AppState {
   bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
   float text_scale = 1.0f;      // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;        // the pass the Costs and Timings views show
+  std::string step_kernel;      // the Training step's kernel of ours; empty: the default (default_step_kernel)
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
   std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view

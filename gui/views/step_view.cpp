@@ -11,8 +11,8 @@
 
 #include "analysis/ceilings.hpp"
 #include "analysis/number_format.hpp"
+#include "analysis/source_ratios.hpp"
 #include "analysis/step_chain.hpp"
-#include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
@@ -25,9 +25,11 @@ namespace {
 // Everything the view shows, derived from the state; rebuilt when the scenario, the
 // tile or the loaded results change (the cost model runs once per layer kind).
 struct StepPicture {
-  Scenario scenario;  // what it was built from, with the tile and the number of result rows
+  Scenario scenario;  // what it was built from, with the tile, the kernel and the number of result rows
   TileShape tile;
+  std::string kernel;
   std::size_t result_rows = 0;
+  std::vector<std::string> kernels;  // our flash kernels loaded, the default first
   TrainingStep step;
   std::optional<Ceilings> ceiling;
   std::array<StepTimePrediction, 2> times;
@@ -43,18 +45,21 @@ bool same_inputs(const Scenario& a, const Scenario& b) {
 const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
   const std::size_t rows = total_rows(state.results);
-  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile && picture->result_rows == rows)
+  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
+      picture->kernel == state.step_kernel && picture->result_rows == rows)
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->scenario = state.scenario;
   p->tile = state.tile;
+  p->kernel = state.step_kernel;
   p->result_rows = rows;
+  p->kernels = our_flash_kernels(state.results);
   p->step = model_training_step(state.scenario, *state.scenario.model, state.tile);
   p->ceiling = state.results.ceilings;
   const MeasuredRuns runs = measured_runs(state);
   const std::optional<double> tflops = p->ceiling ? std::optional(p->ceiling->tflops) : std::nullopt;
   for (KernelFamily f : all_kernel_families)
-    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs);
+    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs, state.step_kernel);
   p->chain = step_chain(state.scenario, p->step, p->times);
   picture = std::move(p);
   return *picture;
@@ -68,6 +73,18 @@ void edit_model(AppState& state, const std::function<void(ModelShape&)>& change)
   });
 }
 
+// Which kernel of ours the measured links take: the default (our first rows') unless chosen.
+void show_kernel_choice(AppState& state, const StepPicture& p) {
+  if (p.kernels.size() < 2) return;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+  const std::string& shown = p.times[int(KernelFamily::attnlab)].kernel;
+  if (ImGui::BeginCombo("our kernel", shown.c_str())) {
+    for (const std::string& k : p.kernels)
+      if (ImGui::Selectable(k.c_str(), k == shown)) state.step_kernel = k;
+    ImGui::EndCombo();
+  }
+}
+
 void show_model_controls(AppState& state) {
   const ModelShape& m = *state.scenario.model;
   const float width = ImGui::GetFontSize() * 12;
@@ -78,9 +95,12 @@ void show_model_controls(AppState& state) {
   ImGui::SetNextItemWidth(width);
   if (ImGui::SliderInt("width", &model_width, 64, 8192, "%d", ImGuiSliderFlags_Logarithmic))
     edit_model(state, [&](ModelShape& s) { s.width = model_width; });
+  // A pattern of long layers alone has no short window to set.
+  ImGui::BeginDisabled(m.window_pattern.find('S') == std::string::npos);
   ImGui::SetNextItemWidth(width);
   if (ImGui::SliderInt("short window", &short_window, 16, 16384, "%d", ImGuiSliderFlags_Logarithmic))
     edit_model(state, [&](ModelShape& s) { s.short_window = short_window; });
+  ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(width);
   if (ImGui::BeginCombo("window pattern", m.window_pattern.c_str())) {
@@ -154,6 +174,7 @@ void show_step_view(AppState& state) {
   show_model_controls(state);
   if (!state.scenario.model) return;
   const StepPicture& p = step_picture(state);
+  show_kernel_choice(state, p);
   ImGui::Separator();
   ImGui::Text("%zu documents, %lld tokens; packed rows of %d against varlen documents; %s matrix parameters",
               state.scenario.doc_lengths.size(), static_cast<long long>(p.step.tokens), state.scenario.row_len,

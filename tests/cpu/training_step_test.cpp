@@ -255,43 +255,66 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   runs.scenarios = {named_rows};
   runs.rows = {our_row("varlen", 1000, "", "rows")};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
-  const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->us, 1000.0 * 12 / 16);  // scaled to the model's 12 heads
   EXPECT_EQ(t->implementation, Implementation::varlen);
   // Not for varlen (documents of 512), not backward, not FlashAttention-2's.
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::bwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::bwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, "", runs));
   // A short layer's window of 512 inside rows of 2048 computes other cells than the unwindowed run;
   // one of 2047 keys covers every row, so that run stands in again; a run with the window matches it.
   const Scenario short_layer = layer_scenario(batch, m, LayerKind::short_window);
   EXPECT_EQ(short_layer.window, (Window{512, 0}));
-  EXPECT_FALSE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
   m.short_window = 2047;
   EXPECT_TRUE(find_measured_attention(layer_scenario(batch, m, LayerKind::short_window), Implementation::packed,
-                                      Pass::fwd, KernelFamily::attnlab, runs));
+                                      Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
   runs.scenarios[0].window = {512, 0};
-  EXPECT_TRUE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_TRUE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
 }
 
-// The chain sets our packed time against our varlen time: both from one kernel, the
-// teaching kernel, whose runs cover every layout (rows without a kernel column are its).
-TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
+// The chain sets our packed time against our varlen time, both of one kernel: the one
+// told, else the kernel of our first row (the results files' first: the fastest the GPU
+// ran), named in every link of ours. Rows without a kernel column are the teaching kernel's.
+TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
   Scenario docs = uniform(64, 512, 2048, 16);
   docs.name = "docs";
+  docs.model = ModelShape{};
+  docs.model->heads = docs.model->kv_heads = 16;
+  docs.model->window_pattern = "L";
   MeasuredRuns runs;
   runs.scenarios = {docs};
-  ResultRow r = our_row("varlen", 200, "wgmma-sm90", "docs");
-  runs.rows = {r};
-  EXPECT_FALSE(find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
-  r.kernel = "mma-sm80";
-  r.median_us = 400;
-  runs.rows.push_back(r);
-  const auto t = find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  for (const char* kernel : {"wgmma-sm90", "mma-sm80"})
+    for (const char* impl : {"packed", "varlen"})
+      runs.rows.push_back(our_row(impl, std::string_view(kernel) == "mma-sm80" ? 400 : 200, kernel, "docs"));
+  EXPECT_EQ(default_step_kernel(runs), "wgmma-sm90");
+  const auto t = find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->us, 400.0);
+  EXPECT_EQ(t->kernel, "mma-sm80");
+
+  const TrainingStep step = model_training_step(docs, *docs.model);
+  const StepTimePrediction fastest = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs);
+  EXPECT_EQ(fastest.kernel, "wgmma-sm90");
+  ASSERT_TRUE(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]);
+  EXPECT_EQ(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->kernel, "wgmma-sm90");
+  const StepTimePrediction teaching = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs, "mma-sm80");
+  EXPECT_DOUBLE_EQ(teaching.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->us, 400.0);
+  const StepTimePrediction fa2 = predict_step_time(docs, step, KernelFamily::flash_attention_2, 756.0, runs);
+  int ours = 0;
+  for (const ChainLink& link : step_chain(docs, step, {fastest, fa2})) {
+    EXPECT_EQ(link.how.find("short"), std::string::npos) << link.how;  // pattern L: no short layer to speak of
+    if (link.label.find("attnlab") != std::string::npos) {
+      ++ours;
+      EXPECT_NE(link.label.find("attnlab \xC2\xB7 wgmma-sm90"), std::string::npos) << link.label;
+    }
+  }
+  EXPECT_EQ(ours, 3);  // measured, share of the forward time, saving from time
+  runs.rows = {our_row("varlen", 300, "", "docs")};
+  EXPECT_EQ(default_step_kernel(runs), "mma-sm80");
 }
 
 // Of two runs that computed a layer's cells, the one with the layer's heads stands in
@@ -309,12 +332,12 @@ TEST(TrainingStep, ARunWithTheLayersHeadsIsPreferred) {
   twelve.heads = 12;
   twelve.kv_heads = 12;
   runs.rows = {sixteen, twelve};
-  const auto t = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto t = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->scenario, "docs12");
   EXPECT_DOUBLE_EQ(t->us, 290.0);
   runs.rows = {sixteen};  // without it, the 16-head run stands in, scaled
-  const auto scaled = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto scaled = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(scaled.has_value());
   EXPECT_DOUBLE_EQ(scaled->us, 400.0 * 12 / 16);
 }

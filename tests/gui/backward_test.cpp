@@ -116,8 +116,9 @@ TEST(PassPairs, TheSumIsTheTwoMediansOfOneFileAndAMissingPassIsMissing) {
   ASSERT_EQ(pairs.size(), 4u);
   // varlen: both passes in attnlab-run.csv: summed from that file, not from the primary forward (376).
   const PassPair* varlen = pair_of(pairs, "attnlab", "varlen");
-  ASSERT_TRUE(varlen && varlen->one_file);
-  EXPECT_EQ(varlen->one_file->filename(), "attnlab-run.csv");
+  ASSERT_TRUE(varlen && varlen->one_build);
+  EXPECT_EQ(file_name(*varlen->fwd), "attnlab-run.csv");
+  EXPECT_EQ(file_name(*varlen->bwd), "attnlab-run.csv");
   EXPECT_EQ(*varlen->fwd->row->median_us, 380);
   EXPECT_EQ(*varlen->bwd->row->median_us, 2009);
   EXPECT_EQ(varlen->sum_us(), 380.0 + 2009.0);
@@ -140,8 +141,9 @@ TEST(PassPairs, TheSumIsTheTwoMediansOfOneFileAndAMissingPassIsMissing) {
 }
 
 // On the shipped H100 results: every sum is the forward and backward medians of the
-// one file it names, read here straight from that file; where there is no sum, no
-// file holds both passes. The peers' backward file does hold both for FlashAttention-2.
+// rows it names, read here straight from their files, of one file or of one build;
+// where there is no sum, no two rows are. FlashAttention-2's backward file holds both
+// passes; the teaching kernel's varlen forward and backward are two files of one commit.
 TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   const LoadedResults results = shipped_results();
   const Configuration shape = own_configuration(load_scenario("uniform-64x512"), Pass::bwd);
@@ -156,11 +158,12 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   };
   int summed = 0;
   for (const PassPair& p : pairs) {
-    SCOPED_TRACE(p.source + " " + p.implementation);
-    if (p.one_file) {
-      const auto fwd = median_in(*p.one_file, p, Pass::fwd), bwd = median_in(*p.one_file, p, Pass::bwd);
+    SCOPED_TRACE(p.source + " " + p.kernel + " " + p.implementation);
+    if (p.one_build) {
+      const auto fwd = median_in(*p.fwd->file, p, Pass::fwd), bwd = median_in(*p.bwd->file, p, Pass::bwd);
       ASSERT_TRUE(fwd && bwd);
       EXPECT_DOUBLE_EQ(*p.sum_us(), *fwd + *bwd);
+      EXPECT_TRUE(p.fwd->file == p.bwd->file || same_build(*p.fwd->row, *p.bwd->row));
       ++summed;
     } else {
       EXPECT_FALSE(p.sum_us());
@@ -169,7 +172,14 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
     }
   }
   const PassPair* fa2 = pair_of(pairs, "torch-varlen_attn", "varlen");
-  ASSERT_TRUE(fa2 && fa2->one_file);
+  ASSERT_TRUE(fa2 && fa2->one_build);
+  // Our teaching kernel's varlen: forward and backward measured by one commit on one machine, in two files.
+  const auto teaching = std::find_if(pairs.begin(), pairs.end(), [](const PassPair& p) {
+    return p.source == "attnlab" && p.kernel == "mma-sm80" && p.implementation == "varlen";
+  });
+  ASSERT_NE(teaching, pairs.end());
+  ASSERT_TRUE(teaching->sum_us());
+  EXPECT_NE(teaching->fwd->file, teaching->bwd->file);
   EXPECT_GE(summed, 1);
   // Ours come first.
   ASSERT_FALSE(pairs.empty());

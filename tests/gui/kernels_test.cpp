@@ -117,8 +117,9 @@ TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
   };
   const PassPair *slow = pair_of(teaching), *fast = pair_of(hopper);
   ASSERT_TRUE(slow && fast);
-  ASSERT_TRUE(slow->one_file);
-  EXPECT_EQ(slow->one_file->filename(), "attnlab-run.csv");
+  ASSERT_TRUE(slow->one_build);
+  EXPECT_EQ(file_name(*slow->fwd), "attnlab-run.csv");
+  EXPECT_EQ(file_name(*slow->bwd), "attnlab-run.csv");
   EXPECT_EQ(slow->sum_us(), 379.0 + 2009.0);
   EXPECT_EQ(*fast->fwd->row->median_us, 230);
   EXPECT_FALSE(fast->bwd);

@@ -172,17 +172,21 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
     if (const std::optional<double> sum = p.sum_us())
       ImGui::TextUnformatted(format_us(*sum).c_str());
     else
-      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "not summed" : "-");
+      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "two builds" : "-");
     ImGui::TableNextColumn();
-    if (p.one_file)
+    if (p.one_build)
       ImGui::TextUnformatted(format_ratio(*p.bwd->row->median_us / *p.fwd->row->median_us).c_str());
     else
       ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
-    if (p.one_file)
-      ImGui::Text("%s, both passes", p.one_file->filename().string().c_str());
+    if (p.one_build && p.fwd->file == p.bwd->file)
+      ImGui::Text("%s, both passes", file_name(*p.fwd).c_str());
+    else if (p.one_build)
+      ImGui::Text("fwd %s, bwd %s (commit %s)", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str(),
+                  p.fwd->row->commit.c_str());
     else if (p.fwd && p.bwd)
-      ImGui::TextDisabled("not one file: fwd %s, bwd %s", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str());
+      ImGui::TextDisabled("two builds: fwd %s (commit %s), bwd %s (commit %s)", file_name(*p.fwd).c_str(),
+                          p.fwd->row->commit.c_str(), file_name(*p.bwd).c_str(), p.bwd->row->commit.c_str());
     else
       ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(),
                           p.fwd ? "backward" : "forward");

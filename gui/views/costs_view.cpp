@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 
 #include "core/tile_name.hpp"
@@ -18,6 +19,7 @@
 #include "analysis/number_format.hpp"
 #include "gui/views/ratio_chain.hpp"
 #include "gui/views/views.hpp"
+#include "gui/views/waste_callout.hpp"
 
 namespace attnlab::gui {
 
@@ -154,18 +156,13 @@ void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
 // The largest waste against varlen, in words: the 8x of the article's case, and what it cost on the GPU.
 // `kernel`: the flash kernel of `runs`, named where several are loaded ("" otherwise).
 Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, const std::string& kernel) {
-  const ImplementationCost* worst = &model.costs[Implementation::padded];
-  for (Implementation i : {Implementation::padded, Implementation::packed})
-    if (model.costs[i].computed_vs_varlen > worst->computed_vs_varlen) worst = &model.costs[i];
+  const ImplementationCost* worst = &model.costs[largest_waste(model)];
   const ImplementationCost& varlen = model.costs[Implementation::varlen];
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
-  ImGui::TextWrapped("%s computes %s the scores of varlen (%s against %s); counting only the cells its mask lets "
-                     "through, %s.",
-                     implementation_name(worst->implementation), format_ratio(worst->computed_vs_varlen).c_str(),
-                     format_count(double(worst->scores_computed())).c_str(),
-                     format_count(double(varlen.scores_computed())).c_str(),
-                     format_ratio(worst->attended_vs_varlen).c_str());
+  std::string sentence = waste_sentence(model);
+  sentence[0] = char(std::toupper(static_cast<unsigned char>(sentence[0])));
+  ImGui::TextWrapped("%s", sentence.c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   const MeasuredRun* slow = run_of(runs, worst->implementation);

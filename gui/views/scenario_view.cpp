@@ -10,6 +10,7 @@
 #include "gui/widgets/plots.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
+#include "gui/views/waste_callout.hpp"
 
 namespace attnlab::gui {
 
@@ -141,6 +142,10 @@ void show_summary(AppState& state) {
     ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
     return;
   }
+  // The file's sentence rounds (the article's "8x"); the model's figures, beside the table of them.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  ImGui::TextWrapped("The model: %s", waste_sentence(model).c_str());
+  ImGui::PopStyleColor();
   ImGui::TextWrapped("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
                      count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
                      count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,

@@ -63,6 +63,8 @@ void show_fields(AppState& state) {
     if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max, field.format, flags))
       set_field(state, field, value);
   }
+  if (const std::string note = length_source_note(state.scenario); !note.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.3f, 1.0f), "%s", note.c_str());
 }
 
 // The sliding window (FlashAttention's window_size): keys to the left, and to the

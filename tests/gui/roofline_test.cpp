@@ -117,6 +117,26 @@ TEST(Roofline, LabelsOverlapNoOtherLabelMarkerOrText) {
   EXPECT_GT(placed, 20);
 }
 
+// Two runs at one spot (our padded and varlen of one kernel): the marker drawn last is the
+// one seen, so only it is labelled; a label of the hidden one would name the wrong colour.
+TEST(Roofline, AMarkerUnderALaterOneGetsNoLabel) {
+  const std::vector<Box> markers = {{100, 100, 110, 110}, {101, 100, 111, 110}, {300, 200, 310, 210}};
+  const std::vector<std::pair<float, float>> sizes(3, {60.0f, 14.0f});
+  const std::vector<std::optional<Box>> labels = place_labels(markers, sizes, {}, {0, 0, 600, 400}, 2);
+  EXPECT_FALSE(labels[0]);
+  EXPECT_TRUE(labels[1]);
+  EXPECT_TRUE(labels[2]);
+}
+
+// The roof's labels go to the first place no marker takes (the 756 TFLOP/s label drawn under
+// the points near the ridge could not be read).
+TEST(Roofline, ARoofLabelTakesTheFirstFreePlace) {
+  const std::vector<Box> candidates = {{100, 100, 180, 114}, {150, 100, 230, 114}, {200, 100, 280, 114}};
+  EXPECT_EQ(first_free(candidates, {{120, 105, 130, 115}}, {0, 0, 600, 400})->x0, 150);
+  EXPECT_EQ(first_free(candidates, {{120, 105, 130, 115}, {160, 90, 170, 100.5f}}, {0, 0, 600, 400})->x0, 200);
+  EXPECT_FALSE(first_free(candidates, {{0, 0, 600, 400}}, {0, 0, 600, 400}));
+}
+
 TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
   for (Implementation i : all_implementations)
     for (int c = 0; c < paint_class_count; ++c) {

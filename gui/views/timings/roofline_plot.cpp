@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "analysis/number_format.hpp"
@@ -112,25 +113,44 @@ void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   draw->AddText(ImVec2(left, f.p0.y), axis_text, "TFLOP/s");
 }
 
-// The roof: bandwidth-bound up to the ridge, compute-bound after it, and its two labels,
-// whose boxes are returned for the point labels to keep off.
-std::vector<Box> draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
+// The roof: bandwidth-bound up to the ridge, compute-bound after it.
+void draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
   const double x_first = std::pow(10.0, f.x_lo);
   draw->AddLine(ImVec2(f.sx(x_first), f.sy(c.roof_tflops(x_first))), ImVec2(f.sx(c.ridge()), f.sy(c.tflops)),
                 roof_color, 2);
   draw->AddLine(ImVec2(f.sx(c.ridge()), f.sy(c.tflops)), ImVec2(f.sx(std::pow(10.0, f.x_hi)), f.sy(c.tflops)),
                 roof_color, 2);
+}
+
+// The roof's two labels, each where no marker is (just under the flat roof from the ridge
+// rightwards; above the slope from 2 FLOPs per byte upwards), drawn after the markers;
+// their boxes are returned for the point labels to keep off.
+std::vector<Box> draw_roof_labels(ImDrawList* draw, const Frame& f, const Ceilings& c, const std::vector<Box>& markers) {
   std::vector<Box> texts;
-  const auto roof_text = [&](ImVec2 where, const std::string& text) {
-    draw->AddText(where, roof_color, text.c_str());
+  const Box area{f.p0.x, f.p0.y, f.p1.x, f.p1.y};
+  const auto roof_text = [&](const std::string& text, const std::function<ImVec2(int)>& candidate) {
     const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-    texts.push_back({where.x, where.y, where.x + size.x, where.y + size.y});
+    std::vector<Box> candidates;
+    for (int k = 0; k < 12; ++k) {
+      const ImVec2 at = candidate(k);
+      candidates.push_back({at.x, at.y, at.x + size.x, at.y + size.y});
+    }
+    std::vector<Box> taken = markers;
+    taken.insert(taken.end(), texts.begin(), texts.end());
+    if (const std::optional<Box> free = first_free(candidates, taken, area)) {
+      draw->AddText(ImVec2(free->x0, free->y0), roof_color, text.c_str());
+      texts.push_back(*free);
+    }
   };
   char label[64];
   std::snprintf(label, sizeof label, "%.0f TFLOP/s", c.tflops);
-  roof_text(ImVec2(f.sx(c.ridge()) + 6, f.sy(c.tflops) + 2), label);
+  const float step = (f.p1.x - f.sx(c.ridge())) / 12;
+  roof_text(label, [&](int k) { return ImVec2(f.sx(c.ridge()) + 6 + k * step, f.sy(c.tflops) + 2); });
   std::snprintf(label, sizeof label, "%.1f TB/s", c.tbps);
-  roof_text(ImVec2(f.sx(2), f.sy(c.roof_tflops(2)) - ImGui::GetFontSize() * 1.4f), label);
+  roof_text(label, [&](int k) {
+    const double x = 2 * std::pow(c.ridge() / 2, k / 12.0);
+    return ImVec2(f.sx(x), f.sy(c.roof_tflops(x)) - ImGui::GetFontSize() * 1.4f);
+  });
   return texts;
 }
 
@@ -176,7 +196,7 @@ void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoi
   const std::vector<std::optional<Box>> labels =
       place_labels(markers, sizes, texts_drawn, {f.p0.x, f.p0.y, f.p1.x, f.p1.y}, 2);
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), IM_COL32(235, 235, 235, 255), texts[i].c_str());
+    if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), color_of(*points[i].run->primary.row), texts[i].c_str());
 }
 
 void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points, const Kernels& kernels,
@@ -238,9 +258,10 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
                             ImVec2(at.x + box.x - 8, at.y + box.y - margin_bottom));
   draw_axes(draw, f, at.x);
   draw->PushClipRect(f.p0, f.p1, true);
-  const std::vector<Box> roof_texts = ceilings ? draw_roof(draw, f, *ceilings) : std::vector<Box>{};
+  if (ceilings) draw_roof(draw, f, *ceilings);
   const float radius = ImGui::GetFontSize() * 0.32f;
   const std::vector<Box> markers = draw_markers(draw, f, points, kernels, radius);
+  const std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
   if (labelled) draw_labels(draw, f, points, markers, roof_texts, kernels);
   draw->PopClipRect();
   show_point_tooltip(f, points, kernels, ceilings, radius);

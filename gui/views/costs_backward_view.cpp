@@ -13,6 +13,7 @@
 #include "gui/widgets/note_text.hpp"
 #include "analysis/number_format.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -30,7 +31,7 @@ using PassBars = std::array<PassBar, all_implementations.size()>;
 void show_pass_bars(const char* title, const PassBars& bars, float height_to_fill) {
   std::int64_t most = 1;
   for (const PassBar& b : bars) most = std::max({most, b.forward, b.backward});
-  ImGui::TextWrapped("%s", title);
+  wrapped_text("%s", title);
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0.00x fwd)").x;
   const auto [thick, thin] = bar_pair_heights(height_to_fill);
@@ -70,7 +71,7 @@ PassBars hbm_bars(const ScenarioModel& model) {
 void show_memory_bars(const ScenarioModel& model) {
   std::int64_t most = 1;
   for (const BackwardCost& b : model.backward) most = std::max(most, b.extra_memory_bytes);
-  ImGui::TextWrapped("Memory the backward needs beyond Q, K, V, O and the gradients: kept from the forward (darker: "
+  wrapped_text("Memory the backward needs beyond Q, K, V, O and the gradients: kept from the forward (darker: "
                      "naive's S and P, flash's log-sum-exp), then allocated by the backward (lighter: naive's dP, dS "
                      "and fp32 dK, dV sums; flash's dQ accumulator; Delta for both)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
@@ -127,10 +128,10 @@ void show_backward_table(const ScenarioModel& model) {
 void show_backward_costs(const ScenarioModel& model) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
-  ImGui::TextWrapped("%s", backward_memory_callout(model).c_str());
+  wrapped_text("%s", backward_memory_callout(model).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
-  ImGui::TextWrapped("%s", backward_flops_text(model).c_str());
+  wrapped_text("%s", backward_flops_text(model).c_str());
   ImGui::Separator();
   // Where the window is wide, FLOPs and bytes side by side, their bars growing into the
   // height that the memory bars and the table below leave; stacked and scrolling where narrow.

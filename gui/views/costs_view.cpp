@@ -20,6 +20,7 @@
 #include "gui/views/ratio_chain.hpp"
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -72,7 +73,7 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
       any_measured = true;
     }
   }
-  ImGui::TextWrapped(any_measured ? "HBM bytes: the model's (upper bar), ncu's measured (lower bar)"
+  wrapped_text(any_measured ? "HBM bytes: the model's (upper bar), ncu's measured (lower bar)"
                                     : "HBM bytes: the model's (no measured bytes for this scenario)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
@@ -125,7 +126,7 @@ void show_naive_breakdown(const ImplementationCost& naive) {
     if (ImGui::CalcTextSize((std::string(p.name) + " " + format_bytes(double(p.bytes))).c_str()).x + 6 >=
         width * float(double(p.bytes) / double(std::max<std::int64_t>(1, b.total()))))
       rest += std::string(rest.empty() ? "" : ", ") + p.name + " " + format_bytes(double(p.bytes));
-  if (!rest.empty()) ImGui::TextWrapped("%s.", rest.c_str());
+  if (!rest.empty()) wrapped_text("%s.", rest.c_str());
 }
 
 // The IO story in words: naive against varlen's flash, model and measured, and why they differ.
@@ -137,18 +138,18 @@ void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
   const Run *naive_run = bytes_run(runs, Implementation::naive), *flash_run = bytes_run(runs, Implementation::varlen);
   if (naive_run && flash_run) {
     const double n = double(*naive_run->row->hbm_bytes_measured), f = double(*flash_run->row->hbm_bytes_measured);
-    ImGui::TextWrapped("IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen "
+    wrapped_text("IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen "
                        "(%s; ncu, %s). The model says %s.",
                        format_bytes(n).c_str(), format_bytes(f).c_str(), format_ratio(n / f).c_str(),
                        file_name(*naive_run).c_str(), model_says.c_str());
   } else {
-    ImGui::TextWrapped("IO: naive writes S and P to HBM and reads them back: the model says %s against flash on varlen; "
+    wrapped_text("IO: naive writes S and P to HBM and reads them back: the model says %s against flash on varlen; "
                        "ncu measured %s here.", model_says.c_str(),
                        flash_run ? "no bytes of naive" : naive_run ? "no bytes of flash on varlen" : "no bytes");
   }
   ImGui::PopStyleColor();
   if (flash_run && double(*flash_run->row->hbm_bytes_measured) < flash)
-    ImGui::TextWrapped("Flash's model is above ncu's bytes because it counts every K and V tile a query tile loads as an "
+    wrapped_text("Flash's model is above ncu's bytes because it counts every K and V tile a query tile loads as an "
                        "HBM read; the query tiles of a row load the same K and V tiles, and the 50 MB L2 serves many of "
                        "those re-reads.");
 }
@@ -162,7 +163,7 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
   ImGui::SetWindowFontScale(1.25f);
   std::string sentence = waste_sentence(model);
   sentence[0] = char(std::toupper(static_cast<unsigned char>(sentence[0])));
-  ImGui::TextWrapped("%s", sentence.c_str());
+  wrapped_text("%s", sentence.c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   const MeasuredRun* slow = run_of(runs, worst->implementation);
@@ -171,7 +172,7 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
     std::string spread;
     for (const MeasuredRun* m : {slow, fast})
       if (m->runs() > 1) spread += "; " + std::string(m->primary.row->implementation) + " " + spread_text(*m);
-    ImGui::TextWrapped("Measured on %s%s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
+    wrapped_text("Measured on %s%s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
                        kernel.empty() ? "" : (", " + kernel).c_str(), implementation_name(worst->implementation),
                        format_ratio(*slow->primary.row->median_us / *fast->primary.row->median_us).c_str(),
                        format_us(*slow->primary.row->median_us).c_str(), format_us(*fast->primary.row->median_us).c_str(),
@@ -179,11 +180,11 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
   }
   const ImplementationCost& packed = model.costs[Implementation::packed];
   if (packed.scores_useful() < varlen.scores_useful())
-    ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
+    wrapped_text("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
                        "(attention across a cut is lost).", format_count(double(packed.scores_useful())).c_str(),
                        format_count(double(varlen.scores_useful())).c_str());
   if (packed.scores[CellKind::bleed] > 0)
-    ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
+    wrapped_text("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
                        "which changes its output.", format_count(double(packed.scores[CellKind::bleed])).c_str());
   return worst->implementation;
 }
@@ -225,7 +226,7 @@ void show_costs_view(AppState& state) {
   const Scenario& s = model.scenario;
   show_pass_choice(state);
   ImGui::SameLine();
-  ImGui::TextWrapped("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, %s pass.",
+  wrapped_text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, %s pass.",
               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
               model.tile.cols, state.pass == Pass::fwd ? "forward" : "backward");
   if (state.pass == Pass::bwd) {

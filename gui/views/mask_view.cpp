@@ -15,6 +15,7 @@
 #include "gui/widgets/note_text.hpp"
 #include "analysis/number_format.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -124,7 +125,7 @@ void show_breakdown(const ImplementationCost& cost) {
       ImGui::Text("%5.1f%%", 100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
     }
   }
-  ImGui::TextWrapped("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
+  wrapped_text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
 }
 
 std::string scores_caption(const ImplementationCost& c) {
@@ -152,8 +153,8 @@ void show_mask_panel(AppState& state, Implementation impl) {
   ImGui::BeginGroup();
   const float top = ImGui::GetCursorPosY();
   const float header = header_height(model, ImGui::GetContentRegionAvail().x);
-  ImGui::TextWrapped("%s: %s", implementation_name(impl), layout_caption(impl));
-  ImGui::TextWrapped("%s", scores_caption(cost).c_str());
+  wrapped_text("%s: %s", implementation_name(impl), layout_caption(impl));
+  wrapped_text("%s", scores_caption(cost).c_str());
   ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + header));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 room = ImGui::GetContentRegionAvail();

@@ -11,6 +11,7 @@
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -35,7 +36,7 @@ void show_length_source(AppState& state) {
     ImGui::EndCombo();
   }
   if (const auto* csv = std::get_if<CsvLengths>(&state.scenario.length_source))
-    ImGui::TextWrapped("read from %s (switch to \"list\" to edit them)", csv->path.c_str());
+    wrapped_text("read from %s (switch to \"list\" to edit them)", csv->path.c_str());
   if (std::holds_alternative<ListLengths>(state.scenario.length_source)) {
     if (state.length_list_edit.empty()) state.length_list_edit = length_list_text(state.scenario);
     ImGui::InputTextMultiline("##lengths", &state.length_list_edit, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
@@ -119,7 +120,7 @@ void show_save(AppState& state) {
   ImGui::InputText("##save path", &state.save_path);
   ImGui::SameLine();
   if (ImGui::Button("save as TOML")) save_scenario_as(state, state.save_path, state.save_message);
-  if (!state.save_message.empty()) ImGui::TextWrapped("%s", state.save_message.c_str());
+  if (!state.save_message.empty()) wrapped_text("%s", state.save_message.c_str());
 }
 
 void show_summary(AppState& state) {
@@ -129,11 +130,11 @@ void show_summary(AppState& state) {
     // The file's sentence of why it exists describes the file, not the edit (it may say "8x" of lengths now gone).
     ImGui::TextDisabled("Edited from the shipped %s: its description no longer applies.", s.name.c_str());
   } else {
-    ImGui::TextWrapped("%s", s.why.c_str());
+    wrapped_text("%s", s.why.c_str());
   }
   ImGui::Spacing();
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
-  ImGui::TextWrapped("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
+  wrapped_text("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
                      format_count(double(s.total_tokens())).c_str(),
                      *shortest == *longest ? std::to_string(*shortest).c_str()
                                            : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
@@ -141,14 +142,14 @@ void show_summary(AppState& state) {
   draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
             ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
   if (!model.ok()) {
-    ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
+    wrapped_text("cannot lay out: %s", model.error.c_str());
     return;
   }
   // The file's sentence rounds (the article's "8x"); the model's figures, beside the table of them.
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
-  ImGui::TextWrapped("The model: %s", waste_sentence(model).c_str());
+  wrapped_text("The model: %s", waste_sentence(model).c_str());
   ImGui::PopStyleColor();
-  ImGui::TextWrapped("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
+  wrapped_text("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
                      count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
                      count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
                      count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());

@@ -17,6 +17,7 @@
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -133,7 +134,7 @@ void show_chain(const StepPicture& p) {
     else
       ImGui::TextUnformatted(link.value.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", link.how.c_str());
+    wrapped_text("%s", link.how.c_str());
   }
   ImGui::EndTable();
 }
@@ -166,7 +167,7 @@ void show_step_bars(const StepPicture& p) {
 
 void show_step_view(AppState& state) {
   if (!state.scenario.model) {
-    ImGui::TextWrapped("This scenario has no [model] table, so there is no training step to follow. The chain needs "
+    wrapped_text("This scenario has no [model] table, so there is no training step to follow. The chain needs "
                        "a transformer: nanochat-d24 ships one.");
     if (ImGui::Button("add nanochat's d24 model")) apply_edit(state, [](Scenario& s) { s.model = ModelShape{}; });
     return;
@@ -176,8 +177,9 @@ void show_step_view(AppState& state) {
   const StepPicture& p = step_picture(state);
   show_kernel_choice(state, p);
   ImGui::Separator();
-  ImGui::Text("%zu documents, %lld tokens; packed rows of %d against varlen documents; %s matrix parameters",
-              state.scenario.doc_lengths.size(), static_cast<long long>(p.step.tokens), state.scenario.row_len,
+  ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
+              count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
+              count_of(p.step.tokens, "token").c_str(), state.scenario.row_len,
               format_count(double(p.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();

@@ -19,6 +19,7 @@
 #include "analysis/number_format.hpp"
 #include "gui/views/single_row_layout.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 #include "reference/flash_walkthrough.hpp"
 #include "reference/reference_attention.hpp"
 
@@ -161,7 +162,7 @@ void show_close_up(const FlashWalkthrough& f, float width) {
   const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
   const std::int64_t q0 = q_at + std::int64_t(f.query_tile()) * t.rows, k0 = k_at + std::int64_t(first) * t.cols;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextWrapped("Close-up, cell by cell: query tile %d against key tiles %d..%d", f.query_tile(), first, first + shown - 1);
+  wrapped_text("Close-up, cell by cell: query tile %d against key tiles %d..%d", f.query_tile(), first, first + shown - 1);
   ImGui::PopTextWrapPos();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 size(float(ppc * shown * t.cols), float(ppc * t.rows));
@@ -194,16 +195,16 @@ void show_legend() {
 void show_state(const FlashWalkthrough& f, int layout_row) {
   const QueryTileState& s = f.state();
   const LayoutView v = f.layout().view();
-  ImGui::TextWrapped("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
+  wrapped_text("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
               s.first_query + s.queries - 1, f.key_tiles_total());
   if (f.loaded_key_tile() < 0) {
-    ImGui::TextWrapped("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
+    wrapped_text("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
   } else {
     const CellCounts c = count_tile(v, f.row(), s.first_query, f.loaded_key_first(), f.tile());
     std::string kinds;
     for (CellKind kind : computed_cell_kinds)
       if (c[kind] > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(c[kind]) + " " + cell_kind_name(kind);
-    ImGui::TextWrapped("Step %d of %d: loaded K and V tile %d (keys %d..%d): %s scores. Each query's max m rose where "
+    wrapped_text("Step %d of %d: loaded K and V tile %d (keys %d..%d): %s scores. Each query's max m rose where "
                        "a larger score arrived; l and the accumulator were rescaled by exp(m_old - m_new).",
                        f.steps_done(), f.key_tiles_total(), f.loaded_key_tile(), f.loaded_key_first(), f.loaded_key_end() - 1,
                        kinds.c_str());
@@ -211,7 +212,7 @@ void show_state(const FlashWalkthrough& f, int layout_row) {
   // Bytes moved so far against the naive algorithm's total for the same queries.
   const double flash = double(f.flash_bytes()), naive = double(f.naive_bytes());
   const float width = ImGui::GetContentRegionAvail().x * 0.6f;
-  ImGui::TextWrapped("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(), format_bytes(naive).c_str());
+  wrapped_text("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(), format_bytes(naive).c_str());
   ImGui::ProgressBar(float(flash / std::max(flash, naive)), ImVec2(width, 0), ("flash " + format_bytes(flash)).c_str());
   ImGui::ProgressBar(float(naive / std::max(flash, naive)), ImVec2(width, 0), ("naive " + format_bytes(naive)).c_str());
   ImGui::Spacing();
@@ -253,7 +254,7 @@ void show_walkthrough_view(AppState& state) {
   show_controls(state, model);
   const WalkthroughRun& run = current_run(state);
   if (!run.stepper) {
-    ImGui::TextWrapped("No walkthrough for this choice: %s", run.error.c_str());
+    wrapped_text("No walkthrough for this choice: %s", run.error.c_str());
     return;
   }
   if (run.stepper->finished()) state.walkthrough.playing = false;

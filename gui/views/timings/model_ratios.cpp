@@ -20,7 +20,7 @@ std::vector<ModelRatioRow> model_ratio_rows(const ScenarioModel& model, const st
   if (tiles.empty()) tiles.push_back(model.tile);
   for (TileShape tile : tiles) {
     const CostModel& at = model.costs_at(tile);
-    rows.push_back({"model: scores computed, " + tile_name(tile),
+    rows.push_back({"model: " + tile_name(tile) + " tiles",
                     format_count(double(at[Implementation::varlen].scores_computed())) + " scores",
                     at[Implementation::padded].computed_vs_varlen, at[Implementation::packed].computed_vs_varlen});
   }

@@ -11,7 +11,7 @@
 namespace attnlab::gui {
 
 struct ModelRatioRow {
-  std::string label;   // "model: scores computed, 128x128"
+  std::string label;   // "model: 128x128 tiles" (scores computed), "model: cells attended"
   std::string varlen;  // varlen's count: "151 M scores"
   double padded = 0, packed = 0;  // against varlen
 };

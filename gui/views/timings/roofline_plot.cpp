@@ -14,6 +14,7 @@
 #include "gui/views/timings/label_placement.hpp"
 #include "gui/widgets/implementation_colors.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -83,27 +84,20 @@ Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ce
   return f;
 }
 
-// "1000" and "0.001", never "1e+03" on an axis.
-std::string axis_number(double v) {
-  char label[32];
-  std::snprintf(label, sizeof label, v >= 1 ? "%.0f" : "%g", v);
-  return label;
-}
-
 void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
   draw->AddRectFilled(f.p0, f.p1, IM_COL32(28, 28, 34, 255));
   for (int e = int(f.x_lo); e <= int(f.x_hi); ++e) {
     const float x = f.sx(std::pow(10.0, e));
     draw->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 30));
-    const std::string label = axis_number(std::pow(10.0, e));
+    const std::string label = format_axis(std::pow(10.0, e));
     const float w = ImGui::CalcTextSize(label.c_str()).x;
     draw->AddText(ImVec2(std::clamp(x - w / 2, f.p0.x, f.p1.x - w), f.p1.y + 2), axis_text, label.c_str());
   }
   for (int e = int(f.y_lo); e <= int(f.y_hi); ++e) {
     const float y = f.sy(std::pow(10.0, e));
     draw->AddLine(ImVec2(f.p0.x, y), ImVec2(f.p1.x, y), IM_COL32(255, 255, 255, 30));
-    const std::string label = axis_number(std::pow(10.0, e));
+    const std::string label = format_axis(std::pow(10.0, e));
     draw->AddText(ImVec2(f.p0.x - ImGui::CalcTextSize(label.c_str()).x - 6, y - ImGui::GetFontSize() / 2), axis_text,
                   label.c_str());
   }
@@ -209,7 +203,7 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
   const RooflinePoint& p = *hovered;
   const ResultRow& r = *p.run->primary.row;
   const std::string roof =
-      ceilings ? "\nroof there: " + axis_number(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
+      ceilings ? "\nroof there: " + format_axis(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
   ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s%s",
                     r.scenario.c_str(), run_label(r, kernels.named()).c_str(), r.source.c_str(), dtype_name(r.dtype),
                     r.head_dim, file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
@@ -222,10 +216,10 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
 // The caption: the roofs and where they were measured, or that the folder has none.
 void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
   if (ceilings)
-    ImGui::TextWrapped("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on the %s.",
+    wrapped_text("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on the %s.",
                        ceilings->tflops, ceilings->tbps, ceilings->gemm.gpu.c_str());
   else
-    ImGui::TextWrapped("Roofline: no ceilings.toml in the results folder, so no roof is drawn.");
+    wrapped_text("Roofline: no ceilings.toml in the results folder, so no roof is drawn.");
   if (unplaced > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled("(%s without FLOP/s or byte counts: not plotted)", count_of(unplaced, "run").c_str());
@@ -253,7 +247,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
                    std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * min_height));
   ImGui::InvisibleButton("roofline", box);
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float margin_left = ImGui::CalcTextSize("1000 TFLOP/s ").x, margin_bottom = ImGui::GetFontSize() * 2.4f;
+  const float margin_left = ImGui::CalcTextSize("TFLOP/s 10,000 ").x, margin_bottom = ImGui::GetFontSize() * 2.4f;
   const Frame f = frame_for(points, ceilings, ImVec2(at.x + margin_left, at.y + 4),
                             ImVec2(at.x + box.x - 8, at.y + box.y - margin_bottom));
   draw_axes(draw, f, at.x);

@@ -10,6 +10,7 @@
 #include "analysis/number_format.hpp"
 #include "gui/views/timings/model_ratios.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -195,21 +196,25 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
 }
 
 void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model) {
-  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-  ImGui::TextWrapped("Each source's own ratios: its padded and packed time over its own varlen time");
-  if (!ImGui::BeginTable("source ratios", 4, flags)) return;
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                   ImGuiTableFlags_ScrollX;  // a narrow column scrolls, never cuts a header
+  wrapped_text("Each source's own ratios: its padded and packed time over its own varlen time");
+  const std::vector<ModelRatioRow> model_rows = model ? model_ratio_rows(*model, ratios) : std::vector<ModelRatioRow>{};
+  const float rows = float(model_rows.size() + ratios.size() + 1);
+  const float height = rows * (ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2 + 1) +
+                       ImGui::GetStyle().ScrollbarSize + 2;
+  if (!ImGui::BeginTable("source ratios", 4, flags, ImVec2(0, height))) return;
   for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
-  if (model)
-    for (const ModelRatioRow& row : model_ratio_rows(*model, ratios)) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(row.label.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(row.varlen.c_str());
-      ratio_cell(row.padded);
-      ratio_cell(row.packed);
-    }
+  for (const ModelRatioRow& row : model_rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(row.label.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(row.varlen.c_str());
+    ratio_cell(row.padded);
+    ratio_cell(row.packed);
+  }
   bool stand_in = false;
   std::vector<std::string> files;
   for (const SourceRatios& s : ratios) {

@@ -21,6 +21,7 @@
 #include "gui/views/timings/timings_tables.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -127,7 +128,7 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
     show_roofline(runs, kernels, results.ceilings, true, 18);
     return;
   }
-  const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
+  const float left = std::min(ImGui::GetContentRegionAvail().x * 0.45f, ImGui::GetFontSize() * 38);
   ImGui::BeginChild("ratios", ImVec2(left, 0));
   show_source_ratios(ratios, shown_model);
   ImGui::EndChild();
@@ -157,7 +158,7 @@ void show_timings_view(AppState& state) {
     for (MeasuredRun& m : of_scenario)
       if (configuration_of(*m.primary.row) == *shape) runs.push_back(std::move(m));
   if (runs.empty()) {
-    ImGui::TextWrapped(
+    wrapped_text(
         "No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
         "folder above, or make one with `attnlab run` on a GPU machine.",
         pass_name(pass));

@@ -207,5 +207,22 @@ TEST(ShippedResults, TheArticlesCaseShowsTheFirstFilesRunAndTheSpreadOfTheOthers
   EXPECT_DOUBLE_EQ(*cudnn->vs_varlen(Implementation::packed), *cudnn_packed / *cudnn_padded);
 }
 
+// The windowed scenarios' peers ran varlen_attn and FlexAttention on the packed rows
+// (torch-varlen_attn-packed, torch-flex-packed): their packed/varlen ratios are measured,
+// each the two primary runs' medians, never "not measured".
+TEST(ShippedResults, PeersPackedRatiosOfTheWindowedScenarios) {
+  const LoadedResults results = shipped_results();
+  for (const char* name : {"uniform-64x512-rows-2048-window512", "web-mix-2048-window512"})
+    for (const char* family : {"FlashAttention-2", "FlexAttention"}) {
+      SCOPED_TRACE(std::string(name) + " " + family);
+      const std::vector<SourceRatios> ratios = source_ratios(results, own_configuration(load_scenario(name)), false);
+      const SourceRatios* r = ratios_of(ratios, family);
+      ASSERT_TRUE(r);
+      ASSERT_TRUE(r->vs_varlen(Implementation::packed));
+      EXPECT_EQ(*r->vs_varlen(Implementation::packed), *r->run(Implementation::packed)->primary.row->median_us /
+                                                           *r->varlen()->primary.row->median_us);
+    }
+}
+
 }  // namespace
 }  // namespace attnlab::gui

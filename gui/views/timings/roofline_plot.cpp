@@ -148,6 +148,28 @@ std::vector<Box> draw_roof_labels(ImDrawList* draw, const Frame& f, const Ceilin
   return texts;
 }
 
+// Each byte floor: a dashed line at its FLOPs per byte from the bottom up to the roof, in its
+// implementation's colour, labelled at the bottom; the labels' boxes are returned.
+std::vector<Box> draw_byte_floors(ImDrawList* draw, const Frame& f, const Ceilings& c,
+                                  const std::vector<ByteFloor>& floors) {
+  std::vector<Box> texts;
+  for (const ByteFloor& b : floors) {
+    const double x = b.floor.flops_per_byte;
+    if (!(x > 0)) continue;
+    const float sx = f.sx(x), top = f.sy(c.roof_tflops(x));
+    const ImU32 color = implementation_color(b.implementation);
+    for (float y = f.p1.y; y > top; y -= 8) draw->AddLine(ImVec2(sx, y), ImVec2(sx, std::max(top, y - 4)), color, 1.5f);
+    const std::string label = std::string(implementation_name(b.implementation)) + "'s byte floor";
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    const float y = f.p1.y - size.y * float(texts.size() + 1) - 2;
+    const Box right{sx + 4, y, sx + 4 + size.x, y + size.y}, left{sx - 4 - size.x, y, sx - 4, y + size.y};
+    const Box at = right.x1 <= f.p1.x ? right : left;
+    draw->AddText(ImVec2(at.x0, at.y0), color, label.c_str());
+    texts.push_back(at);
+  }
+  return texts;
+}
+
 // Every point's marker (useful joined to computed for a run that has both), and the box
 // each takes, rings and the lower-bound arrow included.
 std::vector<Box> draw_markers(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoint>& points,
@@ -229,7 +251,8 @@ void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
 }  // namespace
 
 void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
-                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height) {
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height,
+                   const std::vector<ByteFloor>& floors) {
   std::vector<RooflinePoint> points;
   std::vector<const SourceFamily*> families;
   int unplaced = 0;
@@ -253,9 +276,11 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
   draw_axes(draw, f, at.x);
   draw->PushClipRect(f.p0, f.p1, true);
   if (ceilings) draw_roof(draw, f, *ceilings);
+  std::vector<Box> floor_texts = ceilings ? draw_byte_floors(draw, f, *ceilings, floors) : std::vector<Box>{};
   const float radius = ImGui::GetFontSize() * 0.32f;
   const std::vector<Box> markers = draw_markers(draw, f, points, kernels, radius);
-  const std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
+  std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
+  roof_texts.insert(roof_texts.end(), floor_texts.begin(), floor_texts.end());
   if (labelled) draw_labels(draw, f, points, markers, roof_texts, kernels);
   draw->PopClipRect();
   show_point_tooltip(f, points, kernels, ceilings, radius);

@@ -123,18 +123,26 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
   const ScenarioModel& model = state.model();
   const ScenarioModel* shown_model =
       model.ok() && measured_configuration(state, model, state.pass) ? &model : nullptr;
-  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+  // The scenario's byte floors, forward: why its measured ratio is smaller than the scores'.
+  const bool floors_shown = shown_model && results.ceilings && state.pass == Pass::fwd;
+  const std::vector<ByteFloor> floors =
+      floors_shown ? byte_floors(*shown_model, *results.ceilings) : std::vector<ByteFloor>{};
+  const auto ratios_and_floors = [&] {
     show_source_ratios(ratios, shown_model);
-    show_roofline(runs, kernels, results.ceilings, true, 18);
+    if (floors_shown) note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
+  };
+  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+    ratios_and_floors();
+    show_roofline(runs, kernels, results.ceilings, true, 18, floors);
     return;
   }
   const float left = std::min(ImGui::GetContentRegionAvail().x * 0.45f, ImGui::GetFontSize() * 38);
   ImGui::BeginChild("ratios", ImVec2(left, 0));
-  show_source_ratios(ratios, shown_model);
+  ratios_and_floors();
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
-  show_roofline(runs, kernels, results.ceilings, true, 8);
+  show_roofline(runs, kernels, results.ceilings, true, 8, floors);
   ImGui::EndChild();
 }
 

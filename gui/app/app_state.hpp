@@ -20,7 +20,10 @@ namespace attnlab::gui {
 
 // The views, in tab order; their names, titles and drawing functions are listed once,
 // in gui/views/view_list.hpp.
-enum class View { scenario, masks, costs, timings, walkthrough, step };
+enum class View { story, scenario, masks, costs, timings, walkthrough, step };
+
+// A figure the Story points at: the view that draws it frames it while the Story shows it.
+enum class Figure { none, packed_mask, ratio_chain, source_ratios, roofline, step_measured, step_shares, step_saving };
 
 // Zoom and pan of one mask picture: picture cell at the panel's top-left and
 // screen pixels per cell. Scale 0 means "fit": the first fit_cells cells across,
@@ -45,7 +48,9 @@ struct AppState {
   std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
   bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
-  View view = View::masks;
+  View view = View::story;  // the Story first: it says what every other view is for
+  int story_step = 0;           // the Story's step shown (story_steps.hpp)
+  Figure highlight = Figure::none;  // set by the Story while it draws a step's view
   bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
   float text_scale = 1.0f;      // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;        // the pass the Costs and Timings views show

@@ -21,6 +21,7 @@
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/views/highlight.hpp"
 
 namespace attnlab::gui {
 
@@ -251,7 +252,10 @@ void show_costs_view(AppState& state) {
   ImGui::Spacing();
   // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
   std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);
+  ImGui::BeginGroup();
   draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(), chain);
+  ImGui::EndGroup();
+  frame_if_highlighted(state, Figure::ratio_chain);
   if (s.model)
     ImGui::TextDisabled("The Training step tab carries the chain on, through this scenario's [model], to the step's "
                         "time and the article's 1.8%%.");

@@ -16,6 +16,7 @@
 #include "analysis/number_format.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/views/highlight.hpp"
 
 namespace attnlab::gui {
 
@@ -182,6 +183,7 @@ void show_mask_panel(AppState& state, Implementation impl) {
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) show_tooltip(model, picture, placement);
   if (breakdown) show_breakdown(cost);
   ImGui::EndGroup();
+  if (impl == Implementation::packed) frame_if_highlighted(state, Figure::packed_mask);
 }
 
 void show_mask_view(AppState& state) {

@@ -18,6 +18,9 @@
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/views/highlight.hpp"
+#include "gui/views/story_text.hpp"
+#include "gui/widgets/note_text.hpp"
 
 namespace attnlab::gui {
 
@@ -115,7 +118,15 @@ void show_model_controls(AppState& state) {
   if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
 }
 
-void show_chain(const StepPicture& p) {
+// Whether a chain link is one the Story's step is about.
+bool link_highlighted(const AppState& state, const ChainLink& link) {
+  const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
+  return (is_highlighted(state, Figure::step_measured) && starts("the measured step")) ||
+         (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
+         (is_highlighted(state, Figure::step_saving) && (starts("predicted step saving") || starts("the article's measured")));
+}
+
+void show_chain(const AppState& state, const StepPicture& p) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
   if (!ImGui::BeginTable("chain", 3, flags)) return;
   float label = 0;
@@ -124,8 +135,14 @@ void show_chain(const StepPicture& p) {
   ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("not measured").x);
   ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
+  const auto last_highlighted = std::find_if(p.chain.rbegin(), p.chain.rend(), [&](const ChainLink& link) {
+    return link_highlighted(state, link);
+  });
   for (const ChainLink& link : p.chain) {
     ImGui::TableNextRow();
+    if (link_highlighted(state, link)) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlighted_row_color());
+    // The Story keeps its rows in sight.
+    if (last_highlighted != p.chain.rend() && &link == &*last_highlighted) ImGui::SetScrollHereY(0.9f);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(link.label.c_str());
     ImGui::TableNextColumn();
@@ -183,7 +200,8 @@ void show_step_view(AppState& state) {
               format_count(double(p.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();
-  show_chain(p);
+  show_chain(state, p);
+  note_text("%s", attention_shares_text(p.step, p.times).c_str());
   if (p.ceiling)
     ImGui::TextDisabled("GEMMs priced at %.0f TFLOP/s: %s, %s, %s", p.ceiling->tflops, p.ceiling->gemm.what.c_str(),
                         p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());

@@ -1,5 +1,5 @@
 #pragma once
-// The list of views, defined once: the tab bar, the F1..F6 keys, --view and its help
+// The list of views, defined once: the tab bar, the F1..F7 keys, --view and its help
 // and error text all read it.
 #include <array>
 #include <optional>
@@ -17,7 +17,8 @@ struct ViewEntry {
   void (*show)(AppState&);
 };
 
-inline constexpr std::array<ViewEntry, 6> view_list = {{
+inline constexpr std::array<ViewEntry, 7> view_list = {{
+    {View::story, "story", "Story", show_story_view},
     {View::scenario, "scenario", "Scenario", show_scenario_view},
     {View::masks, "masks", "Masks", show_mask_view},
     {View::costs, "costs", "Costs", show_costs_view},
@@ -29,7 +30,7 @@ inline constexpr std::array<ViewEntry, 6> view_list = {{
 const ViewEntry& view_entry(View v);
 inline const char* view_name(View v) { return view_entry(v).name; }
 std::optional<View> parse_view(std::string_view name);
-// "scenario, masks, costs, timings, walkthrough or step": for help and error text.
+// "story, scenario, masks, costs, timings, walkthrough or step": for help and error text.
 std::string view_names_text();
 
 }  // namespace attnlab::gui

@@ -14,6 +14,7 @@ void show_pass_choice(AppState& state);
 // the Masks view shows four, the Scenario view packed and varlen beside its sliders.
 void show_mask_panel(AppState& state, Implementation impl);
 
+void show_story_view(AppState& state);  // the guided Story, first (story_view.cpp)
 void show_scenario_view(AppState& state);
 void show_mask_view(AppState& state);
 void show_costs_view(AppState& state);

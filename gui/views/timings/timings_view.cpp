@@ -22,6 +22,7 @@
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
 #include "gui/widgets/wrapped_text.hpp"
+#include "gui/views/highlight.hpp"
 
 namespace attnlab::gui {
 
@@ -128,12 +129,18 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
   const std::vector<ByteFloor> floors =
       floors_shown ? byte_floors(*shown_model, *results.ceilings) : std::vector<ByteFloor>{};
   const auto ratios_and_floors = [&] {
+    ImGui::BeginGroup();
     show_source_ratios(ratios, shown_model);
+    ImGui::EndGroup();
+    frame_if_highlighted(state, Figure::source_ratios);
     if (floors_shown) note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
   };
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     ratios_and_floors();
+    ImGui::BeginGroup();
     show_roofline(runs, kernels, results.ceilings, true, 18, floors);
+    ImGui::EndGroup();
+    frame_if_highlighted(state, Figure::roofline);
     return;
   }
   const float left = std::min(ImGui::GetContentRegionAvail().x * 0.45f, ImGui::GetFontSize() * 38);
@@ -142,7 +149,10 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
+  ImGui::BeginGroup();
   show_roofline(runs, kernels, results.ceilings, true, 8, floors);
+  ImGui::EndGroup();
+  frame_if_highlighted(state, Figure::roofline);
   ImGui::EndChild();
 }
 

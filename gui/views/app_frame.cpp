@@ -62,10 +62,14 @@ void draw_app(AppState& state) {
     for (const ViewEntry& v : view_list) {
       const bool select = state.view_requested && state.view == v.view;
       if (ImGui::BeginTabItem(v.title, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
-        if (!state.view_requested || select) {
-          state.view = v.view;
-          state.view_requested = false;
+        if (state.view_requested && !select) {
+          // Another tab was asked for and opens on this frame or the next: this one draws nothing (the
+          // Story, the first tab, would open its own scenario over the one asked for).
+          ImGui::EndTabItem();
+          continue;
         }
+        state.view = v.view;
+        state.view_requested = false;
         ImGui::BeginChild("view");
         v.show(state);
         ImGui::EndChild();

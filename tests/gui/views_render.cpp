@@ -346,6 +346,24 @@ TEST(Headless, ScreenshotCommandWritesAPng) {
   std::filesystem::remove(png);
 }
 
+// The Story is the first tab and opens its own scenario when drawn: a view asked for at
+// start (--view masks --scenario long-tail) must open on its own, the Story never drawn.
+TEST(StoryView, AViewAskedForKeepsItsScenario) {
+  AppState state = state_on("long-tail", View::masks);
+  window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.view, View::masks);
+  EXPECT_EQ(state.scenario.name, "long-tail");
+  // The Story itself opens its step's scenario, and frames the step's figure.
+  state.view = View::story;
+  state.view_requested = true;
+  const Image story = window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.scenario.name, "uniform-64x512");
+  long long framed = 0;
+  for (int y = 0; y < story.height; ++y)
+    for (int x = 0; x < story.width; ++x) framed += rgb_at(story, x, y) == Rgb{255, 205, 60};
+  EXPECT_GT(framed, 500);  // the frame around packed's picture
+}
+
 }  // namespace
 }  // namespace attnlab::gui
 

@@ -147,7 +147,7 @@ void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<Sou
 }
 
 void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height) {
-  ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
+  ImGui::TextUnformatted("Forward + backward, summed where one build measured both passes (a training step pays both)");
   if (!ImGui::BeginTable("pass pairs", 7, scrolling_table, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* title :

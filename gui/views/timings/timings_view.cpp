@@ -3,7 +3,7 @@
 // the spread of the other runs; each source's own ratios beside the model's; and a
 // roofline under the results folder's measured ceilings. Files that cannot be read are
 // listed and skipped. Under the backward choice, the backward rows by the same rules, and
-// forward + backward per implementation where one file measured both. Where the files
+// forward + backward per implementation where one build measured both. Where the files
 // hold several flash kernels of ours (mma-sm80, wgmma-sm90), each implementation's rows
 // of each kernel stand side by side, named and ringed apart, each ratio within one kernel.
 #include <imgui.h>

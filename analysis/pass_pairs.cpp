@@ -39,7 +39,8 @@ std::optional<std::pair<Run, Run>> first_of_one_build(const std::vector<Run>& fw
 }  // namespace
 
 bool same_build(const ResultRow& a, const ResultRow& b) {
-  return !a.commit.empty() && a.commit == b.commit && a.gpu == b.gpu && a.driver == b.driver && a.cuda_version == b.cuda_version;
+  return !a.commit.empty() && a.commit == b.commit && a.gpu == b.gpu && a.driver == b.driver &&
+         a.cuda_version == b.cuda_version;
 }
 
 std::optional<double> PassPair::sum_us() const {

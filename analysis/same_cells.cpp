@@ -45,7 +45,8 @@ Window effective_window(Window w, bool causal, const RowShapes& rows) {
 bool computes_same_cells(const Scenario& a, Implementation ia, const Scenario& b, Implementation ib) {
   if (!same_attention_shape(a, b)) return false;
   const RowShapes rows_a = row_shapes(a, ia), rows_b = row_shapes(b, ib);
-  return rows_a == rows_b && effective_window(a.window, a.causal, rows_a) == effective_window(b.window, b.causal, rows_b);
+  return rows_a == rows_b &&
+         effective_window(a.window, a.causal, rows_a) == effective_window(b.window, b.causal, rows_b);
 }
 
 std::optional<std::string> measured_as(const Scenario& s, std::span<const Scenario> shipped) {

@@ -69,8 +69,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
       how += "; sources";
       for (const std::string& source : sources) how += (source == sources.front() ? " " : ", ") + source;
     }
-    chain.push_back({std::string("measured, ") + t.label(),
-                     p && v ? format_ratio(*p / *v) : "not measured", how});
+    chain.push_back({std::string("measured, ") + t.label(), p && v ? format_ratio(*p / *v) : "not measured", how});
   }
   const StepCost& packed = step[Implementation::packed];
   chain.push_back({"attention's share of the step (packed)", format_percent(packed.attention_share_full_squares()),
@@ -89,8 +88,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   for (const StepTimePrediction& t : times) {
     const auto fwd = t.saving_fwd(), whole = t.saving_step();
     chain.push_back(
-        {std::string("predicted step saving, from time, ") + t.label(),
-         whole ? format_percent(*whole) : "not measured",
+        {std::string("predicted step saving, from time, ") + t.label(), whole ? format_percent(*whole) : "not measured",
          std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
   }
   // The results schema holds no whole-step rows yet (pass is fwd or bwd): the link waits for them.

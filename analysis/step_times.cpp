@@ -129,7 +129,8 @@ StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step
     for (LayerKind kind : all_layer_kinds) {
       const Scenario layer = layer_scenario(s, step.model, kind);
       for (Pass pass : {Pass::fwd, Pass::bwd})
-        t->layer[int(kind)][int(pass)] = find_measured_attention(layer, t->implementation, pass, family, p.kernel, runs);
+        t->layer[int(kind)][int(pass)] =
+            find_measured_attention(layer, t->implementation, pass, family, p.kernel, runs);
     }
   }
   return p;

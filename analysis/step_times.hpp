@@ -67,7 +67,7 @@ struct ImplementationStepTime {
 
 struct StepTimePrediction {
   KernelFamily family = KernelFamily::attnlab;
-  std::string kernel;  // ours: the flash kernel whose runs it took; empty for FA2
+  std::string kernel;                 // ours: the flash kernel whose runs it took; empty for FA2
   std::optional<double> gemm_tflops;  // the ceiling the GEMMs are priced at, if one was measured
   std::array<int, 2> layers{};
   ImplementationStepTime packed, varlen;

@@ -43,23 +43,23 @@ struct MaskPlacement {
 };
 
 struct AppState {
-  Scenario scenario;         // as edited; resolved (doc_lengths follow length_source)
-  TileShape tile{64, 64};    // the flash kernels' tile
-  std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
+  Scenario scenario;             // as edited; resolved (doc_lengths follow length_source)
+  TileShape tile{64, 64};        // the flash kernels' tile
+  std::string scenario_error;    // the last edit's InputError, shown in the Scenario view
   bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
-  View view = View::story;  // the Story first: it says what every other view is for
-  int story_step = 0;           // the Story's step shown (story_steps.hpp)
+  View view = View::story;          // the Story first: it says what every other view is for
+  int story_step = 0;               // the Story's step shown (story_steps.hpp)
   Figure highlight = Figure::none;  // set by the Story while it draws a step's view
-  bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
-  float text_scale = 1.0f;      // 1 = the default size; larger for a projector
-  Pass pass = Pass::fwd;        // the pass the Costs and Timings views show
-  std::string step_kernel;      // the Training step's kernel of ours; empty: the default (default_step_kernel)
+  bool view_requested = true;       // select `view` in the tab bar on the next frame (start, headless, keys)
+  float text_scale = 1.0f;          // 1 = the default size; larger for a projector
+  Pass pass = Pass::fwd;            // the pass the Costs and Timings views show
+  std::string step_kernel;          // the Training step's kernel of ours; empty: the default (default_step_kernel)
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
   std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view
-  bool masks_linked = true;  // zoom and pan all pictures together
-  int mask_focus = -1;       // one implementation drawn alone and large; -1 = all four
+  bool masks_linked = true;                        // zoom and pan all pictures together
+  int mask_focus = -1;                             // one implementation drawn alone and large; -1 = all four
   ResultsState results;
   LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;

@@ -29,8 +29,9 @@ const CostModel& ScenarioModel::costs_at(TileShape other) const {
 
 void check_fits_gui(const Scenario& s) {
   const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size());
-  const std::pair<const char*, std::int64_t> layouts[] = {
-      {"varlen", s.total_tokens()}, {"padded", docs * s.padded_length()}, {"packed", s.packed_rows_bound() * s.row_len}};
+  const std::pair<const char*, std::int64_t> layouts[] = {{"varlen", s.total_tokens()},
+                                                          {"padded", docs * s.padded_length()},
+                                                          {"packed", s.packed_rows_bound() * s.row_len}};
   for (const auto& [name, positions] : layouts)
     if (positions > max_gui_layout_positions)
       throw InputError((s.name.empty() ? std::string("scenario") : s.name) + ": the " + name + " layout would hold " +

@@ -17,14 +17,14 @@
 namespace attnlab::gui {
 
 struct ScenarioModel {
-  Scenario scenario;   // the scenario it was built from (resolved)
-  TileShape tile;      // the flash kernels' tile
-  std::string error;   // why the scenario could not be laid out; empty when it could
+  Scenario scenario;                       // the scenario it was built from (resolved)
+  TileShape tile;                          // the flash kernels' tile
+  std::string error;                       // why the scenario could not be laid out; empty when it could
   std::optional<ScenarioLayouts> layouts;  // empty where the scenario could not be laid out
-  std::vector<std::int64_t> doc_offsets;  // canonical start of each document, total at the end
-  CostModel costs;                        // per implementation, all heads
-  BackwardModel backward;                 // the backward pass of each, from `costs`
-  std::uint64_t version = 0;              // AppState::scenario_version it was built for
+  std::vector<std::int64_t> doc_offsets;   // canonical start of each document, total at the end
+  CostModel costs;                         // per implementation, all heads
+  BackwardModel backward;                  // the backward pass of each, from `costs`
+  std::uint64_t version = 0;               // AppState::scenario_version it was built for
 
   bool ok() const { return error.empty(); }
   const Layout& layout_of(Implementation i) const { return layouts->of(i); }

@@ -16,15 +16,20 @@ MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& pictu
   return p;
 }
 
-float screen_x(const MaskPlacement& p, std::int64_t k) { return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell)); }
-float screen_y(const MaskPlacement& p, std::int64_t q) { return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell)); }
+float screen_x(const MaskPlacement& p, std::int64_t k) {
+  return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell));
+}
+float screen_y(const MaskPlacement& p, std::int64_t q) {
+  return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell));
+}
 
 void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
   const std::int64_t n = p.cells_per_bin;
   const double visible = p.side / p.pixels_per_cell;
   const auto bins_from = [&](double origin, std::int64_t extent, std::int64_t& first) {
     first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(origin / double(n))));
-    const std::int64_t last = std::min<std::int64_t>((extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
+    const std::int64_t last = std::min<std::int64_t>(
+        (extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
     return static_cast<int>(std::max<std::int64_t>(0, last - first));
   };
   std::int64_t bq0 = 0, bk0 = 0;
@@ -51,8 +56,8 @@ void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlac
   const TileShape t = picture.tile();
   const LayoutView v = picture.layout().view();
   const double visible = p.side / p.pixels_per_cell;
-  const auto [first_row, last_row] = picture.rows_meeting(static_cast<std::int64_t>(p.origin_q),
-                                                          static_cast<std::int64_t>(p.origin_q + visible) + 1);
+  const auto [first_row, last_row] =
+      picture.rows_meeting(static_cast<std::int64_t>(p.origin_q), static_cast<std::int64_t>(p.origin_q + visible) + 1);
   for (int r = first_row; r < last_row; ++r) {
     const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
     const int key_tiles = picture.row_key_span(r) / t.cols;
@@ -64,7 +69,8 @@ void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlac
       for (int kt = kt_first; kt < kt_last; ++kt) {
         const bool visited = tile_visited(v, t, r, qt, kt);
         const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(qt) * t.rows));
-        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
+        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols),
+                       screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
         draw->AddRect(a, b, visited ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 28));
       }
   }

@@ -38,7 +38,7 @@ PaintClass block_class(const RegionCounts& counts);
 // One cell of the picture resolved back to the layout: row, positions in the row, tiles.
 struct PictureCell {
   int row = -1;
-  int q = 0, k = 0;    // positions inside the row (may lie in tile overhang)
+  int q = 0, k = 0;  // positions inside the row (may lie in tile overhang)
   int q_tile = 0, k_tile = 0;
   bool visited = false;
   CellKind kind = CellKind::not_visited;  // not_visited when the tile is skipped

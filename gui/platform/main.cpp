@@ -28,12 +28,15 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", screenshot, "render --view to this PNG file without a visible window, then exit");
   app.add_option("--view", view_arg,
                  "the view to show: " + view_names_text() + " (default: the story, or masks with --scenario)");
-  app.add_option("--story-step", story_step, "the story's step to show, from 1")->check(CLI::Range(1, story_step_count));
+  app.add_option("--story-step", story_step, "the story's step to show, from 1")
+      ->check(CLI::Range(1, story_step_count));
   app.add_option("--scenario", scenario_arg, "a shipped scenario's name or a path to a .toml file");
   app.add_option("--size", size_arg, "window or picture size, WIDTHxHEIGHT");
-  app.add_option("--results", results_folder, "folder of results CSVs to show (default: $ATTNLAB_RESULTS, else the shipped H100 results)");
+  app.add_option("--results", results_folder,
+                 "folder of results CSVs to show (default: $ATTNLAB_RESULTS, else the shipped H100 results)");
   app.add_option("--text-scale", text_scale, "text size, 1 = default; 1.5-2 for a projector, from 0.75 to 3");
-  app.add_option("--mask-cells", mask_cells, "Masks view: start on the first N x N cells of each picture (default: all)")
+  app.add_option("--mask-cells", mask_cells,
+                 "Masks view: start on the first N x N cells of each picture (default: all)")
       ->check(CLI::PositiveNumber);
   app.add_option("--pass", pass_arg, "Costs and Timings: the pass they start on, fwd or bwd");
   app.add_option("--mouse", mouse_arg, "with --screenshot: rest the mouse at X,Y (shows the tooltip there)");
@@ -51,13 +54,16 @@ int main(int argc, char** argv) {
     if (!screenshot.empty()) attnlab::check_replaceable_file(screenshot, "PNG");  // before the window opens
     std::error_code ec;
     if (!std::filesystem::is_directory(results_folder, ec))
-      throw attnlab::InputError("--results: " + attnlab::printable(results_folder, 4096) + ": not a folder of results CSVs");
+      throw attnlab::InputError("--results: " + attnlab::printable(results_folder, 4096) +
+                                ": not a folder of results CSVs");
     if (view_arg.empty()) view_arg = scenario_arg.empty() ? "story" : "masks";
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected " + view_names_text() + ", got \"" + view_arg + "\"");
-    if (pass_arg != "fwd" && pass_arg != "bwd") throw attnlab::InputError("--pass: expected fwd or bwd, got \"" + pass_arg + "\"");
+    if (pass_arg != "fwd" && pass_arg != "bwd")
+      throw attnlab::InputError("--pass: expected fwd or bwd, got \"" + pass_arg + "\"");
     const WindowSize size = parse_window_size(size_arg);
-    const std::optional<ScreenPoint> mouse = mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
+    const std::optional<ScreenPoint> mouse =
+        mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
     AppState state = make_app_state(scenario_arg, results_folder);
     state.view = *view;
     if (*view == View::story) open_story_step(state, story_step - 1);

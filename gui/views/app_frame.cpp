@@ -16,7 +16,8 @@ void show_header(AppState& state) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  ImGui::Text("scenario %s%s: %s, %s, tile %dx%d", state.scenario.name.c_str(), state.scenario_edited ? " (edited)" : "",
+  ImGui::Text("scenario %s%s: %s, %s, tile %dx%d", state.scenario.name.c_str(),
+              state.scenario_edited ? " (edited)" : "",
               count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
               count_of(state.scenario.total_tokens(), "token").c_str(), model.tile.rows, model.tile.cols);
   if (!state.model_is_current()) {

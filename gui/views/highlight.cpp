@@ -17,7 +17,7 @@ void frame_if_highlighted(const AppState& state, Figure figure) {
   const float pad = 3;
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   ImGui::GetForegroundDrawList()->AddRect(ImVec2(a.x - pad, a.y - pad), ImVec2(b.x + pad, b.y + pad), frame_color, 4, 0,
-                                      3);
+                                          3);
 }
 
 unsigned int highlighted_row_color() { return IM_COL32(110, 85, 20, 255); }

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
-#include "gui/widgets/plots.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
+#include "gui/widgets/plots.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
@@ -21,7 +21,8 @@ void show_scenario_list(AppState& state) {
   ImGui::TextUnformatted("Shipped scenarios");
   if (ImGui::BeginListBox("##shipped", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * 9))) {
     for (const Scenario& shipped : state.shipped_scenarios)
-      if (ImGui::Selectable(shipped.name.c_str(), shipped.name == state.scenario.name)) open_scenario(state, shipped.name);
+      if (ImGui::Selectable(shipped.name.c_str(), shipped.name == state.scenario.name))
+        open_scenario(state, shipped.name);
     ImGui::EndListBox();
   }
   if (ImGui::Button("refresh list")) refresh_shipped_scenarios(state);
@@ -50,9 +51,10 @@ void show_length_source(AppState& state) {
 
 // Sliders as wide as 16 characters, narrower where their labels would not fit beside them.
 float slider_width() {
-  return std::max(ImGui::GetFontSize() * 4, std::min(ImGui::GetFontSize() * 16, ImGui::GetContentRegionAvail().x -
-                                                                                      ImGui::CalcTextSize("document length").x -
-                                                                                      ImGui::GetStyle().ItemInnerSpacing.x * 2));
+  return std::max(
+      ImGui::GetFontSize() * 4,
+      std::min(ImGui::GetFontSize() * 16, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("document length").x -
+                                              ImGui::GetStyle().ItemInnerSpacing.x * 2));
 }
 
 void show_fields(AppState& state) {
@@ -109,7 +111,8 @@ void show_layout_options(AppState& state) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("dtype", &dtype, "bf16\0fp16\0")) set_dtype(state, dtype == 0 ? DType::bf16 : DType::fp16);
   static const int tile_sizes[] = {16, 32, 64, 128};
-  int tile_index = static_cast<int>(std::find(std::begin(tile_sizes), std::end(tile_sizes), state.tile.rows) - std::begin(tile_sizes));
+  int tile_index = static_cast<int>(std::find(std::begin(tile_sizes), std::end(tile_sizes), state.tile.rows) -
+                                    std::begin(tile_sizes));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("flash tile (rows = cols)", &tile_index, "16\00032\00064\000128\0") && tile_index < 4)
     set_tile_size(state, tile_sizes[tile_index]);
@@ -135,9 +138,9 @@ void show_summary(AppState& state) {
   ImGui::Spacing();
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
   wrapped_text("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
-                     format_count(double(s.total_tokens())).c_str(),
-                     *shortest == *longest ? std::to_string(*shortest).c_str()
-                                           : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
+               format_count(double(s.total_tokens())).c_str(),
+               *shortest == *longest ? std::to_string(*shortest).c_str()
+                                     : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
   const std::vector<double> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
   draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
             ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
@@ -150,9 +153,9 @@ void show_summary(AppState& state) {
   wrapped_text("The model: %s", waste_sentence(model).c_str());
   ImGui::PopStyleColor();
   wrapped_text("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
-                     count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
-                     count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
-                     count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());
+               count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
+               count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
+               count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());
   ImGui::Spacing();
   if (ImGui::BeginTable("scores", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("implementation");

@@ -16,11 +16,11 @@
 #include "core/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
-#include "gui/views/views.hpp"
-#include "gui/widgets/wrapped_text.hpp"
 #include "gui/views/highlight.hpp"
 #include "gui/views/story_text.hpp"
+#include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -123,7 +123,8 @@ bool link_highlighted(const AppState& state, const ChainLink& link) {
   const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
   return (is_highlighted(state, Figure::step_measured) && starts("the measured step")) ||
          (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
-         (is_highlighted(state, Figure::step_saving) && (starts("predicted step saving") || starts("the article's measured")));
+         (is_highlighted(state, Figure::step_saving) &&
+          (starts("predicted step saving") || starts("the article's measured")));
 }
 
 void show_chain(const AppState& state, const StepPicture& p) {
@@ -135,9 +136,8 @@ void show_chain(const AppState& state, const StepPicture& p) {
   ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("not measured").x);
   ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
-  const auto last_highlighted = std::find_if(p.chain.rbegin(), p.chain.rend(), [&](const ChainLink& link) {
-    return link_highlighted(state, link);
-  });
+  const auto last_highlighted = std::find_if(p.chain.rbegin(), p.chain.rend(),
+                                             [&](const ChainLink& link) { return link_highlighted(state, link); });
   for (const ChainLink& link : p.chain) {
     ImGui::TableNextRow();
     if (link_highlighted(state, link)) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlighted_row_color());
@@ -160,7 +160,8 @@ void show_chain(const AppState& state, const StepPicture& p) {
 void show_step_bars(const StepPicture& p) {
   const StepCost& packed = p.step[Implementation::packed];
   const double most = std::max(packed.step_computed(), p.step[Implementation::varlen].step_computed());
-  ImGui::TextUnformatted("FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
+  ImGui::TextUnformatted(
+      "FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
   const float label = ImGui::CalcTextSize("packed  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label - ImGui::CalcTextSize("  0.00G (attention 00.0%)  ").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
@@ -170,7 +171,8 @@ void show_step_bars(const StepPicture& p) {
     ImGui::TextUnformatted(implementation_name(impl));
     ImGui::SameLine(label);
     ImVec2 at = ImGui::GetCursorScreenPos();
-    const float matrix = width * float(c.matrix.step() / most), attention = width * float(c.attention_computed.step() / most);
+    const float matrix = width * float(c.matrix.step() / most),
+                attention = width * float(c.attention_computed.step() / most);
     draw->AddRectFilled(at, ImVec2(at.x + matrix, at.y + height), IM_COL32(110, 120, 150, 255));
     draw->AddRectFilled(ImVec2(at.x + matrix, at.y), ImVec2(at.x + matrix + attention, at.y + height),
                         IM_COL32(230, 160, 60, 255));
@@ -184,8 +186,9 @@ void show_step_bars(const StepPicture& p) {
 
 void show_step_view(AppState& state) {
   if (!state.scenario.model) {
-    wrapped_text("This scenario has no [model] table, so there is no training step to follow. The chain needs "
-                       "a transformer: nanochat-d24 ships one.");
+    wrapped_text(
+        "This scenario has no [model] table, so there is no training step to follow. The chain needs "
+        "a transformer: nanochat-d24 ships one.");
     if (ImGui::Button("add nanochat's d24 model")) apply_edit(state, [](Scenario& s) { s.model = ModelShape{}; });
     return;
   }

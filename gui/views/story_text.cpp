@@ -37,9 +37,11 @@ std::string the_8x(AppState& state) {
   const ScenarioModel& m = state.model();
   const ImplementationCost &packed = m.costs[Implementation::packed], &varlen = m.costs[Implementation::varlen];
   return "Sixty-four documents of 512 tokens, packed as a training loader packs them into rows of " +
-         std::to_string(m.scenario.row_len) + ": each row is one causal triangle over its documents, so a token "
+         std::to_string(m.scenario.row_len) +
+         ": each row is one causal triangle over its documents, so a token "
          "attends to every earlier document of its row too. Varlen keeps each document to itself. Cell by cell, "
-         "packed's mask lets through " + format_ratio(packed.attended_vs_varlen) + " the cells of varlen's (" +
+         "packed's mask lets through " +
+         format_ratio(packed.attended_vs_varlen) + " the cells of varlen's (" +
          format_count(double(packed.scores_attended())) + " against " + format_count(double(varlen.scores_attended())) +
          "): the article's 8x. The framed picture is packed's rows; compare varlen's thin diagonal beside it.";
 }
@@ -58,9 +60,11 @@ std::string the_4x(AppState& state) {
 
 std::string bleed(AppState& state) {
   const ImplementationCost& packed = state.model().costs[Implementation::packed];
-  const double share = double(packed.scores[CellKind::bleed]) / double(std::max<std::int64_t>(1, packed.scores_computed()));
+  const double share =
+      double(packed.scores[CellKind::bleed]) / double(std::max<std::int64_t>(1, packed.scores_computed()));
   return "Zoomed in on the first rows: the red cells are bleed, a token of one document attending to an earlier "
-         "document of the same packed row. " + format_count(double(packed.scores[CellKind::bleed])) + " of packed's " +
+         "document of the same packed row. " +
+         format_count(double(packed.scores[CellKind::bleed])) + " of packed's " +
          format_count(double(packed.scores_computed())) + " scores (" + format_percent(share) +
          ") are bleed: work that is wasted, and worse, it changes each token's output unless a document mask "
          "removes it. Varlen has none.";
@@ -71,9 +75,9 @@ std::string tiles(AppState& state) {
   const ImplementationCost& packed = m.costs[Implementation::packed];
   const CostModel& wide = m.costs_at({128, 128});
   return "A flash kernel computes whole tiles, not cells: a tile on the diagonal computes its masked half too, and "
-         "short documents have many diagonal tiles. So the cells' " + format_ratio(packed.attended_vs_varlen) +
-         " shrinks to " + format_ratio(packed.computed_vs_varlen) + " in " + tile_name(m.tile) + " tiles (" +
-         format_ratio(wide[Implementation::packed].computed_vs_varlen) +
+         "short documents have many diagonal tiles. So the cells' " +
+         format_ratio(packed.attended_vs_varlen) + " shrinks to " + format_ratio(packed.computed_vs_varlen) + " in " +
+         tile_name(m.tile) + " tiles (" + format_ratio(wide[Implementation::packed].computed_vs_varlen) +
          " in the 128x128 tiles of our Hopper kernel): the framed chain's second box. " + waste_sentence(m);
 }
 
@@ -145,12 +149,12 @@ const std::array<std::function<std::string(AppState&)>, story_step_count> paragr
 
 std::string attention_shares_text(const TrainingStep& step, const std::array<StepTimePrediction, 2>& times) {
   const StepCost& packed = step[Implementation::packed];
-  std::string text = "Attention's share of packed's step, three ways: " +
-                     format_percent(packed.attention_share_full_squares()) +
-                     " of the FLOPs as nanochat counts them (every layer a full square of its window); " +
-                     format_percent(packed.attention_share_computed()) +
-                     " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time, with the "
-                     "matrix products at the GEMM ceiling and attention as measured, ";
+  std::string text =
+      "Attention's share of packed's step, three ways: " + format_percent(packed.attention_share_full_squares()) +
+      " of the FLOPs as nanochat counts them (every layer a full square of its window); " +
+      format_percent(packed.attention_share_computed()) +
+      " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time, with the "
+      "matrix products at the GEMM ceiling and attention as measured, ";
   bool slower = false;
   for (const StepTimePrediction& t : times) {
     const std::optional<double> share = t.attention_share_fwd();

@@ -29,7 +29,8 @@ const std::string& paragraph(AppState& state) {
   const std::size_t rows = total_rows(state.results);
   if (cached.step != state.story_step || cached.version != state.scenario_version || cached.rows != rows ||
       cached.kernel != state.step_kernel || !state.model_is_current())
-    cached = {state.story_step, state.scenario_version, rows, state.step_kernel, story_paragraph(state, state.story_step)};
+    cached = {state.story_step, state.scenario_version, rows, state.step_kernel,
+              story_paragraph(state, state.story_step)};
   return cached.text;
 }
 

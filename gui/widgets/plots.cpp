@@ -49,8 +49,8 @@ void draw_plot(const PlotSpec& spec, const std::vector<double>& values, ImVec2 s
   }
   for (int i = 0; i + 1 < n; ++i)
     if (std::isfinite(values[i]) && std::isfinite(values[i + 1]))
-      draw->AddLine(ImVec2(p0.x + w * float(i), y_of(values[i])), ImVec2(p0.x + w * float(i + 1), y_of(values[i + 1])), color,
-                    1.5f);
+      draw->AddLine(ImVec2(p0.x + w * float(i), y_of(values[i])), ImVec2(p0.x + w * float(i + 1), y_of(values[i + 1])),
+                    color, 1.5f);
   if (n == 1 && std::isfinite(values[0])) draw->AddCircleFilled(ImVec2(p0.x, y_of(values[0])), 2, color);
 }
 

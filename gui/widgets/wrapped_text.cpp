@@ -1,7 +1,7 @@
 #include "gui/widgets/wrapped_text.hpp"
 
-#include <cstdarg>
 #include <algorithm>
+#include <cstdarg>
 #include <cstdio>
 
 namespace attnlab::gui {
@@ -42,9 +42,8 @@ void wrapped_text_v(const char* format, va_list args) {
   if (n > 0) std::vsnprintf(text.data(), text.size() + 1, format, args);
   const float width = std::max(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 4);
   ImGui::BeginGroup();  // after SameLine, every line starts where the first does
-  for (const std::string& line : wrap_at_spaces(text, width, [](std::string_view s) {
-         return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
-       }))
+  for (const std::string& line : wrap_at_spaces(
+           text, width, [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }))
     ImGui::TextUnformatted(line.c_str());
   ImGui::EndGroup();
 }

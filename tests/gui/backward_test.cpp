@@ -5,10 +5,10 @@
 
 #include <filesystem>
 
-#include "core/scenario_file.hpp"
-#include "gui/views/backward_callouts.hpp"
 #include "analysis/number_format.hpp"
 #include "analysis/pass_pairs.hpp"
+#include "core/scenario_file.hpp"
+#include "gui/views/backward_callouts.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -58,7 +58,8 @@ TEST(BackwardCallouts, OneLongDocumentShowsNaivesTensOfGiBAgainstFlash) {
   EXPECT_TRUE(contains(text, "naive keeps " + format_bytes(double(naive.extra_memory_bytes)))) << text;
   EXPECT_TRUE(contains(text, "varlen keeps " + format_bytes(double(varlen.extra_memory_bytes)))) << text;
   EXPECT_TRUE(contains(text, format_count(double(naive.cells)))) << text;
-  EXPECT_TRUE(contains(text, format_ratio(double(naive.extra_memory_bytes) / double(varlen.extra_memory_bytes)) + " as much"))
+  EXPECT_TRUE(
+      contains(text, format_ratio(double(naive.extra_memory_bytes) / double(varlen.extra_memory_bytes)) + " as much"))
       << text;
   // Another scenario, other figures: the sentence follows the model, it is not written out.
   const Scenario other = load_scenario("uniform-64x512");
@@ -107,12 +108,13 @@ TEST(PassPairs, TheSumIsTheTwoMediansOfOneFileAndAMissingPassIsMissing) {
   // The bench file sorts first: its forward rows are the primary ones.
   write_results_csv(folder / "attnlab-bench.csv",
                     {our_row("naive", 1749), our_row("packed", 2234), our_row("varlen", 376)});
-  write_results_csv(folder / "attnlab-run.csv",
-                    {our_row("varlen", 380), with_pass(our_row("varlen", 2009), Pass::bwd),
-                     with_pass(our_row("packed", 5000), Pass::bwd), with_pass(our_row("padded", 1900), Pass::bwd), d64});
+  write_results_csv(folder / "attnlab-run.csv", {our_row("varlen", 380), with_pass(our_row("varlen", 2009), Pass::bwd),
+                                                 with_pass(our_row("packed", 5000), Pass::bwd),
+                                                 with_pass(our_row("padded", 1900), Pass::bwd), d64});
   LoadedResults results;
   load_results_folder(results, folder);
-  const std::vector<PassPair> pairs = pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const std::vector<PassPair> pairs =
+      pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
   ASSERT_EQ(pairs.size(), 4u);
   // varlen: both passes in attnlab-run.csv: summed from that file, not from the primary forward (376).
   const PassPair* varlen = pair_of(pairs, "attnlab", "varlen");
@@ -150,9 +152,9 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   const std::vector<PassPair> pairs = pass_pairs(results, shape);
   const auto median_in = [&](const std::filesystem::path& file, const PassPair& p, Pass pass) -> std::optional<double> {
     for (const ResultRow& r : read_results_csv(file))
-      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass && r.dtype == shape.dtype &&
-          r.heads == shape.heads && r.head_dim == shape.head_dim && r.causal == shape.causal && r.scenario == shape.scenario &&
-          r.median_us)
+      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass &&
+          r.dtype == shape.dtype && r.heads == shape.heads && r.head_dim == shape.head_dim &&
+          r.causal == shape.causal && r.scenario == shape.scenario && r.median_us)
         return r.median_us;
     return std::nullopt;
   };

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario_file.hpp"
-#include "gui/mask_picture/mask_picture.hpp"
 #include "gui/app/scenario_model.hpp"
+#include "gui/mask_picture/mask_picture.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -20,7 +20,9 @@ void expect_blocks_add_up(const ScenarioModel& model, std::int64_t cells_per_bin
   for (Implementation impl : all_implementations) {
     SCOPED_TRACE(std::string(implementation_name(impl)) + ", bins of " + std::to_string(cells_per_bin));
     const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
-    const auto bins = [&](std::int64_t extent) { return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin); };
+    const auto bins = [&](std::int64_t extent) {
+      return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin);
+    };
     const RegionCounts total =
         rasterize(picture, cells_per_bin, 0, 0, bins(picture.query_extent()), bins(picture.key_extent())).total();
     EXPECT_EQ(total.computed, count_layout(model.layout_of(impl), model.tile_of(impl)));
@@ -103,7 +105,9 @@ TEST(MaskPicture, ABlockWithAnAttendedCellShowsIt) {
     for (const std::int64_t cells_per_bin : {150, 300}) {
       SCOPED_TRACE(std::string(implementation_name(impl)) + ", bins of " + std::to_string(cells_per_bin));
       const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
-      const auto bins = [&](std::int64_t extent) { return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin); };
+      const auto bins = [&](std::int64_t extent) {
+        return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin);
+      };
       const MaskRaster raster =
           rasterize(picture, cells_per_bin, 0, 0, bins(picture.query_extent()), bins(picture.key_extent()));
       int useful_blocks = 0;

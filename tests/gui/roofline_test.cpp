@@ -10,9 +10,9 @@
 
 #include <toml++/toml.h>
 
-#include "gui/widgets/implementation_colors.hpp"
 #include "analysis/roofline.hpp"
 #include "gui/views/timings/label_placement.hpp"
+#include "gui/widgets/implementation_colors.hpp"
 #include "shipped_results.hpp"
 #include "tests/test_rows.hpp"
 
@@ -48,8 +48,8 @@ TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
       on_measured_bytes += p.bytes == BytesBasis::measured;
     }
   EXPECT_GT(points, 100);
-  EXPECT_GT(peers, 50);             // the peers are plotted too
-  EXPECT_GT(on_measured_bytes, 40); // our bench rows carry ncu's bytes
+  EXPECT_GT(peers, 50);              // the peers are plotted too
+  EXPECT_GT(on_measured_bytes, 40);  // our bench rows carry ncu's bytes
 }
 
 // uniform-64x512's packed run as a row without ncu's bytes: at the model's 8.99 GB it
@@ -142,7 +142,8 @@ TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
     for (int c = 0; c < paint_class_count; ++c) {
       const Rgb a = implementation_rgb(i), b = paint_rgb(static_cast<PaintClass>(c));
       const double distance = std::hypot(double(a[0] - b[0]), double(a[1] - b[1]), double(a[2] - b[2]));
-      EXPECT_GT(distance, 100) << implementation_name(i) << " against " << paint_class_label(static_cast<PaintClass>(c));
+      EXPECT_GT(distance, 100) << implementation_name(i) << " against "
+                               << paint_class_label(static_cast<PaintClass>(c));
     }
 }
 

@@ -22,7 +22,8 @@ void expect_rows_kept(const Scenario& s) {
       for (int q = 0; q < row_extent(v, r); ++q) {
         EXPECT_EQ(doc_at(o, 0, q), doc_at(v, r, q));
         EXPECT_EQ(one.token_source[q] >= 0, layout.token_source[v.row_start[r] + q] >= 0);
-        for (int k = 0; k < row_extent(v, r); ++k) ASSERT_EQ(cell_kind(o, 0, q, k), cell_kind(v, r, q, k)) << q << "," << k;
+        for (int k = 0; k < row_extent(v, r); ++k)
+          ASSERT_EQ(cell_kind(o, 0, q, k), cell_kind(v, r, q, k)) << q << "," << k;
       }
       for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
         EXPECT_EQ(key_tiles_visited(o, tile, 0, qt), key_tiles_visited(v, tile, r, qt));

@@ -23,18 +23,18 @@ std::vector<std::optional<Box>> place_labels(const std::vector<Box>& markers,
     if (w <= 0 || h <= 0) continue;
     const float mx = (m.x0 + m.x1) / 2, my = (m.y0 + m.y1) / 2;
     const Box centre{mx, my, mx + 0.01f, my + 0.01f};
-    if (std::any_of(markers.begin() + std::ptrdiff_t(i) + 1, markers.end(), [&](const Box& later) {
-          return later.overlaps(centre);
-        }))
+    if (std::any_of(markers.begin() + std::ptrdiff_t(i) + 1, markers.end(),
+                    [&](const Box& later) { return later.overlaps(centre); }))
       continue;
     const float cy = my - h / 2, cx = mx - w / 2;
-    placed[i] = first_free({
-                               {m.x1 + gap, cy, m.x1 + gap + w, cy + h},  // right
-                               {m.x0 - gap - w, cy, m.x0 - gap, cy + h},  // left
-                               {cx, m.y0 - gap - h, cx + w, m.y0 - gap},  // above
-                               {cx, m.y1 + gap, cx + w, m.y1 + gap + h},  // below
-                           },
-                           taken, area);
+    placed[i] = first_free(
+        {
+            {m.x1 + gap, cy, m.x1 + gap + w, cy + h},  // right
+            {m.x0 - gap - w, cy, m.x0 - gap, cy + h},  // left
+            {cx, m.y0 - gap - h, cx + w, m.y0 - gap},  // above
+            {cx, m.y1 + gap, cx + w, m.y1 + gap + h},  // below
+        },
+        taken, area);
     if (placed[i]) taken.push_back(*placed[i]);
   }
   return placed;

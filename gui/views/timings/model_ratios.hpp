@@ -11,8 +11,8 @@
 namespace attnlab::gui {
 
 struct ModelRatioRow {
-  std::string label;   // "model: 128x128 tiles" (scores computed), "model: cells attended"
-  std::string varlen;  // varlen's count: "151 M scores"
+  std::string label;              // "model: 128x128 tiles" (scores computed), "model: cells attended"
+  std::string varlen;             // varlen's count: "151 M scores"
   double padded = 0, packed = 0;  // against varlen
 };
 

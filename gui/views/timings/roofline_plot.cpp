@@ -119,7 +119,8 @@ void draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
 // The roof's two labels, each where no marker is (just under the flat roof from the ridge
 // rightwards; above the slope from 2 FLOPs per byte upwards), drawn after the markers;
 // their boxes are returned for the point labels to keep off.
-std::vector<Box> draw_roof_labels(ImDrawList* draw, const Frame& f, const Ceilings& c, const std::vector<Box>& markers) {
+std::vector<Box> draw_roof_labels(ImDrawList* draw, const Frame& f, const Ceilings& c,
+                                  const std::vector<Box>& markers) {
   std::vector<Box> texts;
   const Box area{f.p0.x, f.p0.y, f.p1.x, f.p1.y};
   const auto roof_text = [&](const std::string& text, const std::function<ImVec2(int)>& candidate) {
@@ -212,7 +213,8 @@ void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoi
   const std::vector<std::optional<Box>> labels =
       place_labels(markers, sizes, texts_drawn, {f.p0.x, f.p0.y, f.p1.x, f.p1.y}, 2);
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), color_of(*points[i].run->primary.row), texts[i].c_str());
+    if (labels[i])
+      draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), color_of(*points[i].run->primary.row), texts[i].c_str());
 }
 
 void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points, const Kernels& kernels,
@@ -239,7 +241,7 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
 void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
   if (ceilings)
     wrapped_text("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on the %s.",
-                       ceilings->tflops, ceilings->tbps, ceilings->gemm.gpu.c_str());
+                 ceilings->tflops, ceilings->tbps, ceilings->gemm.gpu.c_str());
   else
     wrapped_text("Roofline: no ceilings.toml in the results folder, so no roof is drawn.");
   if (unplaced > 0) {

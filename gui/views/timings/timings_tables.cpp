@@ -197,7 +197,7 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
 
 void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                   ImGuiTableFlags_ScrollX;  // a narrow column scrolls, never cuts a header
+                                    ImGuiTableFlags_ScrollX;  // a narrow column scrolls, never cuts a header
   wrapped_text("Each source's own ratios: its padded and packed time over its own varlen time");
   const std::vector<ModelRatioRow> model_rows = model ? model_ratio_rows(*model, ratios) : std::vector<ModelRatioRow>{};
   const float rows = float(model_rows.size() + ratios.size() + 1);

@@ -16,13 +16,13 @@
 
 #include "analysis/number_format.hpp"
 #include "gui/app/measured_scenario.hpp"
+#include "gui/views/highlight.hpp"
 #include "gui/views/timings/roofline_plot.hpp"
 #include "gui/views/timings/run_order.hpp"
 #include "gui/views/timings/timings_tables.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
 #include "gui/widgets/wrapped_text.hpp"
-#include "gui/views/highlight.hpp"
 
 namespace attnlab::gui {
 
@@ -122,8 +122,7 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
                     std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel& model = state.model();
-  const ScenarioModel* shown_model =
-      model.ok() && measured_configuration(state, model, state.pass) ? &model : nullptr;
+  const ScenarioModel* shown_model = model.ok() && measured_configuration(state, model, state.pass) ? &model : nullptr;
   // The scenario's byte floors, forward: why its measured ratio is smaller than the scores'.
   const bool floors_shown = shown_model && results.ceilings && state.pass == Pass::fwd;
   const std::vector<ByteFloor> floors =

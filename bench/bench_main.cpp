@@ -17,6 +17,7 @@
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
 #include "run/run_flags.hpp"
+#include "core/input_error.hpp"
 #include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
 #include "kernels/common/cuda_check.hpp"
@@ -49,12 +50,7 @@ Options take_options(int argc, char** argv, std::vector<std::string>& rest) {
                "Run one untimed forward pass of each case between cudaProfilerStart and cudaProfilerStop, "
                "for `ncu --profile-from-start off` (bench/ncu_bytes.py)");
   app.add_flag("--profile_one_pass", o.profile_one_pass)->group("");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the error as attnlab run does
-    throw;
-  }
+  app.parse(argc, argv);  // a CLI::ParseError is reported by run(), as attnlab run reports it
   rest = {argv[0]};
   for (const std::string& arg : app.remaining()) {
     if (arg == "--help" || arg == "-h") std::fputs(app.help().c_str(), stdout);
@@ -88,8 +84,9 @@ AttentionRun& prepare(CaseRecord& record, const Options& options) {
     throw std::runtime_error("the kernel counted " + std::to_string(c->counted.visited_tiles) + " tiles and " +
                              std::to_string(c->counted.cells.computed()) + " scores computed (" +
                              std::to_string(c->counted.finite_scores) + " left finite by its mask), the model " +
-                             std::to_string(c->model.visited_tiles) + " and " + std::to_string(c->model.cells.computed()) +
-                             " (" + std::to_string(c->model.finite_scores) + ")");
+                             std::to_string(c->model.visited_tiles) + " and " +
+                             std::to_string(c->model.cells.computed()) + " (" + std::to_string(c->model.finite_scores) +
+                             ")");
   record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { run->launch(i++); }, options.flags.warmup, 1).median_us;
   current_case = {&record, std::move(run)};
   return *current_case.run;
@@ -162,15 +159,27 @@ std::vector<std::unique_ptr<CaseRecord>> register_cases(const std::vector<std::s
   return records;
 }
 
+// Google Benchmark accepts an unknown --benchmark_format (or _out_format) and exits 0; refused here, before any work.
+void check_benchmark_flags(const std::vector<std::string>& args) {
+  for (const std::string& arg : args)
+    for (const std::string flag : {"--benchmark_format=", "--benchmark_out_format="})
+      if (arg.rfind(flag, 0) == 0) {
+        const std::string value = arg.substr(flag.size());
+        if (value != "console" && value != "json" && value != "csv")
+          throw InputError(flag.substr(0, flag.size() - 1) + ": expected console, json or csv, got \"" + value + "\"");
+      }
+}
+
 int run(int argc, char** argv) {
   std::vector<std::string> rest;
   Options options;
   try {
     options = take_options(argc, argv, rest);
   } catch (const CLI::ParseError& e) {
-    return e.get_exit_code() == 0 ? 0 : exit_bad_input;
+    return e.get_exit_code() == 0 ? 0 : refuse_arguments("attnlab-bench", e.what());
   }
   cli::check_run_flags(options.flags, 0);
+  check_benchmark_flags(rest);
   std::vector<char*> benchmark_args;
   for (std::string& arg : rest) benchmark_args.push_back(arg.data());
   int benchmark_argc = static_cast<int>(benchmark_args.size());

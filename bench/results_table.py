@@ -22,7 +22,7 @@ results/peer_families.csv's, the table the C++ reads too.
 
 usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
                         [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
-                        [--kernels results/h100/attnlab-bench-two-kernels-*.csv] [--bytes results/h100/attnlab-bench-round2-ncu.csv] \
+                        [--kernels results/h100/attnlab-bench-two-kernels-*.csv] [--bytes results/h100/ncu-bytes-mma-sm80.csv] \
                         --attnlab build/cli/attnlab --out results/h100/TABLE.md [--readme README.md]
 """
 from __future__ import annotations

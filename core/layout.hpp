@@ -87,7 +87,6 @@ ATTNLAB_HD inline CellKind cell_kind(const LayoutView& v, int r, int q, int k) {
 struct KeyRange {
   int first = 0;
   int last = -1;
-  ATTNLAB_HD bool contains(int key) const { return key >= first && key <= last; }
 };
 ATTNLAB_HD inline KeyRange attended_keys(const LayoutView& v, int r, int q) {
   const int valid = v.row_valid[r];

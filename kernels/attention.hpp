@@ -95,8 +95,8 @@ class DeviceLayout {
  private:
   const Layout* host_;
   TileShape work_tile_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, work_, backward_work_,
-      work_counter_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_;
+  DeviceBuffer work_, backward_work_, work_counter_;
   int work_items_ = 0;
 };
 

@@ -42,8 +42,8 @@ struct FlashKernelInfo {
 // The kernels as shipped fastest first (with no --kernel a run takes the first one the
 // GPU supports), then the ladder's rungs.
 inline constexpr std::array<FlashKernelInfo, 8> flash_kernels{{
-    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, warp-specialized
-    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},  // the teaching kernel: mma.sync, ldmatrix, cp.async
+    {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, roles
+    {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},        // teaching: mma.sync, cp.async
     {FlashKernel::wgmma_sm90_rung1, "wgmma-sm90/rung1", {128, 128}, 90, false, false, 1},
     {FlashKernel::wgmma_sm90_rung2, "wgmma-sm90/rung2", {128, 128}, 90, false, false, 2},
     {FlashKernel::wgmma_sm90_rung3, "wgmma-sm90/rung3", {128, 128}, 90, false, false, 3},

@@ -84,8 +84,8 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
   if (layout.work_tile() != kernel_tile(kernel))
-    throw std::logic_error(std::string("run_flash_backward: the work list is not at ") + flash_kernel_info(kernel).name +
-                           "'s tile");
+    throw std::logic_error(std::string("run_flash_backward: the work list is not at ") +
+                           flash_kernel_info(kernel).name + "'s tile");
   const std::int64_t positions = layout.host().buffer_tokens();
   if (t.positions != positions || g.positions != positions)
     throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/input_error.hpp"
+#include "core/input_limits.hpp"
 #include "core/scenario_file.hpp"
 #include "run/run_info.hpp"
 
@@ -26,29 +27,45 @@ std::vector<DType> chosen_dtypes(const RunFlags& flags) {
   return dtypes;
 }
 
+// Numbers on the command line are decimal digits only: CLI11 would read 010 as octal and
+// 0x40 as hex, and turn -1 or 1e23 into the largest seed.
+const CLI::Validator decimal_digits(
+    [](const std::string& text) {
+      const bool digits = !text.empty() && text.size() <= 20 &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      return digits && (text.size() == 1 || text[0] != '0') ? std::string()
+                                                            : "expected a decimal number, got \"" + text + "\"";
+    },
+    "DECIMAL");
+
 }  // namespace
 
 void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& reps_help) {
   app.add_option("scenario", flags.scenarios, "Scenario names (see `attnlab list`) or .toml paths");
+  // Split by parse_implementation_list, not CLI11, which would drop an empty name (naive,,packed).
   app.add_option("--implementations", flags.implementations, "Implementations to run: naive, padded, packed, varlen")
-      ->delimiter(',')
       ->capture_default_str();
   app.add_option("--dtypes", flags.dtypes, "bf16, fp16 or both (default: each scenario's own)")->delimiter(',');
   app.add_option("--head-dims", flags.head_dims, "Head dims, e.g. 64,128 (default: each scenario's own)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(decimal_digits);
   app.add_option("--kernel", flags.kernel,
                  "Flash kernel for padded, packed and varlen: " + flash_kernel_names() +
                      " (default: the fastest this GPU runs; naive is always cuBLAS)");
   app.add_option("--pass", flags.pass, "fwd, bwd (the backward, after an untimed forward) or both")->capture_default_str();
-  app.add_option("--reps", flags.reps, reps_help)->capture_default_str();
-  app.add_option("--warmup", flags.warmup, "Untimed passes before the timed ones")->capture_default_str();
+  app.add_option("--reps", flags.reps, reps_help)->check(decimal_digits)->capture_default_str();
+  app.add_option("--warmup", flags.warmup, "Untimed passes before the timed ones")
+      ->check(decimal_digits)
+      ->capture_default_str();
   app.add_option("--out", flags.out, "Write the results rows to this CSV file (schema: results/README.md)");
-  app.add_option("--seed", flags.seed, "Seed of the random Q, K, V")->capture_default_str();
+  app.add_option("--seed", flags.seed, "Seed of the random Q, K, V, 0 to 2^64 - 1")
+      ->check(decimal_digits)
+      ->capture_default_str();
   // The spellings scripts used before the two programs agreed; not in --help.
   app.add_option("--scenarios", flags.scenarios)->delimiter(',')->group("");
-  app.add_option("--impl", flags.implementations)->delimiter(',')->group("");
+  app.add_option("--impl", flags.implementations)->group("");
   app.add_option("--dtype", flags.dtypes)->delimiter(',')->group("");
-  app.add_option("--head_dims", flags.head_dims)->delimiter(',')->group("");
+  app.add_option("--head_dims", flags.head_dims)->delimiter(',')->check(decimal_digits)->group("");
   app.add_option("--results_csv", flags.out)->group("");
 }
 
@@ -67,6 +84,11 @@ void check_run_flags(const RunFlags& flags, int min_reps) {
   chosen_implementations(flags);
   chosen_passes(flags);
   chosen_dtypes(flags);
+  for (const int head_dim : flags.head_dims)
+    if (head_dim < 1 || head_dim > max_head_dim)
+      throw InputError("--head-dims: expected head dims from 1 to " + std::to_string(max_head_dim) + ", got " +
+                       std::to_string(head_dim));
+  for (const std::string& name : flags.scenarios) load_scenario(name);  // a bad name is bad input, GPU or not
   if (!flags.kernel.empty()) parse_flash_kernel(flags.kernel);
   if (flags.reps < min_reps)
     throw InputError(std::string("--reps: expected ") + (min_reps > 0 ? "a positive number" : "0 (unset) or more") +

@@ -47,7 +47,8 @@ class KernelCounters {
     DeviceCounts c{};
     buffer_.download(&c, sizeof c);
     counts_->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
-    for (int kind = 0; kind < computed_kind_count; ++kind) counts_->cells.n[kind] = static_cast<std::int64_t>(c.cells[kind]);
+    for (int kind = 0; kind < computed_kind_count; ++kind)
+      counts_->cells.n[kind] = static_cast<std::int64_t>(c.cells[kind]);
     counts_->finite_scores = static_cast<std::int64_t>(c.finite_scores);
   }
 

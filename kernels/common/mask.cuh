@@ -7,23 +7,20 @@
 
 namespace attnlab::flash {
 
-// One cell of an accumulator: its key and the keys its query attends.
-struct MaskCell {
-  int key;
-  KeyRange attended;
-};
-
 // Every element e of the thread's accumulator becomes keep(e, s[e]), or `outside` where
-// `masked` and cell_of(e) lies outside its query's keys: -inf for scores on their way
-// into the softmax, 0 for probabilities. The backward computes its probabilities in
-// `keep`, in the same pass as the mask, which keeps the Hopper backward's registers
-// from spilling.
-template <int n, typename CellOf, typename Keep>
-__device__ __forceinline__ void apply_mask(float (&s)[n], bool masked, CellOf cell_of, Keep keep, float outside) {
+// `masked` and its key key_of(e) lies outside the keys its query attends, first_of(e)
+// to last_of(e) (a KeyRange): -inf for scores on their way into the softmax, 0 for
+// probabilities. The backward computes its probabilities in `keep`, in the same pass as
+// the mask, and a query's last key is read only when its first does not already exclude
+// the cell: both keep the Hopper backward as fast as it can be.
+template <int n, typename KeyOf, typename FirstOf, typename LastOf, typename Keep>
+__device__ __forceinline__ void apply_mask(float (&s)[n], bool masked, KeyOf key_of, FirstOf first_of, LastOf last_of,
+                                           Keep keep, float outside) {
 #pragma unroll
   for (int e = 0; e < n; ++e) {
     const float kept = keep(e, s[e]);
-    s[e] = masked && !cell_of(e).attended.contains(cell_of(e).key) ? outside : kept;
+    const int key = key_of(e);
+    s[e] = masked && (key < first_of(e) || key > last_of(e)) ? outside : kept;
   }
 }
 
@@ -32,8 +29,9 @@ __device__ __forceinline__ void apply_mask(float (&s)[n], bool masked, CellOf ce
 template <int n>
 __device__ __forceinline__ void mask_scores(float (&s)[n], const KeyRange (&keys)[2], int k0, int lane) {
   apply_mask(
-      s, true, [&](int e) { return MaskCell{k0 + accumulator_column(e, lane), keys[accumulator_row_half(e)]}; },
-      [](int, float x) { return x; }, -INFINITY);
+      s, true, [&](int e) { return k0 + accumulator_column(e, lane); },
+      [&](int e) { return keys[accumulator_row_half(e)].first; },
+      [&](int e) { return keys[accumulator_row_half(e)].last; }, [](int, float x) { return x; }, -INFINITY);
 }
 
 // The backward's transposed tile: the thread's rows are keys (first_key and first_key
@@ -43,12 +41,9 @@ template <int n, typename Keep>
 __device__ __forceinline__ void mask_transposed_scores(float (&s)[n], bool masked, const int* first, const int* last,
                                                        int first_key, int lane, Keep keep, float outside) {
   apply_mask(
-      s, masked,
-      [&](int e) {
-        const int c = accumulator_column(e, lane);
-        return MaskCell{first_key + 8 * accumulator_row_half(e), KeyRange{first[c], last[c]}};
-      },
-      keep, outside);
+      s, masked, [&](int e) { return first_key + 8 * accumulator_row_half(e); },
+      [&](int e) { return first[accumulator_column(e, lane)]; },
+      [&](int e) { return last[accumulator_column(e, lane)]; }, keep, outside);
 }
 
 }  // namespace attnlab::flash

@@ -66,7 +66,8 @@ __device__ __forceinline__ void mask_as_forward(float (&s)[n], const QueryInfo<q
 // Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound
 // by the L2's atomic throughput: on sm_90 one 8-byte reduction lets the four lanes
 // of a row fill one 32-byte sector with one operation, where two 4-byte ones leave
-// each of two operations half a sector (measured in kernels/NOTEBOOK.md).
+// each of two operations half a sector. Measured on the H100 (uniform-64x512 and
+// uniform-16x2048, bf16, d128, the teaching backward): 1994 -> 1532 µs and 5512 -> 3891 µs.
 __device__ __forceinline__ void atomic_add_pair(float* at, float a, float b) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(at), "f"(a), "f"(b) : "memory");

@@ -86,7 +86,8 @@ __device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFra
 #pragma unroll
     for (int j = 0; j < D / 8; j += 2) {
       unsigned b[4];
-      load_fragments_transposed(b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
+      load_fragments_transposed(
+          b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
       mma_16x8x16<T>(o, j, pf[kk], b[0], b[1]);
       mma_16x8x16<T>(o, j + 1, pf[kk], b[2], b[3]);
     }

@@ -28,7 +28,8 @@ void launch_forward_as(const Params& params, int work_items) {
 
 template <typename T, int D>
 void launch_forward(const Params& params, int work_items) {
-  params.counts ? launch_forward_as<T, D, true>(params, work_items) : launch_forward_as<T, D, false>(params, work_items);
+  params.counts ? launch_forward_as<T, D, true>(params, work_items)
+                : launch_forward_as<T, D, false>(params, work_items);
 }
 
 // One CTA per (work item, KV head); the hardware scheduler hands them out in order.

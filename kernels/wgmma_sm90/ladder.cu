@@ -13,8 +13,11 @@ void launch_forward_rung(int rung, const char* kernel, const flash::Params& para
   with_rung_features(
       rung,
       [&]<ForwardFeatures F>() {
-        launch_forward_with<__nv_bfloat16, ladder_head_dim, F>(
-            params, work_items, positions, std::string(kernel) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>());
+        // The launch line says which rung ran, what it adds and its features.
+        const ForwardRung& r = forward_rungs[rung - 1];
+        const std::string what = std::string(kernel) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>() +
+                                 " (adds: " + r.idea + "; " + describe_features(r.features) + ")";
+        launch_forward_with<__nv_bfloat16, ladder_head_dim, F>(params, work_items, positions, what);
       },
       std::make_index_sequence<forward_rung_count>());
 }

@@ -101,7 +101,8 @@ void launch_backward_as(const flash::BackwardParams& params, int work_items) {
 
 template <typename T, int D>
 void launch_backward(const flash::BackwardParams& params, int work_items) {
-  params.counts ? launch_backward_as<T, D, true>(params, work_items) : launch_backward_as<T, D, false>(params, work_items);
+  params.counts ? launch_backward_as<T, D, true>(params, work_items)
+                : launch_backward_as<T, D, false>(params, work_items);
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -56,7 +56,9 @@ struct Shared {
   __device__ std::uint64_t* k_empty(int stage) const { return barrier(2 * L::q_buffers + L::stages + stage); }
   __device__ std::uint64_t* v_full(int stage) const { return barrier(2 * L::q_buffers + 2 * L::stages + stage); }
   __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 * L::q_buffers + 3 * L::stages + stage); }
-  __device__ ItemSlot* item_slot(int buffer) const { return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer; }
+  __device__ ItemSlot* item_slot(int buffer) const {
+    return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer;
+  }
 };
 
 // Byte offset of 16-byte chunk `chunk` (along d) of row `row` in a swizzled tile

@@ -1,5 +1,5 @@
 #pragma once
-// Running the built attnlab binary (ATTNLAB_CLI, set by CMake) from a test: its exit
+// Running a built program (attnlab: ATTNLAB_CLI, set by CMake) from a test: its exit
 // code, stdout and stderr, each test in a scratch folder of its own.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -33,10 +33,10 @@ inline std::filesystem::path scratch_dir() {
   return dir;
 }
 
-// `attnlab ARGS` with an optional environment prefix ("ATTNLAB_RESULTS=/nonexistent").
-inline CliRun attnlab(const std::string& args, const std::string& env = "") {
+// `PROGRAM ARGS` with an optional environment prefix ("ATTNLAB_RESULTS=/nonexistent").
+inline CliRun run_program(const std::string& program, const std::string& args, const std::string& env = "") {
   const std::filesystem::path dir = scratch_dir();
-  const std::string command = env + " '" ATTNLAB_CLI "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
+  const std::string command = env + " '" + program + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
                               (dir / "err").string() + "'";
   const int status = std::system(command.c_str());
   CliRun r;
@@ -45,6 +45,9 @@ inline CliRun attnlab(const std::string& args, const std::string& env = "") {
   r.err = slurp(dir / "err");
   return r;
 }
+
+// `attnlab ARGS`.
+inline CliRun attnlab(const std::string& args, const std::string& env = "") { return run_program(ATTNLAB_CLI, args, env); }
 
 inline std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;

@@ -279,6 +279,15 @@ TEST(Cli, RunFlagsAreCheckedBeforeAnyGpuWork) {
       {"run --head-dims 64,x", "head-dims"},
       {"run --out /", "--out: / is a folder"},
       {"run --results_csv=/", "--out: / is a folder"},
+      {"run --head-dims 0", "--head-dims: expected head dims from 1 to 256, got 0"},
+      {"run --implementations naive,,packed", "got an empty name in \"naive,,packed\""},
+      {"run no-such-scenario", "no-such-scenario"},
+      {"run --reps 010", "expected a decimal number, got \"010\""},
+      {"run --head-dims 0100", "expected a decimal number, got \"0100\""},
+      {"run --head-dims 0x40", "expected a decimal number"},
+      {"run --seed -1", "expected a decimal number, got \"-1\""},
+      {"run --seed 1e23", "expected a decimal number, got \"1e23\""},
+      {"run --seed 100000000000000000000000", "--seed"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = attnlab(args);

@@ -8,7 +8,7 @@ namespace attnlab {
 namespace {
 
 TEST(ImplementationList, KeepsTheOrderGivenAndEachNameOnce) {
-  EXPECT_EQ(parse_implementation_list("varlen,naive,varlen,,packed", "--impl"),
+  EXPECT_EQ(parse_implementation_list("varlen,naive,varlen,packed", "--impl"),
             (std::vector<Implementation>{Implementation::varlen, Implementation::naive, Implementation::packed}));
 }
 
@@ -20,6 +20,8 @@ TEST(ImplementationList, UnknownNameOrEmptyListNamesTheFlag) {
     EXPECT_STREQ(e.what(), "--impl: expected a comma-separated list of naive, padded, packed, varlen, got \"flash\"");
   }
   EXPECT_THROW(parse_implementation_list(",", "--implementations"), InputError);
+  EXPECT_THROW(parse_implementation_list("naive,,packed", "--implementations"), InputError);
+  EXPECT_THROW(parse_implementation_list("naive,", "--implementations"), InputError);
 }
 
 TEST(DTypeName, ParsesWhatItPrints) {

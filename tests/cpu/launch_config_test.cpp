@@ -141,7 +141,8 @@ TEST(LaunchConfig, LaunchAsCapsTheDeviceLimitsByTheNamedArchitecture) {
   EXPECT_EQ(c.ctas_per_sm, 1);
   EXPECT_EQ(c.resident_ctas, 132);
   EXPECT_EQ(describe_launch(as86, flash_needs(128), c),
-            "mma-sm80 bf16 d128: 1 CTA per SM (limited by shared memory), 132 resident on 132 SMs; a CTA: 128 threads x "
+            "mma-sm80 bf16 d128: 1 CTA per SM (limited by shared memory), 132 resident on 132 SMs; "
+            "a CTA: 128 threads x "
             "245 registers, 97 KB of the SM's 100 KB shared memory");
 
   // A larger architecture's limits never raise a smaller GPU's.

@@ -241,7 +241,8 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
           EXPECT_EQ(backward.cells, forward.cells) << what;
           EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
           EXPECT_EQ(backward.finite_scores, forward.finite_scores) << what;
-          EXPECT_EQ(backward.finite_scores, count_layout(layout, kernel_tile(kernel)).times(p.heads).attended()) << what;
+          EXPECT_EQ(backward.finite_scores, count_layout(layout, kernel_tile(kernel)).times(p.heads).attended())
+              << what;
         }
 }
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/context_parallel.hpp"
 #include "gui/app/live_run.hpp"
 #include "gui/app/results_state.hpp"
 #include "gui/app/scenario_model.hpp"
@@ -20,7 +21,7 @@ namespace attnlab::gui {
 
 // The views, in tab order; their names, titles and drawing functions are listed once,
 // in gui/views/view_list.hpp.
-enum class View { story, scenario, masks, costs, timings, walkthrough, step };
+enum class View { story, scenario, masks, costs, timings, walkthrough, step, context_parallel };
 
 // A figure the Story points at: the view that draws it frames it while the Story shows it.
 enum class Figure { none, packed_mask, ratio_chain, source_ratios, roofline, step_measured, step_shares, step_saving };
@@ -55,6 +56,9 @@ struct AppState {
   float text_scale = 1.0f;          // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;            // the pass the Costs and Timings views show
   std::string step_kernel;          // the Training step's kernel of ours; empty: the default (default_step_kernel)
+  CpStrategy cp_strategy = CpStrategy::zigzag;  // the Context parallel view's strategy and number of ranks
+  int cp_ranks = 4;
+  int cp_documents_shown = 0;  // the first so many documents fill its picture; 0: all
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
   std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view

@@ -24,6 +24,14 @@ float screen_y(const MaskPlacement& p, std::int64_t q) {
 }
 
 void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
+  paint_blocks(draw, picture, p, [](const RegionCounts& c, std::int64_t, std::int64_t) -> std::optional<ImU32> {
+    const PaintClass k = block_class(c);
+    if (k == PaintClass::outside) return std::nullopt;
+    return paint_color(k);
+  });
+}
+
+void paint_blocks(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p, const BlockColor& color) {
   const std::int64_t n = p.cells_per_bin;
   const double visible = p.side / p.pixels_per_cell;
   const auto bins_from = [&](double origin, std::int64_t extent, std::int64_t& first) {
@@ -38,14 +46,15 @@ void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlaceme
   const MaskRaster raster = rasterize(picture, n, bq0, bk0, bins_q, bins_k);
   for (int i = 0; i < bins_q; ++i) {
     const float y0 = screen_y(p, (bq0 + i) * n), y1 = screen_y(p, std::min((bq0 + i + 1) * n, picture.query_extent()));
-    // Runs of one class along the row become one rectangle.
+    // Runs of one colour along the row become one rectangle.
+    const auto color_at = [&](int j) { return color(raster.at(i, j), (bq0 + i) * n, (bk0 + j) * n); };
     for (int j = 0; j < bins_k;) {
-      const PaintClass c = block_class(raster.at(i, j));
+      const std::optional<ImU32> c = color_at(j);
       int end = j + 1;
-      while (end < bins_k && block_class(raster.at(i, end)) == c) ++end;
-      if (c != PaintClass::outside) {
+      while (end < bins_k && color_at(end) == c) ++end;
+      if (c) {
         const float x0 = screen_x(p, (bk0 + j) * n), x1 = screen_x(p, std::min((bk0 + end) * n, picture.key_extent()));
-        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), paint_color(c));
+        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), *c);
       }
       j = end;
     }

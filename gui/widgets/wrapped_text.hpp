@@ -13,7 +13,8 @@
 namespace attnlab::gui {
 
 // `text` cut into lines no wider than `width` (as `measure` says), at spaces and at its
-// own line breaks only; a word wider than `width` stands on a line of its own.
+// own line breaks; a word wider than `width` is cut after a '-', '_' or '/' where one
+// fits (a file name), else stands on a line of its own: never at '.' or ','.
 std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
                                         const std::function<float(std::string_view)>& measure);
 

@@ -19,6 +19,9 @@ TEST(WrappedText, NumbersAreNeverCutInTwo) {
     EXPECT_EQ(joined, text) << width;  // every break is a space of the text
   }
   EXPECT_EQ(wrap_at_spaces("a\nb c", 1000, measure), (std::vector<std::string>{"a", "b c"}));
+  // A file name wider than the line breaks at its joints, never inside "sm80" or ".csv".
+  EXPECT_EQ(wrap_at_spaces("x attnlab-bench-mma-sm80.csv", 7 * 19, measure),
+            (std::vector<std::string>{"x", "attnlab-bench-mma-", "sm80.csv"}));
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ struct AppState {
   View view = View::story;          // the Story first: it says what every other view is for
   int story_step = 0;               // the Story's step shown (story_steps.hpp)
   Figure highlight = Figure::none;  // set by the Story while it draws a step's view
+  int story_scroll_frames = 0;      // frames left in which the step's view scrolls its figure into sight
   bool view_requested = true;       // select `view` in the tab bar on the next frame (start, headless, keys)
   float text_scale = 1.0f;          // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;            // the pass the Costs and Timings views show

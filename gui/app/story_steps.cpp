@@ -30,6 +30,7 @@ void open_story_step(AppState& state, int index) {
   index = std::clamp(index, 0, int(steps.size()) - 1);
   const StoryStep& step = steps[index];
   state.story_step = index;
+  state.story_scroll_frames = 3;  // the view's layout settles over its first frames
   if (state.scenario.name != step.scenario || state.scenario_edited) open_scenario(state, step.scenario);
   if (state.tile != TileShape{64, 64}) set_tile_size(state, 64);
   state.pass = Pass::fwd;

@@ -14,10 +14,13 @@ bool is_highlighted(const AppState& state, Figure figure) {
 
 void frame_if_highlighted(const AppState& state, Figure figure) {
   if (!is_highlighted(state, figure)) return;
-  const float pad = 3;
-  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  ImGui::GetForegroundDrawList()->AddRect(ImVec2(a.x - pad, a.y - pad), ImVec2(b.x + pad, b.y + pad), frame_color, 4, 0,
-                                          3);
+  if (state.story_scroll_frames > 0) ImGui::SetScrollHereY(0.2f);
+  // On the item's own edge, in its window's draw list: clipped as the figure is when scrolled.
+  ImGui::GetWindowDrawList()->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), frame_color, 4, 0, 3);
+}
+
+void scroll_here_if_step_opened(const AppState& state) {
+  if (state.story_scroll_frames > 0) ImGui::SetScrollHereY(0.9f);
 }
 
 unsigned int highlighted_row_color() { return IM_COL32(110, 85, 20, 255); }

@@ -142,7 +142,7 @@ void show_chain(const AppState& state, const StepPicture& p) {
     ImGui::TableNextRow();
     if (link_highlighted(state, link)) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlighted_row_color());
     // The Story keeps its rows in sight.
-    if (last_highlighted != p.chain.rend() && &link == &*last_highlighted) ImGui::SetScrollHereY(0.9f);
+    if (last_highlighted != p.chain.rend() && &link == &*last_highlighted) scroll_here_if_step_opened(state);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(link.label.c_str());
     ImGui::TableNextColumn();

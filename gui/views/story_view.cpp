@@ -3,6 +3,7 @@
 // with that step's scenario still open; "open in its tab" does the same for the step's view.
 #include <imgui.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -41,7 +42,16 @@ void show_navigation(AppState& state, const StoryStep& step) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::TextUnformatted(step.title);
   ImGui::PopStyleColor();
-  ImGui::SameLine();
+  // The arrows, the steps and the way out: on the title's line where they fit, else below it.
+  const std::string leave = std::string("leave the story: ") + view_entry(step.view).title;
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float radio =
+      ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("10").x + style.ItemSpacing.x;
+  const float arrows = 2 * (ImGui::GetFrameHeight() + style.ItemSpacing.x);
+  const float leave_width = ImGui::CalcTextSize(leave.c_str()).x + 2 * style.FramePadding.x + style.ItemSpacing.x;
+  const float needed = arrows + float(count) * radio + leave_width;
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x > needed) ImGui::SameLine();
+  const bool radios = ImGui::GetContentRegionMax().x - ImGui::GetWindowContentRegionMin().x > needed;
   ImGui::BeginDisabled(state.story_step == 0);
   if (ImGui::ArrowButton("previous", ImGuiDir_Left)) open_story_step(state, state.story_step - 1);
   ImGui::EndDisabled();
@@ -49,15 +59,22 @@ void show_navigation(AppState& state, const StoryStep& step) {
   ImGui::BeginDisabled(state.story_step + 1 == count);
   if (ImGui::ArrowButton("next", ImGuiDir_Right)) open_story_step(state, state.story_step + 1);
   ImGui::EndDisabled();
-  for (int i = 0; i < count; ++i) {
+  if (radios) {
+    for (int i = 0; i < count; ++i) {
+      ImGui::SameLine();
+      ImGui::PushID(i);
+      if (ImGui::RadioButton(std::to_string(i + 1).c_str(), i == state.story_step)) open_story_step(state, i);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", story_steps()[i].title);
+      ImGui::PopID();
+    }
+  } else {  // large text in a small window: one slider for the ten buttons
     ImGui::SameLine();
-    ImGui::PushID(i);
-    if (ImGui::RadioButton(std::to_string(i + 1).c_str(), i == state.story_step)) open_story_step(state, i);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", story_steps()[i].title);
-    ImGui::PopID();
+    int shown = state.story_step + 1;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+    if (ImGui::SliderInt("##step", &shown, 1, count)) open_story_step(state, shown - 1);
   }
-  ImGui::SameLine();
-  if (ImGui::Button((std::string("leave the story: ") + view_entry(step.view).title).c_str())) {
+  if (ImGui::GetContentRegionAvail().x > leave_width) ImGui::SameLine();
+  if (ImGui::Button(leave.c_str())) {
     state.view = step.view;
     state.view_requested = true;
   }
@@ -80,6 +97,7 @@ void show_story_view(AppState& state) {
   state.highlight = step.figure;
   view_entry(step.view).show(state);
   state.highlight = Figure::none;
+  state.story_scroll_frames = std::max(0, state.story_scroll_frames - 1);
   ImGui::EndChild();
 }
 

@@ -34,8 +34,10 @@ std::string byte_floor_text(const ScenarioModel& model, const Ceilings& ceilings
   return "Two perfect kernels, at the measured roofs (ridge at " + std::string(ridge) +
          " FLOPs per byte): " + said(varlen) + "; " + said(packed) + ". Their times differ by " +
          format_ratio(packed.floor.us() / varlen.floor.us()) + ", not the " +
-         format_ratio(model.costs[Implementation::packed].computed_vs_varlen) +
-         " of the scores: varlen's short documents cannot go faster than their bytes.";
+         format_ratio(model.costs[Implementation::packed].computed_vs_varlen) + " of the scores" +
+         (varlen.floor.memory_bound() && !packed.floor.memory_bound()
+              ? ": varlen's short documents cannot go faster than their bytes."
+              : ".");
 }
 
 }  // namespace attnlab::gui

@@ -87,12 +87,16 @@ Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ce
 void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
   draw->AddRectFilled(f.p0, f.p1, IM_COL32(28, 28, 34, 255));
+  float last_end = -INFINITY;  // a tick label that would touch the previous one is left out
   for (int e = int(f.x_lo); e <= int(f.x_hi); ++e) {
     const float x = f.sx(std::pow(10.0, e));
     draw->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 30));
     const std::string label = format_axis(std::pow(10.0, e));
     const float w = ImGui::CalcTextSize(label.c_str()).x;
-    draw->AddText(ImVec2(std::clamp(x - w / 2, f.p0.x, f.p1.x - w), f.p1.y + 2), axis_text, label.c_str());
+    const float left = std::clamp(x - w / 2, f.p0.x, f.p1.x - w);
+    if (left < last_end + ImGui::GetFontSize() * 0.5f) continue;
+    draw->AddText(ImVec2(left, f.p1.y + 2), axis_text, label.c_str());
+    last_end = left + w;
   }
   for (int e = int(f.y_lo); e <= int(f.y_hi); ++e) {
     const float y = f.sy(std::pow(10.0, e));

@@ -68,6 +68,15 @@ std::string format_percent(double fraction) {
   return text;
 }
 
+std::string format_integer(long long n) { return with_thousands(n); }
+
+std::string format_axis(double v) {
+  if (std::fabs(v) >= 1 && std::fabs(v) < 1e15 && v == std::round(v)) return with_thousands(std::llround(v));
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
+
 std::string count_of(long long n, const char* noun, const char* plural) {
   return with_thousands(n) + " " +
          (n == 1   ? std::string(noun)

@@ -11,6 +11,9 @@ std::string format_bytes(double bytes);       // 512 B, 3.10 KiB, 4.20 MiB, 1.38
 std::string format_ratio(double r);           // 8.00x, 1.00x, 0.13x, 0.0042x, 1022x
 std::string format_us(double us);             // 37.5 µs, 2,234 µs, 756,921 µs
 std::string format_percent(double fraction);  // 0.0356 -> "3.56%"
+std::string format_integer(long long n);      // 32,768
+// An axis tick: whole numbers as format_integer (32,768; never 3.277e+04), others to 3 digits (0.5, 0.001).
+std::string format_axis(double v);
 // "1 row", "3 rows": n and the noun, plural where n is not 1.
 std::string count_of(long long n, const char* noun, const char* plural = nullptr);
 

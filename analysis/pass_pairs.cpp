@@ -1,6 +1,8 @@
 #include "analysis/pass_pairs.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace attnlab {
 
@@ -15,17 +17,34 @@ bool same_code(const PassPair& p, const ResultRow& r) {
   return p.source == r.source && p.kernel == r.kernel && p.implementation == r.implementation;
 }
 
-// The first row of `file` measuring this source, kernel and implementation in `c`, with a median.
-const ResultRow* row_in(const ResultsFile& file, const Configuration& c, const PassPair& p) {
-  for (const ResultRow& r : file.rows)
-    if (r.median_us && same_code(p, r) && c.holds(r)) return &r;
-  return nullptr;
+// Every row of this source, kernel and implementation in `c`, with a median, in results order.
+std::vector<Run> rows_of(const LoadedResults& results, const Configuration& c, const PassPair& p) {
+  std::vector<Run> rows;
+  for (const ResultsFile& file : results.files)
+    for (const ResultRow& r : file.rows)
+      if (r.median_us && same_code(p, r) && c.holds(r)) rows.push_back(Run{&r, &file.path});
+  return rows;
+}
+
+// The first forward and backward of one build: both in one file (one run) first, then
+// two files' rows of the same commit and machine.
+std::optional<std::pair<Run, Run>> first_of_one_build(const std::vector<Run>& fwd, const std::vector<Run>& bwd) {
+  for (const bool one_file : {true, false})
+    for (const Run& f : fwd)
+      for (const Run& b : bwd)
+        if (one_file ? f.file == b.file : same_build(*f.row, *b.row)) return std::pair{f, b};
+  return std::nullopt;
 }
 
 }  // namespace
 
+bool same_build(const ResultRow& a, const ResultRow& b) {
+  return !a.commit.empty() && a.commit == b.commit && a.gpu == b.gpu && a.driver == b.driver &&
+         a.cuda_version == b.cuda_version;
+}
+
 std::optional<double> PassPair::sum_us() const {
-  if (!one_file) return std::nullopt;
+  if (!one_build) return std::nullopt;
   return *fwd->row->median_us + *bwd->row->median_us;
 }
 
@@ -36,18 +55,20 @@ std::vector<PassPair> pass_pairs(const LoadedResults& results, const Configurati
     const ResultRow& r = *m.primary.row;
     auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const PassPair& p) { return same_code(p, r); });
     if (pair == pairs.end())
-      pair = pairs.insert(pairs.end(), PassPair{r.source, r.kernel, r.implementation, {}, {}, nullptr});
+      pair = pairs.insert(pairs.end(), PassPair{r.source, r.kernel, r.implementation, {}, {}, false});
     (r.pass == Pass::fwd ? pair->fwd : pair->bwd) = m.primary;
   }
-  for (PassPair& p : pairs)
-    for (const ResultsFile& file : results.files) {
-      const ResultRow *f = row_in(file, fwd, p), *b = row_in(file, bwd, p);
-      if (!f || !b) continue;
-      p.fwd = Run{f, &file.path};
-      p.bwd = Run{b, &file.path};
-      p.one_file = &file.path;
-      break;
+  for (PassPair& p : pairs) {
+    if (!p.fwd || !p.bwd) continue;
+    if (p.fwd->file == p.bwd->file || same_build(*p.fwd->row, *p.bwd->row)) {
+      p.one_build = true;
+      continue;
     }
+    if (const auto both = first_of_one_build(rows_of(results, fwd, p), rows_of(results, bwd, p))) {
+      std::tie(p.fwd, p.bwd) = *both;
+      p.one_build = true;
+    }
+  }
   // Ours first, then the peers with a backward, then those measured forward only.
   const auto rank = [](const PassPair& p) { return p.source == our_source ? 0 : p.bwd ? 1 : 2; };
   std::stable_sort(pairs.begin(), pairs.end(), [&](const PassPair& a, const PassPair& b) { return rank(a) < rank(b); });

@@ -4,12 +4,19 @@
 
 namespace attnlab {
 
+std::int64_t least_bytes(std::int64_t positions, int heads, int kv_heads, int head_dim, DType dtype, Pass pass) {
+  const std::int64_t per_head = positions * head_dim * dtype_bytes(dtype);
+  const std::int64_t tensors_per_head = pass == Pass::fwd ? 2 : 4;  // fwd: Q and O (K and V); bwd adds dO, dQ (dK, dV)
+  return per_head * tensors_per_head * (std::int64_t{heads} + kv_heads);
+}
+
 std::optional<std::int64_t> least_bytes(const ResultRow& r) {
   if (!r.tokens || !r.kv_heads) return std::nullopt;
-  const std::int64_t per_head = *r.tokens * r.head_dim * dtype_bytes(r.dtype);
-  const std::int64_t tensors_per_head =
-      r.pass == Pass::fwd ? 2 : 4;  // fwd: Q and O (K and V); bwd adds dO, dQ (dK, dV)
-  return per_head * tensors_per_head * (std::int64_t{r.heads} + *r.kv_heads);
+  return least_bytes(*r.tokens, r.heads, *r.kv_heads, r.head_dim, r.dtype, r.pass);
+}
+
+TimeFloor time_floor(double flops, double bytes, const Ceilings& c) {
+  return {flops / (c.tflops * 1e12) * 1e6, bytes / (c.tbps * 1e12) * 1e6, bytes > 0 ? flops / bytes : 0};
 }
 
 std::vector<RooflinePoint> roofline_points(const MeasuredRun& run) {

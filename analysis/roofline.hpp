@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/ceilings.hpp"
 #include "analysis/primary_runs.hpp"
 
 namespace attnlab {
@@ -33,6 +34,19 @@ struct RooflinePoint {
 // backward pass also reads O and dO and writes dQ, dK, dV). Empty when the row lacks
 // its token or KV-head count.
 std::optional<std::int64_t> least_bytes(const ResultRow& r);
+// The same over `positions` token positions of a layout (a packed row's padding included).
+std::int64_t least_bytes(std::int64_t positions, int heads, int kv_heads, int head_dim, DType dtype, Pass pass);
+
+// The least time two perfect kernels could take for `flops` over at least `bytes`: the
+// FLOPs at the GEMM ceiling or the bytes at the copy ceiling, whichever is longer. Under
+// the ridge (FLOPs per byte below ceilings.ridge()) the bytes bound it: memory-bound.
+struct TimeFloor {
+  double flops_us = 0, bytes_us = 0;
+  double flops_per_byte = 0;
+  double us() const { return flops_us > bytes_us ? flops_us : bytes_us; }
+  bool memory_bound() const { return bytes_us > flops_us; }
+};
+TimeFloor time_floor(double flops, double bytes, const Ceilings& ceilings);
 
 // The points of one run: computed FLOP/s where the row holds it (our rows), and useful
 // FLOP/s (every row that holds it). None when neither, or no bytes can be had.

@@ -29,6 +29,13 @@ std::string SourceRatios::label() const {
   return std::string(family->name) + (kernel_named && !kernel.empty() ? " \xC2\xB7 " + kernel : "");
 }
 
+std::optional<TileShape> SourceRatios::tile() const {
+  for (const std::optional<MeasuredRun>& run : runs)
+    if (run)
+      if (const auto t = parse_tile_name(run->primary.row->tile)) return t;  // naive's rows name no tile
+  return std::nullopt;
+}
+
 std::optional<double> SourceRatios::vs_varlen(Implementation i) const {
   const MeasuredRun *a = run(i), *v = varlen();
   if (!a || !v) return std::nullopt;
@@ -78,11 +85,8 @@ const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_
 }
 
 const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile) {
-  const std::string name = tile_name(tile);
   for (const SourceRatios& r : all)
-    if (r.family->name == ours_family)
-      for (const std::optional<MeasuredRun>& run : r.runs)
-        if (run && run->primary.row->tile == name) return &r;  // naive's rows name no tile
+    if (r.family->name == ours_family && r.tile() == tile) return &r;
   return ratios_of(all, ours_family);
 }
 

@@ -50,6 +50,8 @@ struct SourceRatios {
   std::optional<double> vs_varlen(Implementation i) const;
   // "attnlab", or "attnlab · wgmma-sm90" where kernels are named.
   std::string label() const;
+  // The tile its flash runs name in their tile column ("128x128"); empty for a peer and for rows without one.
+  std::optional<TileShape> tile() const;
 };
 
 // One entry per family with at least one run in `c`, ours first: one per flash kernel

@@ -1,5 +1,6 @@
 #include "analysis/step_chain.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "analysis/number_format.hpp"
@@ -53,14 +54,22 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   for (const StepTimePrediction& t : times) {
     const auto p = t.packed.attention_us(Pass::fwd, t.layers), v = t.varlen.attention_us(Pass::fwd, t.layers);
     std::string how = "attention forward time over the layers, shipped results (H100); one layer:";
+    std::vector<std::string> sources;
     for (LayerKind kind : all_layer_kinds) {
+      if (t.layers[int(kind)] == 0) continue;  // a pattern without this kind of layer
       const auto& pk = t.packed.layer[int(kind)][int(Pass::fwd)];
       const auto& vk = t.varlen.layer[int(kind)][int(Pass::fwd)];
-      how += std::string(kind == LayerKind::short_window ? " " : ", ") + layer_kind_name(kind) + " " +
+      how += std::string(how.back() == ':' ? " " : ", ") + layer_kind_name(kind) + " " +
              (pk && vk ? format_ratio(pk->us / vk->us) : "not measured");
+      for (const auto* run : {&pk, &vk})
+        if (*run && std::find(sources.begin(), sources.end(), (*run)->source) == sources.end())
+          sources.push_back((*run)->source);
     }
-    chain.push_back({std::string("measured, ") + kernel_family_name(t.family),
-                     p && v ? format_ratio(*p / *v) : "not measured", how});
+    if (t.family != KernelFamily::attnlab && !sources.empty()) {
+      how += "; sources";
+      for (const std::string& source : sources) how += (source == sources.front() ? " " : ", ") + source;
+    }
+    chain.push_back({std::string("measured, ") + t.label(), p && v ? format_ratio(*p / *v) : "not measured", how});
   }
   const StepCost& packed = step[Implementation::packed];
   chain.push_back({"attention's share of the step (packed)", format_percent(packed.attention_share_full_squares()),
@@ -68,7 +77,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                        " as computed (causal, tiled)"});
   for (const StepTimePrediction& t : times) {
     const auto share = t.attention_share_fwd();
-    chain.push_back({std::string("attention's share of the forward time, ") + kernel_family_name(t.family),
+    chain.push_back({std::string("attention's share of the forward time, ") + t.label(),
                      share ? format_percent(*share) : "not measured",
                      t.gemm_tflops ? "GEMMs at " + format("%.0f", *t.gemm_tflops) + " TFLOP/s, attention measured"
                                    : std::string("no GEMM ceiling measured")});
@@ -79,10 +88,12 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   for (const StepTimePrediction& t : times) {
     const auto fwd = t.saving_fwd(), whole = t.saving_step();
     chain.push_back(
-        {std::string("predicted step saving, from time, ") + kernel_family_name(t.family),
-         whole ? format_percent(*whole) : "not measured",
+        {std::string("predicted step saving, from time, ") + t.label(), whole ? format_percent(*whole) : "not measured",
          std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
   }
+  // The results schema holds no whole-step rows yet (pass is fwd or bwd): the link waits for them.
+  chain.push_back({"the measured step, packed against varlen", "not measured",
+                   "a PyTorch training step of this model, timed whole: no results row of one ships"});
   chain.push_back(
       {"the article's measured saving", format_percent(article_step_saving), "a whole nanochat d24 training run"});
   return chain;

@@ -6,42 +6,11 @@
 
 #include "analysis/peer_families.hpp"
 #include "analysis/primary_runs.hpp"
+#include "analysis/same_cells.hpp"
 
 namespace attnlab {
 
 namespace {
-
-// (extent, tokens) of every row a flash kernel runs under `impl`, sorted: the cells
-// it computes, up to the order of the rows, for a layout whose rows are each one
-// causal span (padded, packed with bleed, varlen).
-using RowShapes = std::vector<std::pair<int, int>>;
-
-RowShapes row_shapes(const Scenario& s, Implementation impl) {
-  RowShapes rows;
-  if (impl == Implementation::packed) {
-    const Layout packed = s.packed_layout();
-    for (int r = 0; r < packed.num_rows(); ++r)
-      rows.emplace_back(packed.row_start[r + 1] - packed.row_start[r], packed.row_valid[r]);
-  } else {
-    const int pad = s.padded_length();
-    for (const int length : s.doc_lengths) rows.emplace_back(impl == Implementation::padded ? pad : length, length);
-  }
-  std::sort(rows.begin(), rows.end());
-  return rows;
-}
-
-bool same_attention_shape(const Scenario& a, const Scenario& b) {
-  return a.causal == b.causal && a.head_dim == b.head_dim && a.dtype == b.dtype &&
-         a.heads / a.kv_heads == b.heads / b.kv_heads && a.total_tokens() == b.total_tokens();
-}
-
-// The window as it acts on these rows: a side that reaches past every row's end is
-// no bound (-1), and under a causal mask the right side never matters.
-Window effective_window(Window w, bool causal, const RowShapes& rows) {
-  const int longest = rows.empty() ? 0 : std::max_element(rows.begin(), rows.end())->first;
-  const auto bound = [&](int side) { return side < 0 || side >= longest - 1 ? -1 : side; };
-  return {bound(w.left), causal ? -1 : bound(w.right)};
-}
 
 constexpr Implementation flash_implementations[] = {Implementation::padded, Implementation::packed,
                                                     Implementation::varlen};
@@ -50,47 +19,54 @@ constexpr Implementation flash_implementations[] = {Implementation::padded, Impl
 
 const char* kernel_family_name(KernelFamily f) { return f == KernelFamily::attnlab ? "attnlab" : "FA2"; }
 
-// Our kernel whose packed and varlen runs the chain compares: the teaching kernel
-// (kernels/kernel_choice.hpp), which every shipped scenario was run with in every
-// layout. Another kernel's rows (wgmma-sm90 has varlen rows only) would set one
-// kernel's packed time against another's varlen time. Rows written before the
-// kernel column existed have it empty and are the teaching kernel's.
-constexpr std::string_view step_chain_kernel = "mma-sm80";
+namespace {
 
-bool ran_in_family(const ResultRow& row, KernelFamily f) {
+// Rows written before the kernel column existed have it empty and are the teaching kernel's.
+constexpr std::string_view unnamed_kernel = "mma-sm80";
+
+std::string_view kernel_of(const ResultRow& row) { return row.kernel.empty() ? unnamed_kernel : row.kernel; }
+
+}  // namespace
+
+std::string default_step_kernel(const MeasuredRuns& runs) {
+  for (const ResultRow& row : runs.rows)
+    if (row.source == our_source && row.implementation != "naive" && row.median_us) return std::string(kernel_of(row));
+  return {};
+}
+
+bool ran_in_family(const ResultRow& row, KernelFamily f, std::string_view kernel) {
   if (f == KernelFamily::attnlab)
-    return row.source == our_source && row.implementation != "naive" &&
-           (row.kernel == step_chain_kernel || row.kernel.empty());
+    return row.source == our_source && row.implementation != "naive" && kernel_of(row) == kernel;
   const SourceFamily* family = family_of(row.source);
   return family && family->name == fa2_family;
 }
 
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
-                                                         KernelFamily family, const MeasuredRuns& runs) {
-  const RowShapes wanted = row_shapes(layer, impl);
-  const Window window = effective_window(layer.window, layer.causal, wanted);
+                                                         KernelFamily family, std::string_view kernel,
+                                                         const MeasuredRuns& runs) {
   // (scenario name, implementation) of every run that computed the wanted cells.
   std::vector<std::pair<std::string, Implementation>> same_cells;
-  for (const Scenario& s : runs.scenarios) {
-    if (!same_attention_shape(s, layer)) continue;
-    for (Implementation j : flash_implementations) {
-      const RowShapes rows = row_shapes(s, j);
-      if (rows == wanted && effective_window(s.window, s.causal, rows) == window) same_cells.emplace_back(s.name, j);
-    }
-  }
+  for (const Scenario& s : runs.scenarios)
+    for (Implementation j : flash_implementations)
+      if (computes_same_cells(layer, impl, s, j)) same_cells.emplace_back(s.name, j);
   // A run of the same implementation first (the same kernel), then any that computed the same
   // cells; within each, one with the layer's heads first (its time needs no scaling).
   for (const bool same_implementation : {true, false})
     for (const bool same_heads : {true, false})
       for (const ResultRow& row : runs.rows) {
-        if (row.pass != pass || !row.median_us || row.heads <= 0 || !ran_in_family(row, family)) continue;
+        if (row.pass != pass || !row.median_us || row.heads <= 0 || !ran_in_family(row, family, kernel)) continue;
         if (same_heads && row.heads != layer.heads) continue;
         if (row.head_dim != layer.head_dim || row.dtype != layer.dtype || row.causal != layer.causal) continue;
         const auto j = parse_implementation(row.implementation);
         if (!j || (same_implementation && *j != impl)) continue;
         if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
-        return MeasuredAttention{
-            *row.median_us * layer.heads / row.heads, *row.median_us, row.heads, row.scenario, *j, row.source};
+        return MeasuredAttention{*row.median_us * layer.heads / row.heads,
+                                 *row.median_us,
+                                 row.heads,
+                                 row.scenario,
+                                 *j,
+                                 row.source,
+                                 family == KernelFamily::attnlab ? std::string(kernel_of(row)) : std::string()};
       }
   return std::nullopt;
 }
@@ -131,10 +107,16 @@ std::optional<double> StepTimePrediction::attention_share_fwd() const {
   return *attention / *step;
 }
 
+std::string StepTimePrediction::label() const {
+  return std::string(kernel_family_name(family)) + (kernel.empty() ? "" : " \xC2\xB7 " + kernel);
+}
+
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
-                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs) {
+                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs,
+                                     std::string_view kernel) {
   StepTimePrediction p;
   p.family = family;
+  if (family == KernelFamily::attnlab) p.kernel = kernel.empty() ? default_step_kernel(runs) : std::string(kernel);
   p.gemm_tflops = gemm_tflops;
   p.layers = step.layers;
   for (ImplementationStepTime* t : {&p.packed, &p.varlen}) {
@@ -147,7 +129,8 @@ StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step
     for (LayerKind kind : all_layer_kinds) {
       const Scenario layer = layer_scenario(s, step.model, kind);
       for (Pass pass : {Pass::fwd, Pass::bwd})
-        t->layer[int(kind)][int(pass)] = find_measured_attention(layer, t->implementation, pass, family, runs);
+        t->layer[int(kind)][int(pass)] =
+            find_measured_attention(layer, t->implementation, pass, family, p.kernel, runs);
     }
   }
   return p;

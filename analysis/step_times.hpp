@@ -5,6 +5,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/results_csv.hpp"
@@ -18,13 +19,21 @@ namespace attnlab {
 enum class KernelFamily { attnlab, flash_attention_2 };
 inline constexpr KernelFamily all_kernel_families[] = {KernelFamily::attnlab, KernelFamily::flash_attention_2};
 const char* kernel_family_name(KernelFamily f);  // "attnlab", "FA2"
-bool ran_in_family(const ResultRow& row, KernelFamily f);
+// Ours: a flash row of `kernel` (a row without a kernel column is the teaching kernel's,
+// mma-sm80); FA2: any row of its sources.
+bool ran_in_family(const ResultRow& row, KernelFamily f, std::string_view kernel);
 
-// What a layer's attention is matched against: results rows and the scenarios they name.
+// What a layer's attention is matched against: results rows and the scenarios they name,
+// as their files define them (never an edit that kept a file's name).
 struct MeasuredRuns {
   std::vector<ResultRow> rows;
   std::vector<Scenario> scenarios;
 };
+
+// The kernel of ours the step takes unless told otherwise: that of our first flash row in
+// `runs.rows` (files in results order: attnlab-bench.csv, the fastest kernel the GPU ran, first),
+// so one kernel's packed time is set against the same kernel's varlen time. Empty without one.
+std::string default_step_kernel(const MeasuredRuns& runs);
 
 struct MeasuredAttention {
   double us = 0;           // the run's median time x the layer's heads / the run's heads
@@ -33,15 +42,15 @@ struct MeasuredAttention {
   std::string scenario;  // the run: its scenario and implementation (same cells as the layer's)
   Implementation implementation = Implementation::varlen;
   std::string source;
+  std::string kernel;  // the row's kernel column (ours), e.g. "wgmma-sm90"
 };
 
 // The first row (in `runs.rows` order; a run of `impl` itself before others) timed by `family` in `pass` whose run
-// computed the cells `layer` computes under `impl` (a flash implementation): the same rows (extent and tokens of each,
-// in any order), window (one that covers every row counts as none), causal mask, head dim, dtype and heads per K/V
-// head. Packed rows with bleed compute what varlen computes for documents of the rows' lengths, so a run of one may
-// stand for the other.
+// computed the cells `layer` computes under `impl` (a flash implementation; analysis/same_cells.hpp).
+// `kernel`: ours of this kernel only (ignored for FA2).
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
-                                                         KernelFamily family, const MeasuredRuns& runs);
+                                                         KernelFamily family, std::string_view kernel,
+                                                         const MeasuredRuns& runs);
 
 // One implementation's step over the scenario's batch: measured attention per layer
 // kind and pass, and the matrix products priced at a GEMM ceiling.
@@ -58,6 +67,7 @@ struct ImplementationStepTime {
 
 struct StepTimePrediction {
   KernelFamily family = KernelFamily::attnlab;
+  std::string kernel;                 // ours: the flash kernel whose runs it took; empty for FA2
   std::optional<double> gemm_tflops;  // the ceiling the GEMMs are priced at, if one was measured
   std::array<int, 2> layers{};
   ImplementationStepTime packed, varlen;
@@ -68,9 +78,13 @@ struct StepTimePrediction {
   std::optional<double> saving_step() const;
   // Attention's share of packed's forward pass.
   std::optional<double> attention_share_fwd() const;
+  // Whose runs these are: "attnlab · wgmma-sm90", or "FA2" (its sources are named in the runs).
+  std::string label() const;
 };
 
+// `kernel`: ours of that kernel; empty: default_step_kernel(runs).
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
-                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs);
+                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs,
+                                     std::string_view kernel = {});
 
 }  // namespace attnlab

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/context_parallel.hpp"
 #include "gui/app/live_run.hpp"
 #include "gui/app/results_state.hpp"
 #include "gui/app/scenario_model.hpp"
@@ -20,7 +21,10 @@ namespace attnlab::gui {
 
 // The views, in tab order; their names, titles and drawing functions are listed once,
 // in gui/views/view_list.hpp.
-enum class View { scenario, masks, costs, timings, walkthrough, step };
+enum class View { story, scenario, masks, costs, timings, walkthrough, step, context_parallel };
+
+// A figure the Story points at: the view that draws it frames it while the Story shows it.
+enum class Figure { none, packed_mask, ratio_chain, source_ratios, roofline, step_measured, step_shares, step_saving };
 
 // Zoom and pan of one mask picture: picture cell at the panel's top-left and
 // screen pixels per cell. Scale 0 means "fit": the first fit_cells cells across,
@@ -36,28 +40,38 @@ struct MaskViewport {
 struct MaskPlacement {
   float x = 0, y = 0, side = 0;
   double pixels_per_cell = 0, origin_q = 0, origin_k = 0;
-  std::int64_t cells_per_bin = 1;  // > 1: each painted block shows the majority kind of that many cells squared
+  std::int64_t cells_per_bin = 1;  // > 1: each painted block stands for that many cells squared (block_class)
 };
 
 struct AppState {
-  Scenario scenario;         // as edited; resolved (doc_lengths follow length_source)
-  TileShape tile{64, 64};    // the flash kernels' tile
-  std::string scenario_error;  // the last edit's InputError, shown in the Scenario view
-  bool scenario_edited = false;  // changed since it was read: results rows of its name no longer describe it
+  Scenario scenario;             // as edited; resolved (doc_lengths follow length_source)
+  TileShape tile{64, 64};        // the flash kernels' tile
+  std::string scenario_error;    // the last edit's InputError, shown in the Scenario view
+  bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
-  View view = View::masks;
-  bool view_requested = true;  // select `view` in the tab bar on the next frame (start, headless, keys)
-  float text_scale = 1.0f;      // 1 = the default size; larger for a projector
-  Pass pass = Pass::fwd;        // the pass the Costs and Timings views show
+  View view = View::story;          // the Story first: it says what every other view is for
+  int story_step = 0;               // the Story's step shown (story_steps.hpp)
+  Figure highlight = Figure::none;  // set by the Story while it draws a step's view
+  int story_scroll_frames = 0;      // frames left in which the step's view scrolls its figure into sight
+  bool view_requested = true;       // select `view` in the tab bar on the next frame (start, headless, keys)
+  float text_scale = 1.0f;          // 1 = the default size; larger for a projector
+  Pass pass = Pass::fwd;            // the pass the Costs and Timings views show
+  std::string step_kernel;          // the Training step's kernel of ours; empty: the default (default_step_kernel)
+  CpStrategy cp_strategy = CpStrategy::zigzag;  // the Context parallel view's strategy and number of ranks
+  int cp_ranks = 4;
+  int cp_documents_shown = 0;  // the first so many documents fill its picture; 0: all
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
   std::array<MaskPlacement, 4> mask_placements{};  // per implementation, written by the Masks view
-  bool masks_linked = true;  // zoom and pan all pictures together
-  int mask_focus = -1;       // one implementation drawn alone and large; -1 = all four
+  bool masks_linked = true;                        // zoom and pan all pictures together
+  int mask_focus = -1;                             // one implementation drawn alone and large; -1 = all four
   ResultsState results;
   LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
-  std::vector<std::string> shipped_scenarios;  // names in scenarios/, read at start and on "refresh"
+  std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
+  // The shipped scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
+  std::optional<std::string> measured_as;
+  std::uint64_t measured_as_version = ~std::uint64_t{0};
   std::string length_list_edit;  // the Scenario view's lengths text while it is being edited
   std::string save_path;         // the Scenario view's "save as" field
   std::string save_message;      // where the last save went, or why it failed

@@ -7,6 +7,7 @@
 #include <exception>
 #include <numeric>
 
+#include "analysis/number_format.hpp"
 #include "core/scenario_file.hpp"
 
 namespace attnlab::gui {
@@ -87,6 +88,18 @@ const std::array<ScenarioField, 12> fields = {{
 }  // namespace
 
 std::span<const ScenarioField> scenario_fields() { return fields; }
+
+std::string length_source_note(const Scenario& s) {
+  const auto* l = std::get_if<LogNormalLengths>(&s.length_source);
+  if (!l || (l->median <= l->max && l->median >= l->min)) return {};
+  const bool above = l->median > l->max;
+  const int bound = above ? l->max : l->min;
+  const long long at_bound = std::count(s.doc_lengths.begin(), s.doc_lengths.end(), bound);
+  return "The median length, " + count_of(std::llround(l->median), "token") + ", is " +
+         (above ? "above the longest, " : "below the shortest, ") + count_of(bound, "token") +
+         ": draws past it are cut to it (" + std::to_string(at_bound) + " of " +
+         count_of(std::ssize(s.doc_lengths), "document") + " are " + count_of(bound, "token") + ").";
+}
 
 const ScenarioField* find_scenario_field(std::string_view label) {
   for (const ScenarioField& f : fields)
@@ -177,8 +190,9 @@ bool set_tile_size(AppState& state, int size) {
 
 void refresh_shipped_scenarios(AppState& state) {
   state.shipped_scenarios.clear();
+  state.measured_as_version = ~std::uint64_t{0};
   try {
-    for (const Scenario& s : list_scenarios()) state.shipped_scenarios.push_back(s.name);
+    state.shipped_scenarios = list_scenarios();
   } catch (const std::exception& e) {
     state.scenario_error = e.what();
   }

@@ -27,6 +27,9 @@ struct ScenarioField {
   void (*set)(Scenario&, double);
 };
 std::span<const ScenarioField> scenario_fields();
+// What the sliders allow but the lengths do not follow, in words: a log-normal median above
+// its longest (or below its shortest) draws lengths capped at that bound. Empty when none.
+std::string length_source_note(const Scenario& scenario);
 const ScenarioField* find_scenario_field(std::string_view label);
 bool set_field(AppState& state, const ScenarioField& field, double value);
 

@@ -20,14 +20,18 @@ ScenarioModel build_model(Scenario scenario, TileShape tile, std::uint64_t versi
   return m;
 }
 
-}  // namespace attnlab::gui
-
-namespace attnlab::gui {
+const CostModel& ScenarioModel::costs_at(TileShape other) const {
+  if (other == tile) return costs;
+  auto [at, added] = other_tiles->try_emplace({other.rows, other.cols});
+  if (added) at->second = model_costs(scenario, *layouts, other);
+  return at->second;
+}
 
 void check_fits_gui(const Scenario& s) {
   const std::int64_t docs = static_cast<std::int64_t>(s.doc_lengths.size());
-  const std::pair<const char*, std::int64_t> layouts[] = {
-      {"varlen", s.total_tokens()}, {"padded", docs * s.padded_length()}, {"packed", s.packed_rows_bound() * s.row_len}};
+  const std::pair<const char*, std::int64_t> layouts[] = {{"varlen", s.total_tokens()},
+                                                          {"padded", docs * s.padded_length()},
+                                                          {"packed", s.packed_rows_bound() * s.row_len}};
   for (const auto& [name, positions] : layouts)
     if (positions > max_gui_layout_positions)
       throw InputError((s.name.empty() ? std::string("scenario") : s.name) + ": the " + name + " layout would hold " +

@@ -16,15 +16,28 @@ MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& pictu
   return p;
 }
 
-float screen_x(const MaskPlacement& p, std::int64_t k) { return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell)); }
-float screen_y(const MaskPlacement& p, std::int64_t q) { return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell)); }
+float screen_x(const MaskPlacement& p, std::int64_t k) {
+  return std::round(p.x + float((k - p.origin_k) * p.pixels_per_cell));
+}
+float screen_y(const MaskPlacement& p, std::int64_t q) {
+  return std::round(p.y + float((q - p.origin_q) * p.pixels_per_cell));
+}
 
 void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p) {
+  paint_blocks(draw, picture, p, [](const RegionCounts& c, std::int64_t, std::int64_t) -> std::optional<ImU32> {
+    const PaintClass k = block_class(c);
+    if (k == PaintClass::outside) return std::nullopt;
+    return paint_color(k);
+  });
+}
+
+void paint_blocks(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p, const BlockColor& color) {
   const std::int64_t n = p.cells_per_bin;
   const double visible = p.side / p.pixels_per_cell;
   const auto bins_from = [&](double origin, std::int64_t extent, std::int64_t& first) {
     first = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::floor(origin / double(n))));
-    const std::int64_t last = std::min<std::int64_t>((extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
+    const std::int64_t last = std::min<std::int64_t>(
+        (extent + n - 1) / n, static_cast<std::int64_t>(std::ceil((origin + visible) / double(n))));
     return static_cast<int>(std::max<std::int64_t>(0, last - first));
   };
   std::int64_t bq0 = 0, bk0 = 0;
@@ -33,14 +46,15 @@ void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlaceme
   const MaskRaster raster = rasterize(picture, n, bq0, bk0, bins_q, bins_k);
   for (int i = 0; i < bins_q; ++i) {
     const float y0 = screen_y(p, (bq0 + i) * n), y1 = screen_y(p, std::min((bq0 + i + 1) * n, picture.query_extent()));
-    // Runs of one class along the row become one rectangle.
+    // Runs of one colour along the row become one rectangle.
+    const auto color_at = [&](int j) { return color(raster.at(i, j), (bq0 + i) * n, (bk0 + j) * n); };
     for (int j = 0; j < bins_k;) {
-      const PaintClass c = majority_class(raster.at(i, j));
+      const std::optional<ImU32> c = color_at(j);
       int end = j + 1;
-      while (end < bins_k && majority_class(raster.at(i, end)) == c) ++end;
-      if (c != PaintClass::outside) {
+      while (end < bins_k && color_at(end) == c) ++end;
+      if (c) {
         const float x0 = screen_x(p, (bk0 + j) * n), x1 = screen_x(p, std::min((bk0 + end) * n, picture.key_extent()));
-        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), paint_color(c));
+        draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), *c);
       }
       j = end;
     }
@@ -51,8 +65,8 @@ void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlac
   const TileShape t = picture.tile();
   const LayoutView v = picture.layout().view();
   const double visible = p.side / p.pixels_per_cell;
-  const auto [first_row, last_row] = picture.rows_meeting(static_cast<std::int64_t>(p.origin_q),
-                                                          static_cast<std::int64_t>(p.origin_q + visible) + 1);
+  const auto [first_row, last_row] =
+      picture.rows_meeting(static_cast<std::int64_t>(p.origin_q), static_cast<std::int64_t>(p.origin_q + visible) + 1);
   for (int r = first_row; r < last_row; ++r) {
     const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
     const int key_tiles = picture.row_key_span(r) / t.cols;
@@ -64,7 +78,8 @@ void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlac
       for (int kt = kt_first; kt < kt_last; ++kt) {
         const bool visited = tile_visited(v, t, r, qt, kt);
         const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(qt) * t.rows));
-        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
+        const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols),
+                       screen_y(p, q_at + std::int64_t(qt + 1) * t.rows));
         draw->AddRect(a, b, visited ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 28));
       }
   }

@@ -4,6 +4,9 @@
 // cells) and the tile grid. The Masks view and the flash walkthrough both draw with it.
 #include <imgui.h>
 
+#include <functional>
+#include <optional>
+
 #include "gui/app/app_state.hpp"
 #include "gui/mask_picture/mask_picture.hpp"
 
@@ -18,8 +21,14 @@ MaskPlacement resolve_placement(const MaskViewport& vp, const MaskPicture& pictu
 float screen_x(const MaskPlacement& p, std::int64_t k);
 float screen_y(const MaskPlacement& p, std::int64_t q);
 
-// The cells of the picture that fall in the placement's square, by kind.
+// The colour of one block: what it holds and its first query and key cell of the picture;
+// empty where nothing is painted.
+using BlockColor = std::function<std::optional<ImU32>(const RegionCounts&, std::int64_t q, std::int64_t k)>;
+
+// The cells of the picture that fall in the placement's square, by kind (block_class's colour).
 void paint_cells(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p);
+// The same blocks, each in `color`'s colour: the context-parallel view paints each query's rank.
+void paint_blocks(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p, const BlockColor& color);
 // Every tile of the rows in view: visited ones outlined bright, skipped ones faint.
 void draw_tile_grid(ImDrawList* draw, const MaskPicture& picture, const MaskPlacement& p);
 

@@ -14,7 +14,9 @@ RegionCounts& RegionCounts::operator+=(const RegionCounts& o) {
 
 PaintClass paint_class_of(CellKind kind) { return static_cast<PaintClass>(kind); }
 
-PaintClass majority_class(const RegionCounts& c) {
+PaintClass block_class(const RegionCounts& c) {
+  for (CellKind attended : {CellKind::useful, CellKind::bleed})
+    if (c.computed[attended] > 0) return paint_class_of(attended);
   std::array<std::int64_t, paint_class_count> by_class{};
   for (CellKind kind : computed_cell_kinds) by_class[static_cast<int>(kind)] = c.computed[kind];
   by_class[static_cast<int>(PaintClass::not_visited)] = c.not_visited;

@@ -29,13 +29,16 @@ enum class PaintClass : std::uint8_t { useful, causal_masked, padding, bleed, wi
 inline constexpr int paint_class_count = cell_kind_count + 1;
 static_assert(static_cast<int>(PaintClass::not_visited) == static_cast<int>(CellKind::not_visited));
 PaintClass paint_class_of(CellKind kind);
-// The most common class of a region (ties go to the first in PaintClass order).
-PaintClass majority_class(const RegionCounts& counts);
+// The class a block of the picture is painted in: useful where it holds any useful cell,
+// else bleed where it holds any, else its most common class (ties to the first in
+// PaintClass order). Attended cells are few in a small picture's blocks; painted by
+// majority, varlen's diagonal would vanish among masked cells.
+PaintClass block_class(const RegionCounts& counts);
 
 // One cell of the picture resolved back to the layout: row, positions in the row, tiles.
 struct PictureCell {
   int row = -1;
-  int q = 0, k = 0;    // positions inside the row (may lie in tile overhang)
+  int q = 0, k = 0;  // positions inside the row (may lie in tile overhang)
   int q_tile = 0, k_tile = 0;
   bool visited = false;
   CellKind kind = CellKind::not_visited;  // not_visited when the tile is skipped

@@ -2,7 +2,9 @@
 
 #include <imgui.h>
 
+#include "analysis/number_format.hpp"
 #include "gui/views/view_list.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -14,10 +16,10 @@ void show_header(AppState& state) {
   ImGui::SameLine();
   ImGui::TextDisabled("|");
   ImGui::SameLine();
-  ImGui::Text("scenario %s%s: %zu documents, %lld tokens, tile %dx%d", state.scenario.name.c_str(),
+  ImGui::Text("scenario %s%s: %s, %s, tile %dx%d", state.scenario.name.c_str(),
               state.scenario_edited ? " (edited)" : "",
-              state.scenario.doc_lengths.size(), static_cast<long long>(state.scenario.total_tokens()), model.tile.rows,
-              model.tile.cols);
+              count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
+              count_of(state.scenario.total_tokens(), "token").c_str(), model.tile.rows, model.tile.cols);
   if (!state.model_is_current()) {
     ImGui::SameLine();
     ImGui::TextDisabled("(updating the model...)");
@@ -38,7 +40,7 @@ void show_header(AppState& state) {
 bool show_model_error(AppState& state) {
   const ScenarioModel& model = state.model();
   if (model.ok()) return false;
-  ImGui::TextWrapped("The scenario cannot be laid out: %s", model.error.c_str());
+  wrapped_text("The scenario cannot be laid out: %s", model.error.c_str());
   return true;
 }
 
@@ -61,10 +63,14 @@ void draw_app(AppState& state) {
     for (const ViewEntry& v : view_list) {
       const bool select = state.view_requested && state.view == v.view;
       if (ImGui::BeginTabItem(v.title, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
-        if (!state.view_requested || select) {
-          state.view = v.view;
-          state.view_requested = false;
+        if (state.view_requested && !select) {
+          // Another tab was asked for and opens on this frame or the next: this one draws nothing (the
+          // Story, the first tab, would open its own scenario over the one asked for).
+          ImGui::EndTabItem();
+          continue;
         }
+        state.view = v.view;
+        state.view_requested = false;
         ImGui::BeginChild("view");
         v.show(state);
         ImGui::EndChild();

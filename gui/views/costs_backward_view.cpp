@@ -8,11 +8,12 @@
 #include <array>
 #include <string>
 
+#include "analysis/number_format.hpp"
 #include "gui/views/backward_callouts.hpp"
 #include "gui/views/costs_widgets.hpp"
-#include "gui/widgets/note_text.hpp"
-#include "analysis/number_format.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -30,15 +31,18 @@ using PassBars = std::array<PassBar, all_implementations.size()>;
 void show_pass_bars(const char* title, const PassBars& bars, float height_to_fill) {
   std::int64_t most = 1;
   for (const PassBar& b : bars) most = std::max({most, b.forward, b.backward});
-  ImGui::TextWrapped("%s", title);
+  wrapped_text("%s", title);
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0.00x fwd)").x;
+  const float width =
+      ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0.00x fwd)").x;
   const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const PassBar& b = bars[static_cast<int>(i)];
-    const float bwd = width * float(double(b.backward) / double(most)), fwd = width * float(double(b.forward) / double(most));
-    bar_row(implementation_name(i), thick, width + gap, b.backward_text, 1,
-            [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + bwd, at.y + thick), backward_bar); });
+    const float bwd = width * float(double(b.backward) / double(most)),
+                fwd = width * float(double(b.forward) / double(most));
+    bar_row(implementation_name(i), thick, width + gap, b.backward_text, 1, [&](ImDrawList* draw, ImVec2 at) {
+      draw->AddRectFilled(at, ImVec2(at.x + bwd, at.y + thick), backward_bar);
+    });
     bar_row("", thin, fwd + gap, b.forward_text, 0.85f,
             [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + fwd, at.y + thin), model_bar); });
   }
@@ -49,8 +53,7 @@ PassBars flops_bars(const ScenarioModel& model) {
   for (Implementation i : all_implementations) {
     const ImplementationCost& f = model.costs[i];
     const BackwardCost& b = model.backward_of(i);
-    bars[static_cast<int>(i)] = {f.flops_fwd, b.flops,
-                                 "fwd " + format_count(double(f.flops_fwd)),
+    bars[static_cast<int>(i)] = {f.flops_fwd, b.flops, "fwd " + format_count(double(f.flops_fwd)),
                                  format_count(double(b.flops)) + " (" + format_ratio(b.flops_vs_forward) + " fwd)"};
   }
   return bars;
@@ -70,11 +73,13 @@ PassBars hbm_bars(const ScenarioModel& model) {
 void show_memory_bars(const ScenarioModel& model) {
   std::int64_t most = 1;
   for (const BackwardCost& b : model.backward) most = std::max(most, b.extra_memory_bytes);
-  ImGui::TextWrapped("Memory the backward needs beyond Q, K, V, O and the gradients: kept from the forward (darker: "
-                     "naive's S and P, flash's log-sum-exp), then allocated by the backward (lighter: naive's dP, dS "
-                     "and fp32 dK, dV sums; flash's dQ accumulator; Delta for both)");
+  wrapped_text(
+      "Memory the backward needs beyond Q, K, V, O and the gradients: kept from the forward (darker: "
+      "naive's S and P, flash's log-sum-exp), then allocated by the backward (lighter: naive's dP, dS "
+      "and fp32 dK, dV sums; flash's dQ accumulator; Delta for both)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0000x varlen)").x;
+  const float width =
+      ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (0000x varlen)").x;
   const float height = ImGui::GetTextLineHeight() * 1.6f;
   const double varlen = double(model.backward_of(Implementation::varlen).extra_memory_bytes);
   for (Implementation i : all_implementations) {
@@ -82,17 +87,19 @@ void show_memory_bars(const ScenarioModel& model) {
     const float kept = width * float(double(model.costs[i].extra_memory_bytes) / double(most));
     const float workspace = width * float(double(b.workspace_bytes) / double(most));
     bar_row(implementation_name(i), height, kept + workspace + gap,
-            format_bytes(double(b.extra_memory_bytes)) + " (" + format_ratio(double(b.extra_memory_bytes) / varlen) + " varlen)", 1,
-            [&](ImDrawList* draw, ImVec2 at) {
+            format_bytes(double(b.extra_memory_bytes)) + " (" + format_ratio(double(b.extra_memory_bytes) / varlen) +
+                " varlen)",
+            1, [&](ImDrawList* draw, ImVec2 at) {
               draw->AddRectFilled(at, ImVec2(at.x + kept, at.y + height), model_bar);
-              draw->AddRectFilled(ImVec2(at.x + kept, at.y), ImVec2(at.x + kept + workspace, at.y + height), backward_bar);
+              draw->AddRectFilled(ImVec2(at.x + kept, at.y), ImVec2(at.x + kept + workspace, at.y + height),
+                                  backward_bar);
             });
   }
 }
 
 void show_backward_table(const ScenarioModel& model) {
-  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                    ImGuiTableFlags_ScrollX;
+  constexpr ImGuiTableFlags flags =
+      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   const float height = ImGui::GetTextLineHeightWithSpacing() * 5.6f + ImGui::GetStyle().ScrollbarSize;
   if (!ImGui::BeginTable("backward costs", 10, flags, ImVec2(0, height))) return;
   for (const char* title : {"", "products", "recomputed", "FLOPs fwd", "FLOPs bwd", "useful bwd", "HBM fwd", "HBM bwd",
@@ -115,11 +122,12 @@ void show_backward_table(const ScenarioModel& model) {
     text_cell(format_bytes(double(b.extra_memory_bytes)));
   }
   ImGui::EndTable();
-  note_text("All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
-            "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
-            "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
-            "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
-            "\"Backward\"; attnlab model prints the same figures.");
+  note_text(
+      "All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
+      "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
+      "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
+      "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
+      "\"Backward\"; attnlab model prints the same figures.");
 }
 
 }  // namespace
@@ -127,10 +135,10 @@ void show_backward_table(const ScenarioModel& model) {
 void show_backward_costs(const ScenarioModel& model) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
-  ImGui::TextWrapped("%s", backward_memory_callout(model).c_str());
+  wrapped_text("%s", backward_memory_callout(model).c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
-  ImGui::TextWrapped("%s", backward_flops_text(model).c_str());
+  wrapped_text("%s", backward_flops_text(model).c_str());
   ImGui::Separator();
   // Where the window is wide, FLOPs and bytes side by side, their bars growing into the
   // height that the memory bars and the table below leave; stacked and scrolling where narrow.

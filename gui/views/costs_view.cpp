@@ -8,15 +8,20 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <optional>
 
+#include "analysis/number_format.hpp"
 #include "core/tile_name.hpp"
+#include "gui/app/measured_scenario.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/views/costs_widgets.hpp"
-#include "gui/widgets/note_text.hpp"
-#include "analysis/number_format.hpp"
+#include "gui/views/highlight.hpp"
 #include "gui/views/ratio_chain.hpp"
 #include "gui/views/views.hpp"
+#include "gui/views/waste_callout.hpp"
+#include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -41,9 +46,11 @@ void show_score_bars(const ScenarioModel& model, float height_to_fill) {
   for (const ImplementationCost& c : model.costs.costs) most = std::max(most, c.scores_computed());
   ImGui::TextUnformatted("Scores computed, by cell kind");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0G (00.00x varlen)").x;
-  const float height = std::max(ImGui::GetTextLineHeight() * 1.2f,
-                                std::min(ImGui::GetTextLineHeight() * 4, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y));
+  const float width =
+      ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0G (00.00x varlen)").x;
+  const float height =
+      std::max(ImGui::GetTextLineHeight() * 1.2f,
+               std::min(ImGui::GetTextLineHeight() * 4, height_to_fill / 4 - ImGui::GetStyle().ItemSpacing.y));
   for (const ImplementationCost& c : model.costs.costs) {
     bar_row(implementation_name(c.implementation), height, width + gap,
             format_count(double(c.scores_computed())) + " (" + format_ratio(c.computed_vs_varlen) + " varlen)", 1,
@@ -69,10 +76,11 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
       any_measured = true;
     }
   }
-  ImGui::TextWrapped(any_measured ? "HBM bytes: the model's (upper bar), ncu's measured (lower bar)"
-                                    : "HBM bytes: the model's (no measured bytes for this scenario)");
+  wrapped_text(any_measured ? "HBM bytes: the model's (upper bar), ncu's measured (lower bar)"
+                            : "HBM bytes: the model's (no measured bytes for this scenario)");
   const float gap = ImGui::GetStyle().ItemSpacing.x;
-  const float width = ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
+  const float width =
+      ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
   const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const ImplementationCost& c = model.costs[i];
@@ -83,8 +91,10 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
     if (const Run* r = bytes_run(runs, i)) {
       const double bytes = double(*r->row->hbm_bytes_measured);
       const float m = width * float(bytes / double(most));
-      bar_row("", thin, m + gap, "ncu " + format_bytes(bytes) + " (" + format_ratio(bytes / double(c.hbm.total())) + " the model)",
-              0.85f, [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + m, at.y + thin), measured_bar); });
+      bar_row(
+          "", thin, m + gap,
+          "ncu " + format_bytes(bytes) + " (" + format_ratio(bytes / double(c.hbm.total())) + " the model)", 0.85f,
+          [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + m, at.y + thin), measured_bar); });
     }
   }
 }
@@ -96,11 +106,12 @@ void show_naive_breakdown(const ImplementationCost& naive) {
     const char* name;
     std::int64_t bytes;
     ImU32 color;
-  } parts[] = {  // greys, lighter for S and P: no cell kind's colour
-      {"Q read", b.q_read, IM_COL32(120, 122, 132, 255)},   {"K read", b.k_read, IM_COL32(135, 137, 147, 255)},
-      {"V read", b.v_read, IM_COL32(150, 152, 162, 255)},   {"S written", b.s_written, IM_COL32(225, 227, 235, 255)},
-      {"S read", b.s_read, IM_COL32(205, 207, 217, 255)},   {"P written", b.p_written, IM_COL32(185, 187, 197, 255)},
-      {"P read", b.p_read, IM_COL32(168, 170, 180, 255)},   {"O written", b.o_written, IM_COL32(105, 107, 117, 255)},
+  } parts[] = {
+      // greys, lighter for S and P: no cell kind's colour
+      {"Q read", b.q_read, IM_COL32(120, 122, 132, 255)}, {"K read", b.k_read, IM_COL32(135, 137, 147, 255)},
+      {"V read", b.v_read, IM_COL32(150, 152, 162, 255)}, {"S written", b.s_written, IM_COL32(225, 227, 235, 255)},
+      {"S read", b.s_read, IM_COL32(205, 207, 217, 255)}, {"P written", b.p_written, IM_COL32(185, 187, 197, 255)},
+      {"P read", b.p_read, IM_COL32(168, 170, 180, 255)}, {"O written", b.o_written, IM_COL32(105, 107, 117, 255)},
   };
   ImGui::Text("naive's %s (model), by tensor:", format_bytes(double(b.total())).c_str());
   const float width = ImGui::GetContentRegionAvail().x, height = ImGui::GetTextLineHeight() * 1.3f;
@@ -112,7 +123,8 @@ void show_naive_breakdown(const ImplementationCost& naive) {
     draw->AddLine(ImVec2(at.x + w, at.y), ImVec2(at.x + w, at.y + height), IM_COL32(20, 20, 26, 255));  // between parts
     const std::string label = std::string(p.name) + " " + format_bytes(double(p.bytes));
     if (ImGui::CalcTextSize(label.c_str()).x + 6 < w)
-      draw->AddText(ImVec2(at.x + 3, at.y + (height - ImGui::GetTextLineHeight()) / 2), IM_COL32(15, 15, 20, 255), label.c_str());
+      draw->AddText(ImVec2(at.x + 3, at.y + (height - ImGui::GetTextLineHeight()) / 2), IM_COL32(15, 15, 20, 255),
+                    label.c_str());
     at.x += w;
   }
   ImGui::Dummy(ImVec2(width, height));
@@ -122,49 +134,51 @@ void show_naive_breakdown(const ImplementationCost& naive) {
     if (ImGui::CalcTextSize((std::string(p.name) + " " + format_bytes(double(p.bytes))).c_str()).x + 6 >=
         width * float(double(p.bytes) / double(std::max<std::int64_t>(1, b.total()))))
       rest += std::string(rest.empty() ? "" : ", ") + p.name + " " + format_bytes(double(p.bytes));
-  if (!rest.empty()) ImGui::TextWrapped("%s.", rest.c_str());
+  if (!rest.empty()) wrapped_text("%s.", rest.c_str());
 }
 
 // The IO story in words: naive against varlen's flash, model and measured, and why they differ.
 void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
   const double naive = double(model.costs[Implementation::naive].hbm.total());
   const double flash = double(model.costs[Implementation::varlen].hbm.total());
-  const std::string model_says = format_bytes(naive) + " against " + format_bytes(flash) + " (" + format_ratio(naive / flash) + ")";
+  const std::string model_says =
+      format_bytes(naive) + " against " + format_bytes(flash) + " (" + format_ratio(naive / flash) + ")";
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   const Run *naive_run = bytes_run(runs, Implementation::naive), *flash_run = bytes_run(runs, Implementation::varlen);
   if (naive_run && flash_run) {
     const double n = double(*naive_run->row->hbm_bytes_measured), f = double(*flash_run->row->hbm_bytes_measured);
-    ImGui::TextWrapped("IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen "
-                       "(%s; ncu, %s). The model says %s.",
-                       format_bytes(n).c_str(), format_bytes(f).c_str(), format_ratio(n / f).c_str(),
-                       file_name(*naive_run).c_str(), model_says.c_str());
+    wrapped_text(
+        "IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen "
+        "(%s; ncu, %s). The model says %s.",
+        format_bytes(n).c_str(), format_bytes(f).c_str(), format_ratio(n / f).c_str(), file_name(*naive_run).c_str(),
+        model_says.c_str());
   } else {
-    ImGui::TextWrapped("IO: naive writes S and P to HBM and reads them back: the model says %s against flash on varlen; "
-                       "ncu measured %s here.", model_says.c_str(),
-                       flash_run ? "no bytes of naive" : naive_run ? "no bytes of flash on varlen" : "no bytes");
+    wrapped_text(
+        "IO: naive writes S and P to HBM and reads them back: the model says %s against flash on varlen; "
+        "ncu measured %s here.",
+        model_says.c_str(),
+        flash_run   ? "no bytes of naive"
+        : naive_run ? "no bytes of flash on varlen"
+                    : "no bytes");
   }
   ImGui::PopStyleColor();
   if (flash_run && double(*flash_run->row->hbm_bytes_measured) < flash)
-    ImGui::TextWrapped("Flash's model is above ncu's bytes because it counts every K and V tile a query tile loads as an "
-                       "HBM read; the query tiles of a row load the same K and V tiles, and the 50 MB L2 serves many of "
-                       "those re-reads.");
+    wrapped_text(
+        "Flash's model is above ncu's bytes because it counts every K and V tile a query tile loads as an "
+        "HBM read; the query tiles of a row load the same K and V tiles, and the 50 MB L2 serves many of "
+        "those re-reads.");
 }
 
 // The largest waste against varlen, in words: the 8x of the article's case, and what it cost on the GPU.
 // `kernel`: the flash kernel of `runs`, named where several are loaded ("" otherwise).
 Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, const std::string& kernel) {
-  const ImplementationCost* worst = &model.costs[Implementation::padded];
-  for (Implementation i : {Implementation::padded, Implementation::packed})
-    if (model.costs[i].computed_vs_varlen > worst->computed_vs_varlen) worst = &model.costs[i];
+  const ImplementationCost* worst = &model.costs[largest_waste(model)];
   const ImplementationCost& varlen = model.costs[Implementation::varlen];
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
-  ImGui::TextWrapped("%s computes %s the scores of varlen (%s against %s); counting only the cells its mask lets "
-                     "through, %s.",
-                     implementation_name(worst->implementation), format_ratio(worst->computed_vs_varlen).c_str(),
-                     format_count(double(worst->scores_computed())).c_str(),
-                     format_count(double(varlen.scores_computed())).c_str(),
-                     format_ratio(worst->attended_vs_varlen).c_str());
+  std::string sentence = waste_sentence(model);
+  sentence[0] = char(std::toupper(static_cast<unsigned char>(sentence[0])));
+  wrapped_text("%s", sentence.c_str());
   ImGui::SetWindowFontScale(1.0f);
   ImGui::PopStyleColor();
   const MeasuredRun* slow = run_of(runs, worst->implementation);
@@ -173,31 +187,34 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
     std::string spread;
     for (const MeasuredRun* m : {slow, fast})
       if (m->runs() > 1) spread += "; " + std::string(m->primary.row->implementation) + " " + spread_text(*m);
-    ImGui::TextWrapped("Measured on %s%s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
-                       kernel.empty() ? "" : (", " + kernel).c_str(), implementation_name(worst->implementation),
-                       format_ratio(*slow->primary.row->median_us / *fast->primary.row->median_us).c_str(),
-                       format_us(*slow->primary.row->median_us).c_str(), format_us(*fast->primary.row->median_us).c_str(),
-                       file_name(slow->primary).c_str(), spread.c_str());
+    wrapped_text("Measured on %s%s: %s took %s varlen's time (%s against %s; %s%s).", slow->primary.row->gpu.c_str(),
+                 kernel.empty() ? "" : (", " + kernel).c_str(), implementation_name(worst->implementation),
+                 format_ratio(*slow->primary.row->median_us / *fast->primary.row->median_us).c_str(),
+                 format_us(*slow->primary.row->median_us).c_str(), format_us(*fast->primary.row->median_us).c_str(),
+                 file_name(slow->primary).c_str(), spread.c_str());
   }
   const ImplementationCost& packed = model.costs[Implementation::packed];
   if (packed.scores_useful() < varlen.scores_useful())
-    ImGui::TextWrapped("Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
-                       "(attention across a cut is lost).", format_count(double(packed.scores_useful())).c_str(),
-                       format_count(double(varlen.scores_useful())).c_str());
+    wrapped_text(
+        "Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
+        "(attention across a cut is lost).",
+        format_count(double(packed.scores_useful())).c_str(), format_count(double(varlen.scores_useful())).c_str());
   if (packed.scores[CellKind::bleed] > 0)
-    ImGui::TextWrapped("In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
-                       "which changes its output.", format_count(double(packed.scores[CellKind::bleed])).c_str());
+    wrapped_text(
+        "In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
+        "which changes its output.",
+        format_count(double(packed.scores[CellKind::bleed])).c_str());
   return worst->implementation;
 }
 
 void show_cost_table(const ScenarioModel& model) {
-  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
-                                    ImGuiTableFlags_ScrollX;
+  constexpr ImGuiTableFlags flags =
+      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
   // The kinds of waste some implementation has here (window_masked only under a sliding window).
   std::vector<CellKind> kinds;
   for (CellKind kind : computed_cell_kinds)
-    if (kind == CellKind::useful ||
-        std::any_of(model.costs.costs.begin(), model.costs.costs.end(), [&](const ImplementationCost& c) { return c.scores[kind] > 0; }))
+    if (kind == CellKind::useful || std::any_of(model.costs.costs.begin(), model.costs.costs.end(),
+                                                [&](const ImplementationCost& c) { return c.scores[kind] > 0; }))
       kinds.push_back(kind);
   const float height = ImGui::GetTextLineHeightWithSpacing() * 5.6f + ImGui::GetStyle().ScrollbarSize;
   if (!ImGui::BeginTable("costs", 4 + int(kinds.size()), flags, ImVec2(0, height))) return;
@@ -214,9 +231,10 @@ void show_cost_table(const ScenarioModel& model) {
     text_cell(format_bytes(double(c.extra_memory_bytes)));
   }
   ImGui::EndTable();
-  note_text("Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
-            "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
-            "bytes in the results files.");
+  note_text(
+      "Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
+      "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
+      "bytes in the results files.");
 }
 
 }  // namespace
@@ -227,19 +245,19 @@ void show_costs_view(AppState& state) {
   const Scenario& s = model.scenario;
   show_pass_choice(state);
   ImGui::SameLine();
-  ImGui::TextWrapped("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, %s pass.",
-              s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal", model.tile.rows,
-              model.tile.cols, state.pass == Pass::fwd ? "forward" : "backward");
+  wrapped_text("%s: %d heads, head dim %d, %s, %s; flash tile %dx%d. All counts over every head, %s pass.",
+               s.name.c_str(), s.heads, s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal",
+               model.tile.rows, model.tile.cols, state.pass == Pass::fwd ? "forward" : "backward");
   if (state.pass == Pass::bwd) {
     show_backward_costs(model);
     return;
   }
-  // An edited scenario no longer matches the results rows of its name: nothing measured is shown for it.
+  // Measured numbers only of runs that computed this scenario's cells (gui/app/measured_scenario.hpp).
   OurRuns runs;
   std::vector<SourceRatios> ratios;
   std::string kernel;
-  if (!state.scenario_edited) {
-    ratios = source_ratios(state.results, own_configuration(s),
+  if (const std::optional<Configuration> measured = measured_configuration(state, model, Pass::fwd)) {
+    ratios = source_ratios(state.results, *measured,
                            model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
     // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
     // chain's "our time"), so the computed scores and the time are of the same tiles.
@@ -252,10 +270,15 @@ void show_costs_view(AppState& state) {
   ImGui::Spacing();
   // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
   std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);
-  draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(), chain);
+  ImGui::BeginGroup();
+  draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(),
+                   chain);
+  ImGui::EndGroup();
+  frame_if_highlighted(state, Figure::ratio_chain);
   if (s.model)
-    ImGui::TextDisabled("The Training step tab carries the chain on, through this scenario's [model], to the step's "
-                        "time and the article's 1.8%%.");
+    ImGui::TextDisabled(
+        "The Training step tab carries the chain on, through this scenario's [model], to the step's "
+        "time and the article's 1.8%%.");
   ImGui::Separator();
   // Two bands of two columns where the window is wide: scores | bytes, then the table |
   // the IO call-out. The first band takes the height the second leaves, its bars growing

@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/number_format.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/mask_picture/mask_painting.hpp"
 #include "gui/mask_picture/mask_picture.hpp"
-#include "gui/widgets/note_text.hpp"
-#include "analysis/number_format.hpp"
+#include "gui/views/highlight.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -42,8 +44,8 @@ void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& p
   MaskViewport next{p.origin_q, p.origin_k, p.pixels_per_cell, 0};
   if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
     const double fit = p.side / double(std::max<std::int64_t>({picture.query_extent(), picture.key_extent(), 1}));
-    const double scale = std::clamp(p.pixels_per_cell * std::pow(1.25, io.MouseWheel), fit * 0.5,
-                                    std::max(fit, max_pixels_per_cell));
+    const double scale =
+        std::clamp(p.pixels_per_cell * std::pow(1.25, io.MouseWheel), fit * 0.5, std::max(fit, max_pixels_per_cell));
     const double mouse_q = p.origin_q + (io.MousePos.y - p.y) / p.pixels_per_cell;
     const double mouse_k = p.origin_k + (io.MousePos.x - p.x) / p.pixels_per_cell;
     next = {mouse_q - (io.MousePos.y - p.y) / scale, mouse_k - (io.MousePos.x - p.x) / scale, scale};
@@ -52,7 +54,8 @@ void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& p
     next.origin_q -= io.MouseDelta.y / next.pixels_per_cell;
     next.origin_k -= io.MouseDelta.x / next.pixels_per_cell;
   }
-  if (next.origin_q != p.origin_q || next.origin_k != p.origin_k || next.pixels_per_cell != p.pixels_per_cell) vp = next;
+  if (next.origin_q != p.origin_q || next.origin_k != p.origin_k || next.pixels_per_cell != p.pixels_per_cell)
+    vp = next;
 }
 
 // "token 700 of document 1 (position 188)" for position pos of row r.
@@ -86,9 +89,10 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
   } else {
     const std::int64_t n = p.cells_per_bin, q0 = q / n * n, k0 = k / n * n;
     const RegionCounts c = picture.count_region(q0, q0 + n, k0, k0 + n);
-    ImGui::Text("block of %lld x %lld cells (zoom in for single cells)", static_cast<long long>(n), static_cast<long long>(n));
-    ImGui::Text("queries %lld..%lld, keys %lld..%lld of the picture", static_cast<long long>(q0), static_cast<long long>(q0 + n - 1),
-                static_cast<long long>(k0), static_cast<long long>(k0 + n - 1));
+    ImGui::Text("block of %lld x %lld cells (zoom in for single cells)", static_cast<long long>(n),
+                static_cast<long long>(n));
+    ImGui::Text("queries %lld..%lld, keys %lld..%lld of the picture", static_cast<long long>(q0),
+                static_cast<long long>(q0 + n - 1), static_cast<long long>(k0), static_cast<long long>(k0 + n - 1));
     for (CellKind kind : computed_cell_kinds)
       if (c.computed[kind] > 0)
         ImGui::Text("%-14s %s", cell_kind_name(kind), format_count(double(c.computed[kind])).c_str());
@@ -105,14 +109,15 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
 void show_breakdown(const ImplementationCost& cost) {
   const float swatch = ImGui::GetTextLineHeight() * 0.8f, gap = ImGui::GetStyle().ItemSpacing.x;
   float name_width = 0;
-  for (CellKind kind : computed_cell_kinds) name_width = std::max(name_width, ImGui::CalcTextSize(cell_kind_name(kind)).x);
+  for (CellKind kind : computed_cell_kinds)
+    name_width = std::max(name_width, ImGui::CalcTextSize(cell_kind_name(kind)).x);
   const float count_width = ImGui::CalcTextSize("000.0M").x;
   const float room = ImGui::GetContentRegionAvail().x;
   const bool shares = swatch + name_width + count_width + ImGui::CalcTextSize("100.0%").x + 4 * gap <= room;
   for (CellKind kind : computed_cell_kinds) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f), ImVec2(at.x + swatch, at.y + swatch * 1.15f),
-                                              cell_kind_color(kind));
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + swatch * 0.15f),
+                                              ImVec2(at.x + swatch, at.y + swatch * 1.15f), cell_kind_color(kind));
     ImGui::Dummy(ImVec2(swatch, swatch));
     ImGui::SameLine();
     ImGui::TextUnformatted(cell_kind_name(kind));
@@ -121,14 +126,16 @@ void show_breakdown(const ImplementationCost& cost) {
     ImGui::TextUnformatted(count.c_str());
     if (shares) {
       ImGui::SameLine();
-      ImGui::Text("%5.1f%%", 100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
+      ImGui::Text("%5.1f%%",
+                  100.0 * double(cost.scores[kind]) / double(std::max<std::int64_t>(1, cost.scores_computed())));
     }
   }
-  ImGui::TextWrapped("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
+  wrapped_text("%s tiles visited (all heads)", format_count(double(cost.tiles_visited)).c_str());
 }
 
 std::string scores_caption(const ImplementationCost& c) {
-  return format_count(double(c.scores_computed())) + " scores computed, " + format_ratio(c.computed_vs_varlen) + " varlen's";
+  return format_count(double(c.scores_computed())) + " scores computed, " + format_ratio(c.computed_vs_varlen) +
+         " varlen's";
 }
 
 // The height of the tallest panel header, so the four pictures line up however their captions wrap.
@@ -136,8 +143,9 @@ float header_height(const ScenarioModel& model, float width) {
   float tallest = 0;
   for (Implementation i : all_implementations) {
     const std::string caption = std::string(implementation_name(i)) + ": " + layout_caption(i);
-    tallest = std::max(tallest, ImGui::CalcTextSize(caption.c_str(), nullptr, false, width).y +
-                                    ImGui::CalcTextSize(scores_caption(model.costs[i]).c_str(), nullptr, false, width).y);
+    tallest =
+        std::max(tallest, ImGui::CalcTextSize(caption.c_str(), nullptr, false, width).y +
+                              ImGui::CalcTextSize(scores_caption(model.costs[i]).c_str(), nullptr, false, width).y);
   }
   return tallest + ImGui::GetStyle().ItemSpacing.y * 2;
 }
@@ -152,8 +160,8 @@ void show_mask_panel(AppState& state, Implementation impl) {
   ImGui::BeginGroup();
   const float top = ImGui::GetCursorPosY();
   const float header = header_height(model, ImGui::GetContentRegionAvail().x);
-  ImGui::TextWrapped("%s: %s", implementation_name(impl), layout_caption(impl));
-  ImGui::TextWrapped("%s", scores_caption(cost).c_str());
+  wrapped_text("%s: %s", implementation_name(impl), layout_caption(impl));
+  wrapped_text("%s", scores_caption(cost).c_str());
   ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + header));
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 room = ImGui::GetContentRegionAvail();
@@ -175,20 +183,23 @@ void show_mask_panel(AppState& state, Implementation impl) {
   draw->AddRectFilled(at, end, paint_color(PaintClass::outside));
   paint_cells(draw, picture, placement);
   const TileShape t = picture.tile();
-  if (std::min(t.rows, t.cols) * placement.pixels_per_cell >= tile_grid_pixels) draw_tile_grid(draw, picture, placement);
+  if (std::min(t.rows, t.cols) * placement.pixels_per_cell >= tile_grid_pixels)
+    draw_tile_grid(draw, picture, placement);
   draw->PopClipRect();
   draw->AddRect(at, end, IM_COL32(140, 140, 150, 255));
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) show_tooltip(model, picture, placement);
   if (breakdown) show_breakdown(cost);
   ImGui::EndGroup();
+  if (impl == Implementation::packed) frame_if_highlighted(state, Figure::packed_mask);
 }
 
 void show_mask_view(AppState& state) {
   if (show_model_error(state)) return;
   draw_cell_kind_legend();
-  note_text("Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
-            "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
-            tile_grid_pixels);
+  note_text(
+      "Rows sit on the diagonal, each as wide as its tiles; dark = between rows. "
+      "Wheel: zoom, drag: pan, double-click: fit. Tiles outlined once %g px wide.",
+      tile_grid_pixels);
   ImGui::Checkbox("zoom and pan together", &state.masks_linked);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -208,14 +219,16 @@ void show_mask_view(AppState& state) {
   float best = 0;
   for (int c = 1; c <= count; c *= 2) {
     const int rows = (count + c - 1) / c;
-    const float side = std::min((avail.x - (c - 1) * spacing.x) / c, (avail.y - (rows - 1) * spacing.y) / rows - header);
+    const float side =
+        std::min((avail.x - (c - 1) * spacing.x) / c, (avail.y - (rows - 1) * spacing.y) / rows - header);
     if (side > best) best = side, columns = c;
   }
   const int rows = (count + columns - 1) / columns;
   const ImVec2 panel((avail.x - (columns - 1) * spacing.x) / columns, (avail.y - (rows - 1) * spacing.y) / rows);
   for (int n = 0; n < count; ++n) {
     if (n % columns != 0) ImGui::SameLine();
-    ImGui::BeginChild(implementation_name(shown[n]), panel, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    ImGui::BeginChild(implementation_name(shown[n]), panel, false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     show_mask_panel(state, shown[n]);
     ImGui::EndChild();
   }

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
-#include "gui/widgets/plots.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
+#include "gui/views/waste_callout.hpp"
+#include "gui/widgets/plots.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -18,8 +20,9 @@ namespace {
 void show_scenario_list(AppState& state) {
   ImGui::TextUnformatted("Shipped scenarios");
   if (ImGui::BeginListBox("##shipped", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * 9))) {
-    for (const std::string& name : state.shipped_scenarios)
-      if (ImGui::Selectable(name.c_str(), name == state.scenario.name)) open_scenario(state, name);
+    for (const Scenario& shipped : state.shipped_scenarios)
+      if (ImGui::Selectable(shipped.name.c_str(), shipped.name == state.scenario.name))
+        open_scenario(state, shipped.name);
     ImGui::EndListBox();
   }
   if (ImGui::Button("refresh list")) refresh_shipped_scenarios(state);
@@ -34,7 +37,7 @@ void show_length_source(AppState& state) {
     ImGui::EndCombo();
   }
   if (const auto* csv = std::get_if<CsvLengths>(&state.scenario.length_source))
-    ImGui::TextWrapped("read from %s (switch to \"list\" to edit them)", csv->path.c_str());
+    wrapped_text("read from %s (switch to \"list\" to edit them)", csv->path.c_str());
   if (std::holds_alternative<ListLengths>(state.scenario.length_source)) {
     if (state.length_list_edit.empty()) state.length_list_edit = length_list_text(state.scenario);
     ImGui::InputTextMultiline("##lengths", &state.length_list_edit, ImVec2(-1, ImGui::GetTextLineHeight() * 4));
@@ -48,9 +51,10 @@ void show_length_source(AppState& state) {
 
 // Sliders as wide as 16 characters, narrower where their labels would not fit beside them.
 float slider_width() {
-  return std::max(ImGui::GetFontSize() * 4, std::min(ImGui::GetFontSize() * 16, ImGui::GetContentRegionAvail().x -
-                                                                                      ImGui::CalcTextSize("document length").x -
-                                                                                      ImGui::GetStyle().ItemInnerSpacing.x * 2));
+  return std::max(
+      ImGui::GetFontSize() * 4,
+      std::min(ImGui::GetFontSize() * 16, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("document length").x -
+                                              ImGui::GetStyle().ItemInnerSpacing.x * 2));
 }
 
 void show_fields(AppState& state) {
@@ -62,6 +66,8 @@ void show_fields(AppState& state) {
     if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max, field.format, flags))
       set_field(state, field, value);
   }
+  if (const std::string note = length_source_note(state.scenario); !note.empty())
+    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.3f, 1.0f), "%s", note.c_str());
 }
 
 // The sliding window (FlashAttention's window_size): keys to the left, and to the
@@ -105,7 +111,8 @@ void show_layout_options(AppState& state) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("dtype", &dtype, "bf16\0fp16\0")) set_dtype(state, dtype == 0 ? DType::bf16 : DType::fp16);
   static const int tile_sizes[] = {16, 32, 64, 128};
-  int tile_index = static_cast<int>(std::find(std::begin(tile_sizes), std::end(tile_sizes), state.tile.rows) - std::begin(tile_sizes));
+  int tile_index = static_cast<int>(std::find(std::begin(tile_sizes), std::end(tile_sizes), state.tile.rows) -
+                                    std::begin(tile_sizes));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("flash tile (rows = cols)", &tile_index, "16\00032\00064\000128\0") && tile_index < 4)
     set_tile_size(state, tile_sizes[tile_index]);
@@ -116,7 +123,7 @@ void show_save(AppState& state) {
   ImGui::InputText("##save path", &state.save_path);
   ImGui::SameLine();
   if (ImGui::Button("save as TOML")) save_scenario_as(state, state.save_path, state.save_message);
-  if (!state.save_message.empty()) ImGui::TextWrapped("%s", state.save_message.c_str());
+  if (!state.save_message.empty()) wrapped_text("%s", state.save_message.c_str());
 }
 
 void show_summary(AppState& state) {
@@ -126,25 +133,29 @@ void show_summary(AppState& state) {
     // The file's sentence of why it exists describes the file, not the edit (it may say "8x" of lengths now gone).
     ImGui::TextDisabled("Edited from the shipped %s: its description no longer applies.", s.name.c_str());
   } else {
-    ImGui::TextWrapped("%s", s.why.c_str());
+    wrapped_text("%s", s.why.c_str());
   }
   ImGui::Spacing();
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
-  ImGui::TextWrapped("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
-                     format_count(double(s.total_tokens())).c_str(),
-                     *shortest == *longest ? std::to_string(*shortest).c_str()
-                                           : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
+  wrapped_text("%s, %s tokens in all, %s each", count_of(std::ssize(s.doc_lengths), "document").c_str(),
+               format_count(double(s.total_tokens())).c_str(),
+               *shortest == *longest ? std::to_string(*shortest).c_str()
+                                     : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
   const std::vector<double> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
   draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
             ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
   if (!model.ok()) {
-    ImGui::TextWrapped("cannot lay out: %s", model.error.c_str());
+    wrapped_text("cannot lay out: %s", model.error.c_str());
     return;
   }
-  ImGui::TextWrapped("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
-                     count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
-                     count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
-                     count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());
+  // The file's sentence rounds (the article's "8x"); the model's figures, beside the table of them.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+  wrapped_text("The model: %s", waste_sentence(model).c_str());
+  ImGui::PopStyleColor();
+  wrapped_text("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
+               count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
+               count_of(model.layouts->packed.num_rows(), "row").c_str(), s.row_len,
+               count_of(model.layouts->varlen.buffer_tokens(), "token").c_str());
   ImGui::Spacing();
   if (ImGui::BeginTable("scores", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
     ImGui::TableSetupColumn("implementation");

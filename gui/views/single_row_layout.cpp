@@ -6,6 +6,7 @@ Layout single_row_layout(const Layout& l, int r) {
   Layout one;
   one.kind = l.kind;
   one.causal = l.causal;
+  one.window = l.window;
   const int start = l.row_start[r], extent = l.row_start[r + 1] - start, valid = l.row_valid[r];
   const auto pieces_begin = l.row_piece[r], pieces_end = l.row_piece[r + 1];
   one.row_start = {0, extent};

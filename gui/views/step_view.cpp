@@ -11,11 +11,16 @@
 
 #include "analysis/ceilings.hpp"
 #include "analysis/number_format.hpp"
+#include "analysis/source_ratios.hpp"
 #include "analysis/step_chain.hpp"
-#include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
+#include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/views/highlight.hpp"
+#include "gui/views/story_text.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -24,30 +29,16 @@ namespace {
 // Everything the view shows, derived from the state; rebuilt when the scenario, the
 // tile or the loaded results change (the cost model runs once per layer kind).
 struct StepPicture {
-  Scenario scenario;  // what it was built from, with the tile and the number of result rows
+  Scenario scenario;  // what it was built from, with the tile, the kernel and the number of result rows
   TileShape tile;
+  std::string kernel;
   std::size_t result_rows = 0;
+  std::vector<std::string> kernels;  // our flash kernels loaded, the default first
   TrainingStep step;
   std::optional<Ceilings> ceiling;
   std::array<StepTimePrediction, 2> times;
   std::vector<ChainLink> chain;
 };
-
-// The loaded rows, and the shipped scenarios they may name (the edited scenario included).
-MeasuredRuns measured_runs(const AppState& state) {
-  MeasuredRuns runs;
-  for (const ResultsFile& f : state.results.files) runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
-  runs.scenarios.push_back(state.scenario);
-  for (const std::string& name : state.shipped_scenarios) {
-    if (name == state.scenario.name) continue;
-    try {
-      runs.scenarios.push_back(load_scenario(name));
-    } catch (const InputError&) {
-      // The Scenario view names a broken file when it is opened; here it matches nothing.
-    }
-  }
-  return runs;
-}
 
 bool same_inputs(const Scenario& a, const Scenario& b) {
   return a.name == b.name && a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing &&
@@ -58,18 +49,21 @@ bool same_inputs(const Scenario& a, const Scenario& b) {
 const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
   const std::size_t rows = total_rows(state.results);
-  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile && picture->result_rows == rows)
+  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
+      picture->kernel == state.step_kernel && picture->result_rows == rows)
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->scenario = state.scenario;
   p->tile = state.tile;
+  p->kernel = state.step_kernel;
   p->result_rows = rows;
+  p->kernels = our_flash_kernels(state.results);
   p->step = model_training_step(state.scenario, *state.scenario.model, state.tile);
   p->ceiling = state.results.ceilings;
   const MeasuredRuns runs = measured_runs(state);
   const std::optional<double> tflops = p->ceiling ? std::optional(p->ceiling->tflops) : std::nullopt;
   for (KernelFamily f : all_kernel_families)
-    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs);
+    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs, state.step_kernel);
   p->chain = step_chain(state.scenario, p->step, p->times);
   picture = std::move(p);
   return *picture;
@@ -83,6 +77,18 @@ void edit_model(AppState& state, const std::function<void(ModelShape&)>& change)
   });
 }
 
+// Which kernel of ours the measured links take: the default (our first rows') unless chosen.
+void show_kernel_choice(AppState& state, const StepPicture& p) {
+  if (p.kernels.size() < 2) return;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+  const std::string& shown = p.times[int(KernelFamily::attnlab)].kernel;
+  if (ImGui::BeginCombo("our kernel", shown.c_str())) {
+    for (const std::string& k : p.kernels)
+      if (ImGui::Selectable(k.c_str(), k == shown)) state.step_kernel = k;
+    ImGui::EndCombo();
+  }
+}
+
 void show_model_controls(AppState& state) {
   const ModelShape& m = *state.scenario.model;
   const float width = ImGui::GetFontSize() * 12;
@@ -93,9 +99,12 @@ void show_model_controls(AppState& state) {
   ImGui::SetNextItemWidth(width);
   if (ImGui::SliderInt("width", &model_width, 64, 8192, "%d", ImGuiSliderFlags_Logarithmic))
     edit_model(state, [&](ModelShape& s) { s.width = model_width; });
+  // A pattern of long layers alone has no short window to set.
+  ImGui::BeginDisabled(m.window_pattern.find('S') == std::string::npos);
   ImGui::SetNextItemWidth(width);
   if (ImGui::SliderInt("short window", &short_window, 16, 16384, "%d", ImGuiSliderFlags_Logarithmic))
     edit_model(state, [&](ModelShape& s) { s.short_window = short_window; });
+  ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(width);
   if (ImGui::BeginCombo("window pattern", m.window_pattern.c_str())) {
@@ -109,7 +118,16 @@ void show_model_controls(AppState& state) {
   if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
 }
 
-void show_chain(const StepPicture& p) {
+// Whether a chain link is one the Story's step is about.
+bool link_highlighted(const AppState& state, const ChainLink& link) {
+  const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
+  return (is_highlighted(state, Figure::step_measured) && starts("the measured step")) ||
+         (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
+         (is_highlighted(state, Figure::step_saving) &&
+          (starts("predicted step saving") || starts("the article's measured")));
+}
+
+void show_chain(const AppState& state, const StepPicture& p) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
   if (!ImGui::BeginTable("chain", 3, flags)) return;
   float label = 0;
@@ -118,8 +136,13 @@ void show_chain(const StepPicture& p) {
   ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("not measured").x);
   ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
+  const auto last_highlighted = std::find_if(p.chain.rbegin(), p.chain.rend(),
+                                             [&](const ChainLink& link) { return link_highlighted(state, link); });
   for (const ChainLink& link : p.chain) {
     ImGui::TableNextRow();
+    if (link_highlighted(state, link)) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlighted_row_color());
+    // The Story keeps its rows in sight.
+    if (last_highlighted != p.chain.rend() && &link == &*last_highlighted) scroll_here_if_step_opened(state);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(link.label.c_str());
     ImGui::TableNextColumn();
@@ -128,7 +151,7 @@ void show_chain(const StepPicture& p) {
     else
       ImGui::TextUnformatted(link.value.c_str());
     ImGui::TableNextColumn();
-    ImGui::TextWrapped("%s", link.how.c_str());
+    wrapped_text("%s", link.how.c_str());
   }
   ImGui::EndTable();
 }
@@ -137,7 +160,8 @@ void show_chain(const StepPicture& p) {
 void show_step_bars(const StepPicture& p) {
   const StepCost& packed = p.step[Implementation::packed];
   const double most = std::max(packed.step_computed(), p.step[Implementation::varlen].step_computed());
-  ImGui::TextUnformatted("FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
+  ImGui::TextUnformatted(
+      "FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
   const float label = ImGui::CalcTextSize("packed  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label - ImGui::CalcTextSize("  0.00G (attention 00.0%)  ").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
@@ -147,7 +171,8 @@ void show_step_bars(const StepPicture& p) {
     ImGui::TextUnformatted(implementation_name(impl));
     ImGui::SameLine(label);
     ImVec2 at = ImGui::GetCursorScreenPos();
-    const float matrix = width * float(c.matrix.step() / most), attention = width * float(c.attention_computed.step() / most);
+    const float matrix = width * float(c.matrix.step() / most),
+                attention = width * float(c.attention_computed.step() / most);
     draw->AddRectFilled(at, ImVec2(at.x + matrix, at.y + height), IM_COL32(110, 120, 150, 255));
     draw->AddRectFilled(ImVec2(at.x + matrix, at.y), ImVec2(at.x + matrix + attention, at.y + height),
                         IM_COL32(230, 160, 60, 255));
@@ -161,21 +186,25 @@ void show_step_bars(const StepPicture& p) {
 
 void show_step_view(AppState& state) {
   if (!state.scenario.model) {
-    ImGui::TextWrapped("This scenario has no [model] table, so there is no training step to follow. The chain needs "
-                       "a transformer: nanochat-d24 ships one.");
+    wrapped_text(
+        "This scenario has no [model] table, so there is no training step to follow. The chain needs "
+        "a transformer: nanochat-d24 ships one.");
     if (ImGui::Button("add nanochat's d24 model")) apply_edit(state, [](Scenario& s) { s.model = ModelShape{}; });
     return;
   }
   show_model_controls(state);
   if (!state.scenario.model) return;
   const StepPicture& p = step_picture(state);
+  show_kernel_choice(state, p);
   ImGui::Separator();
-  ImGui::Text("%zu documents, %lld tokens; packed rows of %d against varlen documents; %s matrix parameters",
-              state.scenario.doc_lengths.size(), static_cast<long long>(p.step.tokens), state.scenario.row_len,
+  ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
+              count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
+              count_of(p.step.tokens, "token").c_str(), state.scenario.row_len,
               format_count(double(p.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();
-  show_chain(p);
+  show_chain(state, p);
+  note_text("%s", attention_shares_text(p.step, p.times).c_str());
   if (p.ceiling)
     ImGui::TextDisabled("GEMMs priced at %.0f TFLOP/s: %s, %s, %s", p.ceiling->tflops, p.ceiling->gemm.what.c_str(),
                         p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());

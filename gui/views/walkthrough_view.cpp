@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/number_format.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/mask_picture/mask_painting.hpp"
 #include "gui/mask_picture/mask_picture.hpp"
-#include "gui/widgets/plots.hpp"
-#include "analysis/number_format.hpp"
 #include "gui/views/single_row_layout.hpp"
 #include "gui/views/views.hpp"
+#include "gui/widgets/plots.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 #include "reference/flash_walkthrough.hpp"
 #include "reference/reference_attention.hpp"
 
@@ -53,8 +54,8 @@ WalkthroughRun& current_run(AppState& state) {
   clamp_choice(w, model);
   const Layout& layout = model.layout_of(w.implementation);
   std::shared_ptr<WalkthroughRun>& run = w.run;
-  if (!run || run->model_version != model.version || run->implementation != w.implementation ||
-      run->row != w.row || run->query_tile != w.query_tile) {
+  if (!run || run->model_version != model.version || run->implementation != w.implementation || run->row != w.row ||
+      run->query_tile != w.query_tile) {
     run = std::make_shared<WalkthroughRun>();
     run->model_version = model.version;
     run->implementation = w.implementation;
@@ -111,15 +112,18 @@ void show_controls(AppState& state, const ScenarioModel& model) {
   }
 }
 
-const ImU32 loaded_now = IM_COL32(255, 230, 60, 255);   // the K/V tile of this step
+const ImU32 loaded_now = IM_COL32(255, 230, 60, 255);  // the K/V tile of this step
 const ImU32 loaded_before = IM_COL32(255, 255, 255, 200);
 
 // Outlines the key tiles loaded so far for the query tile: the last one yellow.
-void outline_loaded(ImDrawList* draw, const FlashWalkthrough& f, const MaskPlacement& p, std::int64_t q_at, std::int64_t k_at) {
+void outline_loaded(ImDrawList* draw, const FlashWalkthrough& f, const MaskPlacement& p, std::int64_t q_at,
+                    std::int64_t k_at) {
   const TileShape t = f.tile();
   for (int kt = 0; kt < f.steps_done(); ++kt) {
-    const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols), screen_y(p, q_at + std::int64_t(f.query_tile()) * t.rows));
-    const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols), screen_y(p, q_at + std::int64_t(f.query_tile() + 1) * t.rows));
+    const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols),
+                   screen_y(p, q_at + std::int64_t(f.query_tile()) * t.rows));
+    const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols),
+                   screen_y(p, q_at + std::int64_t(f.query_tile() + 1) * t.rows));
     const bool now = kt == f.loaded_key_tile();
     draw->AddRect(a, b, now ? loaded_now : loaded_before, 0, 0, now ? 3.0f : 1.0f);
   }
@@ -161,7 +165,8 @@ void show_close_up(const FlashWalkthrough& f, float width) {
   const std::int64_t q_at = picture.row_query_offset(r), k_at = picture.row_key_offset(r);
   const std::int64_t q0 = q_at + std::int64_t(f.query_tile()) * t.rows, k0 = k_at + std::int64_t(first) * t.cols;
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
-  ImGui::TextWrapped("Close-up, cell by cell: query tile %d against key tiles %d..%d", f.query_tile(), first, first + shown - 1);
+  wrapped_text("Close-up, cell by cell: query tile %d against key tiles %d..%d", f.query_tile(), first,
+               first + shown - 1);
   ImGui::PopTextWrapPos();
   const ImVec2 at = ImGui::GetCursorScreenPos();
   const ImVec2 size(float(ppc * shown * t.cols), float(ppc * t.rows));
@@ -179,8 +184,8 @@ void show_close_up(const FlashWalkthrough& f, float width) {
 void show_legend() {
   draw_cell_kind_legend();
   const float side = ImGui::GetTextLineHeight();
-  for (const auto& [color, text] : {std::pair{loaded_now, "K/V tile loaded at this step"},
-                                    std::pair{loaded_before, "loaded before"}}) {
+  for (const auto& [color, text] :
+       {std::pair{loaded_now, "K/V tile loaded at this step"}, std::pair{loaded_before, "loaded before"}}) {
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRect(at, ImVec2(at.x + side, at.y + side), color, 0, 0, 2);
     ImGui::Dummy(ImVec2(side, side));
@@ -194,34 +199,39 @@ void show_legend() {
 void show_state(const FlashWalkthrough& f, int layout_row) {
   const QueryTileState& s = f.state();
   const LayoutView v = f.layout().view();
-  ImGui::TextWrapped("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row, s.first_query,
-              s.first_query + s.queries - 1, f.key_tiles_total());
+  wrapped_text("Query tile %d of row %d: queries %d..%d; it visits %d key tiles.", f.query_tile(), layout_row,
+               s.first_query, s.first_query + s.queries - 1, f.key_tiles_total());
   if (f.loaded_key_tile() < 0) {
-    ImGui::TextWrapped("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
+    wrapped_text("Before the first step: Q tile loaded, m = -inf, l = 0, accumulator = 0.");
   } else {
     const CellCounts c = count_tile(v, f.row(), s.first_query, f.loaded_key_first(), f.tile());
     std::string kinds;
     for (CellKind kind : computed_cell_kinds)
       if (c[kind] > 0) kinds += (kinds.empty() ? "" : ", ") + std::to_string(c[kind]) + " " + cell_kind_name(kind);
-    ImGui::TextWrapped("Step %d of %d: loaded K and V tile %d (keys %d..%d): %s scores. Each query's max m rose where "
-                       "a larger score arrived; l and the accumulator were rescaled by exp(m_old - m_new).",
-                       f.steps_done(), f.key_tiles_total(), f.loaded_key_tile(), f.loaded_key_first(), f.loaded_key_end() - 1,
-                       kinds.c_str());
+    wrapped_text(
+        "Step %d of %d: loaded K and V tile %d (keys %d..%d): %s scores. Each query's max m rose where "
+        "a larger score arrived; l and the accumulator were rescaled by exp(m_old - m_new).",
+        f.steps_done(), f.key_tiles_total(), f.loaded_key_tile(), f.loaded_key_first(), f.loaded_key_end() - 1,
+        kinds.c_str());
   }
   // Bytes moved so far against the naive algorithm's total for the same queries.
   const double flash = double(f.flash_bytes()), naive = double(f.naive_bytes());
   const float width = ImGui::GetContentRegionAvail().x * 0.6f;
-  ImGui::TextWrapped("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(), format_bytes(naive).c_str());
+  wrapped_text("HBM bytes: flash so far %s, naive for these queries %s", format_bytes(flash).c_str(),
+               format_bytes(naive).c_str());
   ImGui::ProgressBar(float(flash / std::max(flash, naive)), ImVec2(width, 0), ("flash " + format_bytes(flash)).c_str());
   ImGui::ProgressBar(float(naive / std::max(flash, naive)), ImVec2(width, 0), ("naive " + format_bytes(naive)).c_str());
   ImGui::Spacing();
   const ImVec2 plot_size(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 4.5f);
   const std::string x = "query (of this tile)";
-  draw_plot({"running max m, per query (the largest score seen so far)", x, double(s.first_query)}, s.running_max, plot_size);
-  draw_plot({"running sum l, per query (of exp(score - m) so far)", x, double(s.first_query)}, s.running_sum, plot_size);
-  draw_plot({"last rescale exp(m_old - m_new), per query (1: m did not move)", x, double(s.first_query)}, s.last_rescale,
+  draw_plot({"running max m, per query (the largest score seen so far)", x, double(s.first_query)}, s.running_max,
             plot_size);
-  if (ImGui::BeginTable("queries", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
+  draw_plot({"running sum l, per query (of exp(score - m) so far)", x, double(s.first_query)}, s.running_sum,
+            plot_size);
+  draw_plot({"last rescale exp(m_old - m_new), per query (1: m did not move)", x, double(s.first_query)},
+            s.last_rescale, plot_size);
+  if (ImGui::BeginTable("queries", 6,
+                        ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY)) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* title : {"query", "document", "m", "l", "rescale", "LSE"}) ImGui::TableSetupColumn(title);
     ImGui::TableHeadersRow();
@@ -253,16 +263,16 @@ void show_walkthrough_view(AppState& state) {
   show_controls(state, model);
   const WalkthroughRun& run = current_run(state);
   if (!run.stepper) {
-    ImGui::TextWrapped("No walkthrough for this choice: %s", run.error.c_str());
+    wrapped_text("No walkthrough for this choice: %s", run.error.c_str());
     return;
   }
   if (run.stepper->finished()) state.walkthrough.playing = false;
   show_legend();
   const float left = ImGui::GetContentRegionAvail().x * 0.4f;
-  const float close_up = ImGui::GetTextLineHeightWithSpacing() + std::floor(left / float(3 * run.stepper->tile().cols)) *
-                                                                        float(run.stepper->tile().rows);
-  const float side = std::max(ImGui::GetFontSize() * 8,
-                              std::min(left, ImGui::GetContentRegionAvail().y - close_up - ImGui::GetStyle().ItemSpacing.y * 2));
+  const float close_up = ImGui::GetTextLineHeightWithSpacing() +
+                         std::floor(left / float(3 * run.stepper->tile().cols)) * float(run.stepper->tile().rows);
+  const float side = std::max(ImGui::GetFontSize() * 8, std::min(left, ImGui::GetContentRegionAvail().y - close_up -
+                                                                           ImGui::GetStyle().ItemSpacing.y * 2));
   ImGui::BeginGroup();
   show_row_picture(*run.stepper, side);
   show_close_up(*run.stepper, left);

@@ -1,29 +1,22 @@
 #include "gui/widgets/plots.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/number_format.hpp"
+
 namespace attnlab::gui {
 
-namespace {
-
-std::string axis_number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, std::fabs(v) >= 1e5 || (v != 0 && std::fabs(v) < 1e-3) ? "%.2e" : "%.4g", v);
-  return text;
-}
-
-}  // namespace
-
 void draw_plot(const PlotSpec& spec, const std::vector<double>& values, ImVec2 size) {
-  ImGui::TextWrapped("%s", spec.title.c_str());
+  wrapped_text("%s", spec.title.c_str());
   double lo = spec.bars ? 0 : INFINITY, hi = spec.bars ? 0 : -INFINITY;
   for (double v : values)
     if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   if (!(lo <= hi)) lo = 0, hi = 1;  // nothing finite yet
   if (hi == lo) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.01);
-  const std::string top = axis_number(hi), bottom = axis_number(lo);
+  const std::string top = format_axis(hi), bottom = format_axis(lo);
   const float line = ImGui::GetTextLineHeight();
   const float margin = std::max(ImGui::CalcTextSize(top.c_str()).x, ImGui::CalcTextSize(bottom.c_str()).x) + 6;
   const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -37,7 +30,7 @@ void draw_plot(const PlotSpec& spec, const std::vector<double>& values, ImVec2 s
   draw->AddText(ImVec2(p0.x - ImGui::CalcTextSize(top.c_str()).x - 4, p0.y), text, top.c_str());
   draw->AddText(ImVec2(p0.x - ImGui::CalcTextSize(bottom.c_str()).x - 4, p1.y - line), text, bottom.c_str());
   const int n = static_cast<int>(values.size());
-  const std::string first = axis_number(spec.x_first), last = axis_number(spec.x_first + std::max(0, n - 1));
+  const std::string first = format_axis(spec.x_first), last = format_axis(spec.x_first + std::max(0, n - 1));
   draw->AddText(ImVec2(p0.x, p1.y + 2), text, first.c_str());
   draw->AddText(ImVec2(p1.x - ImGui::CalcTextSize(last.c_str()).x, p1.y + 2), text, last.c_str());
   draw->AddText(ImVec2((p0.x + p1.x - ImGui::CalcTextSize(spec.x_label.c_str()).x) / 2, p1.y + 2), faint,
@@ -56,8 +49,8 @@ void draw_plot(const PlotSpec& spec, const std::vector<double>& values, ImVec2 s
   }
   for (int i = 0; i + 1 < n; ++i)
     if (std::isfinite(values[i]) && std::isfinite(values[i + 1]))
-      draw->AddLine(ImVec2(p0.x + w * float(i), y_of(values[i])), ImVec2(p0.x + w * float(i + 1), y_of(values[i + 1])), color,
-                    1.5f);
+      draw->AddLine(ImVec2(p0.x + w * float(i), y_of(values[i])), ImVec2(p0.x + w * float(i + 1), y_of(values[i + 1])),
+                    color, 1.5f);
   if (n == 1 && std::isfinite(values[0])) draw->AddCircleFilled(ImVec2(p0.x, y_of(values[0])), 2, color);
 }
 

@@ -15,6 +15,16 @@ TEST(NumberFormat, ThreeDigitsAndTheUnitThatKeepsThemBelowAThousand) {
   EXPECT_EQ(format_count(999'700), "1.00 M");
 }
 
+// Axis ticks: whole numbers in full with thousands (a histogram of lengths up to 32,768), never "3.277e+04".
+TEST(NumberFormat, AxisTicksAreWholeNumbersWithThousands) {
+  EXPECT_EQ(format_axis(32768), "32,768");
+  EXPECT_EQ(format_axis(1000), "1,000");
+  EXPECT_EQ(format_axis(7), "7");
+  EXPECT_EQ(format_axis(0.5), "0.5");
+  EXPECT_EQ(format_axis(0.001), "0.001");
+  EXPECT_EQ(format_integer(1'234'567), "1,234,567");
+}
+
 TEST(NumberFormat, BytesInPowersOf1024) {
   EXPECT_EQ(format_bytes(512), "512 B");
   EXPECT_EQ(format_bytes(1'480'000'000), "1.38 GiB");

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
 #include "analysis/step_chain.hpp"
 #include "analysis/step_times.hpp"
+#include "core/input_error.hpp"
+#include "core/scenario_file.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab {
@@ -28,7 +28,9 @@ Scenario uniform(int count, int length, int row_len, int heads = 16) {
   return s;
 }
 
-Scenario nanochat_d24() { return load_scenario((fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string()); }
+Scenario nanochat_d24() {
+  return load_scenario((fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string());
+}
 
 // nanochat's d24 written out from its code: width 1536, 12 heads of 128, MLP 4x,
 // vocabulary 32768, sequence 2048, windows SSSL with the last layer long.
@@ -86,8 +88,8 @@ TEST(TrainingStep, D24MatchesNanochatsFormulaWorkedByHand) {
   const double packed_attention = (18 * 504.0 + 6 * 1056.0) * 12 * 4 * 128 * 3.5;
   const double varlen_attention_computed = 24 * 288.0 * 12 * 4 * 128 * 3.5;
   EXPECT_NEAR(packed.attention_computed.step(), packed_attention, 1e-3);
-  EXPECT_NEAR(step.saving_computed(), (packed_attention - varlen_attention_computed) / (6.0 * (blocks + lm_head) + packed_attention),
-              1e-12);
+  EXPECT_NEAR(step.saving_computed(),
+              (packed_attention - varlen_attention_computed) / (6.0 * (blocks + lm_head) + packed_attention), 1e-12);
 }
 
 TEST(TrainingStep, ArticlesThreeCountsExactly) {
@@ -179,7 +181,8 @@ TEST(TrainingStep, ModelTableRoundTripsThroughAScenarioFile) {
 std::string load_error(const std::string& model_table, const std::string& top_level = "") {
   const fs::path file = fs::path(::testing::TempDir()) / "attnlab_step_bad.toml";
   std::ofstream(file) << "why = \"x\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\nrow_len = 8\n"
-                      << top_level << "[documents]\nsource = \"uniform\"\ncount = 1\nlength = 8\n" << model_table;
+                      << top_level << "[documents]\nsource = \"uniform\"\ncount = 1\nlength = 8\n"
+                      << model_table;
   try {
     load_scenario(file.string());
   } catch (const InputError& e) {
@@ -190,27 +193,32 @@ std::string load_error(const std::string& model_table, const std::string& top_le
 
 TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
   const std::string file = (fs::path(::testing::TempDir()) / "attnlab_step_bad.toml").string();
-  const std::string good = "layers = 2\nwidth = 64\nheads = 2\nhead_dim = 32\nmlp_ratio = 4\nvocab = 100\n"
-                           "seq_len = 64\nshort_window = 16\n";
-  EXPECT_EQ(load_error("[model]\n" + good), file + ": model.window_pattern: missing; expected letters S (short window) "
-                                                   "and L (long), e.g. \"SSSL\"");
+  const std::string good =
+      "layers = 2\nwidth = 64\nheads = 2\nhead_dim = 32\nmlp_ratio = 4\nvocab = 100\n"
+      "seq_len = 64\nshort_window = 16\n";
+  EXPECT_EQ(load_error("[model]\n" + good), file +
+                                                ": model.window_pattern: missing; expected letters S (short window) "
+                                                "and L (long), e.g. \"SSSL\"");
   EXPECT_EQ(load_error("[model]\n" + good + "window_pattern = \"SXL\"\n"),
             file + ": model.window_pattern: expected 1 to 1024 letters S (short window) or L (long), got \"SXL\"");
   EXPECT_EQ(load_error("[model]\n" + good + "window_pattern = \"SL\"\nkv_heads = 3\n"),
             file + ": model.kv_heads: expected a positive divisor of heads (2), got 3");
-  EXPECT_EQ(load_error("[model]\n" + good + "window_pattern = \"SL\"\ndepth = 3\n").rfind(file + ": model.depth: unknown key", 0),
+  EXPECT_EQ(load_error("[model]\n" + good + "window_pattern = \"SL\"\ndepth = 3\n")
+                .rfind(file + ": model.depth: unknown key", 0),
             0u);
   EXPECT_EQ(load_error("[model]\nlayers = 0\n"), file + ": model.layers: expected a positive integer, got 0");
   EXPECT_EQ(load_error("", "model = 3\n"), file + ": model: expected a [model] table, got 3");
-  EXPECT_EQ(load_error("[model]\nlayers = \"many\"\n"), file + ": model.layers: expected a positive integer, got \"many\"");
+  EXPECT_EQ(load_error("[model]\nlayers = \"many\"\n"),
+            file + ": model.layers: expected a positive integer, got \"many\"");
 }
 
 // Past the scenario's own attention limits the step model would overflow: heads and head_dim
 // of [model] are bounded as the scenario's are.
 TEST(TrainingStep, ModelHeadsAndHeadDimStayInsideTheScenarioLimits) {
   const std::string file = (fs::path(::testing::TempDir()) / "attnlab_step_bad.toml").string();
-  const std::string rest = "layers = 2\nwidth = 64\nmlp_ratio = 4\nvocab = 100\nseq_len = 64\nshort_window = 16\n"
-                           "window_pattern = \"SL\"\n";
+  const std::string rest =
+      "layers = 2\nwidth = 64\nmlp_ratio = 4\nvocab = 100\nseq_len = 64\nshort_window = 16\n"
+      "window_pattern = \"SL\"\n";
   EXPECT_EQ(load_error("[model]\n" + rest + "heads = 1024\nhead_dim = 64\n"),
             file + ": model.heads: expected an integer from 1 to 128, got 1024");
   EXPECT_EQ(load_error("[model]\n" + rest + "heads = 2\nhead_dim = 1024\n"),
@@ -255,43 +263,74 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   runs.scenarios = {named_rows};
   runs.rows = {our_row("varlen", 1000, "", "rows")};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
-  const auto t = find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto t =
+      find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->us, 1000.0 * 12 / 16);  // scaled to the model's 12 heads
   EXPECT_EQ(t->implementation, Implementation::varlen);
   // Not for varlen (documents of 512), not backward, not FlashAttention-2's.
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::bwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, runs));
+  EXPECT_FALSE(
+      find_measured_attention(layer, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(
+      find_measured_attention(layer, Implementation::packed, Pass::bwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(
+      find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::flash_attention_2, "", runs));
   // A short layer's window of 512 inside rows of 2048 computes other cells than the unwindowed run;
   // one of 2047 keys covers every row, so that run stands in again; a run with the window matches it.
   const Scenario short_layer = layer_scenario(batch, m, LayerKind::short_window);
   EXPECT_EQ(short_layer.window, (Window{512, 0}));
-  EXPECT_FALSE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_FALSE(
+      find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
   m.short_window = 2047;
   EXPECT_TRUE(find_measured_attention(layer_scenario(batch, m, LayerKind::short_window), Implementation::packed,
-                                      Pass::fwd, KernelFamily::attnlab, runs));
+                                      Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
   runs.scenarios[0].window = {512, 0};
-  EXPECT_TRUE(find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
-  EXPECT_FALSE(find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, runs));
+  EXPECT_TRUE(
+      find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
+  EXPECT_FALSE(
+      find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
 }
 
-// The chain sets our packed time against our varlen time: both from one kernel, the
-// teaching kernel, whose runs cover every layout (rows without a kernel column are its).
-TEST(TrainingStep, OurLinksComeFromTheTeachingKernelOnly) {
+// The chain sets our packed time against our varlen time, both of one kernel: the one
+// told, else the kernel of our first row (the results files' first: the fastest the GPU
+// ran), named in every link of ours. Rows without a kernel column are the teaching kernel's.
+TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
   Scenario docs = uniform(64, 512, 2048, 16);
   docs.name = "docs";
+  docs.model = ModelShape{};
+  docs.model->heads = docs.model->kv_heads = 16;
+  docs.model->window_pattern = "L";
   MeasuredRuns runs;
   runs.scenarios = {docs};
-  ResultRow r = our_row("varlen", 200, "wgmma-sm90", "docs");
-  runs.rows = {r};
-  EXPECT_FALSE(find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs));
-  r.kernel = "mma-sm80";
-  r.median_us = 400;
-  runs.rows.push_back(r);
-  const auto t = find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  for (const char* kernel : {"wgmma-sm90", "mma-sm80"})
+    for (const char* impl : {"packed", "varlen"})
+      runs.rows.push_back(our_row(impl, std::string_view(kernel) == "mma-sm80" ? 400 : 200, kernel, "docs"));
+  EXPECT_EQ(default_step_kernel(runs), "wgmma-sm90");
+  const auto t =
+      find_measured_attention(docs, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->us, 400.0);
+  EXPECT_EQ(t->kernel, "mma-sm80");
+
+  const TrainingStep step = model_training_step(docs, *docs.model);
+  const StepTimePrediction fastest = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs);
+  EXPECT_EQ(fastest.kernel, "wgmma-sm90");
+  ASSERT_TRUE(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]);
+  EXPECT_EQ(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->kernel, "wgmma-sm90");
+  const StepTimePrediction teaching = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs, "mma-sm80");
+  EXPECT_DOUBLE_EQ(teaching.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->us, 400.0);
+  const StepTimePrediction fa2 = predict_step_time(docs, step, KernelFamily::flash_attention_2, 756.0, runs);
+  int ours = 0;
+  for (const ChainLink& link : step_chain(docs, step, {fastest, fa2})) {
+    EXPECT_EQ(link.how.find("short"), std::string::npos) << link.how;  // pattern L: no short layer to speak of
+    if (link.label.find("attnlab") != std::string::npos) {
+      ++ours;
+      EXPECT_NE(link.label.find("attnlab \xC2\xB7 wgmma-sm90"), std::string::npos) << link.label;
+    }
+  }
+  EXPECT_EQ(ours, 3);  // measured, share of the forward time, saving from time
+  runs.rows = {our_row("varlen", 300, "", "docs")};
+  EXPECT_EQ(default_step_kernel(runs), "mma-sm80");
 }
 
 // Of two runs that computed a layer's cells, the one with the layer's heads stands in
@@ -309,12 +348,14 @@ TEST(TrainingStep, ARunWithTheLayersHeadsIsPreferred) {
   twelve.heads = 12;
   twelve.kv_heads = 12;
   runs.rows = {sixteen, twelve};
-  const auto t = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto t =
+      find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(t.has_value());
   EXPECT_EQ(t->scenario, "docs12");
   EXPECT_DOUBLE_EQ(t->us, 290.0);
   runs.rows = {sixteen};  // without it, the 16-head run stands in, scaled
-  const auto scaled = find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, runs);
+  const auto scaled =
+      find_measured_attention(docs12, Implementation::varlen, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
   ASSERT_TRUE(scaled.has_value());
   EXPECT_DOUBLE_EQ(scaled->us, 400.0 * 12 / 16);
 }
@@ -331,7 +372,8 @@ TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
 
   StepTimePrediction t = none;  // fill in made-up times to check the arithmetic
   for (auto* impl : {&t.packed, &t.varlen})
-    for (LayerKind k : all_layer_kinds) impl->layer[int(k)][int(Pass::fwd)] = MeasuredAttention{impl == &t.packed ? 300.0 : 100.0};
+    for (LayerKind k : all_layer_kinds)
+      impl->layer[int(k)][int(Pass::fwd)] = MeasuredAttention{impl == &t.packed ? 300.0 : 100.0};
   const double gemm = (*none.packed.gemm_us)[int(Pass::fwd)];
   ASSERT_TRUE(t.saving_fwd().has_value());
   EXPECT_NEAR(*t.saving_fwd(), 1.0 - (gemm + 24 * 100.0) / (gemm + 24 * 300.0), 1e-12);
@@ -345,8 +387,9 @@ TEST(TrainingStep, ChainEndsAtTheArticlesSaving) {
   const Scenario s = nanochat_d24();
   const TrainingStep step = model_training_step(s, *s.model);
   MeasuredRuns runs;
-  const std::array<StepTimePrediction, 2> times{predict_step_time(s, step, KernelFamily::attnlab, 756.0, runs),
-                                                predict_step_time(s, step, KernelFamily::flash_attention_2, 756.0, runs)};
+  const std::array<StepTimePrediction, 2> times{
+      predict_step_time(s, step, KernelFamily::attnlab, 756.0, runs),
+      predict_step_time(s, step, KernelFamily::flash_attention_2, 756.0, runs)};
   const std::vector<ChainLink> chain = step_chain(s, step, times);
   ASSERT_GE(chain.size(), 4u);
   EXPECT_EQ(chain[0].value, "8.00x");

@@ -5,10 +5,10 @@
 
 #include <filesystem>
 
-#include "core/scenario_file.hpp"
-#include "gui/views/backward_callouts.hpp"
 #include "analysis/number_format.hpp"
 #include "analysis/pass_pairs.hpp"
+#include "core/scenario_file.hpp"
+#include "gui/views/backward_callouts.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -58,7 +58,8 @@ TEST(BackwardCallouts, OneLongDocumentShowsNaivesTensOfGiBAgainstFlash) {
   EXPECT_TRUE(contains(text, "naive keeps " + format_bytes(double(naive.extra_memory_bytes)))) << text;
   EXPECT_TRUE(contains(text, "varlen keeps " + format_bytes(double(varlen.extra_memory_bytes)))) << text;
   EXPECT_TRUE(contains(text, format_count(double(naive.cells)))) << text;
-  EXPECT_TRUE(contains(text, format_ratio(double(naive.extra_memory_bytes) / double(varlen.extra_memory_bytes)) + " as much"))
+  EXPECT_TRUE(
+      contains(text, format_ratio(double(naive.extra_memory_bytes) / double(varlen.extra_memory_bytes)) + " as much"))
       << text;
   // Another scenario, other figures: the sentence follows the model, it is not written out.
   const Scenario other = load_scenario("uniform-64x512");
@@ -107,17 +108,19 @@ TEST(PassPairs, TheSumIsTheTwoMediansOfOneFileAndAMissingPassIsMissing) {
   // The bench file sorts first: its forward rows are the primary ones.
   write_results_csv(folder / "attnlab-bench.csv",
                     {our_row("naive", 1749), our_row("packed", 2234), our_row("varlen", 376)});
-  write_results_csv(folder / "attnlab-run.csv",
-                    {our_row("varlen", 380), with_pass(our_row("varlen", 2009), Pass::bwd),
-                     with_pass(our_row("packed", 5000), Pass::bwd), with_pass(our_row("padded", 1900), Pass::bwd), d64});
+  write_results_csv(folder / "attnlab-run.csv", {our_row("varlen", 380), with_pass(our_row("varlen", 2009), Pass::bwd),
+                                                 with_pass(our_row("packed", 5000), Pass::bwd),
+                                                 with_pass(our_row("padded", 1900), Pass::bwd), d64});
   LoadedResults results;
   load_results_folder(results, folder);
-  const std::vector<PassPair> pairs = pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const std::vector<PassPair> pairs =
+      pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
   ASSERT_EQ(pairs.size(), 4u);
   // varlen: both passes in attnlab-run.csv: summed from that file, not from the primary forward (376).
   const PassPair* varlen = pair_of(pairs, "attnlab", "varlen");
-  ASSERT_TRUE(varlen && varlen->one_file);
-  EXPECT_EQ(varlen->one_file->filename(), "attnlab-run.csv");
+  ASSERT_TRUE(varlen && varlen->one_build);
+  EXPECT_EQ(file_name(*varlen->fwd), "attnlab-run.csv");
+  EXPECT_EQ(file_name(*varlen->bwd), "attnlab-run.csv");
   EXPECT_EQ(*varlen->fwd->row->median_us, 380);
   EXPECT_EQ(*varlen->bwd->row->median_us, 2009);
   EXPECT_EQ(varlen->sum_us(), 380.0 + 2009.0);
@@ -139,28 +142,58 @@ TEST(PassPairs, TheSumIsTheTwoMediansOfOneFileAndAMissingPassIsMissing) {
   std::filesystem::remove_all(folder);
 }
 
+// The bench writes the forward and the backward to two files: of one commit on one machine
+// they are one build and summed; of two commits they are not.
+TEST(PassPairs, TwoFilesOfOneBuildAreSummed) {
+  const auto folder = unique_temp_path("pass-pairs-build");
+  std::filesystem::remove_all(folder);
+  const auto built = [](ResultRow r, const char* commit) {
+    r.commit = commit;
+    r.driver = "580.159.04";
+    r.cuda_version = "13.0";
+    return r;
+  };
+  write_results_csv(folder / "attnlab-bench.csv",
+                    {built(our_row("varlen", 376), "abc123"), built(our_row("packed", 2234), "abc123")});
+  write_results_csv(folder / "attnlab-bench-bwd.csv", {built(with_pass(our_row("varlen", 2009), Pass::bwd), "abc123"),
+                                                       built(with_pass(our_row("packed", 5000), Pass::bwd), "def456")});
+  LoadedResults results;
+  load_results_folder(results, folder);
+  const std::vector<PassPair> pairs =
+      pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const PassPair* varlen = pair_of(pairs, "attnlab", "varlen");
+  ASSERT_TRUE(varlen && varlen->one_build);
+  EXPECT_EQ(varlen->sum_us(), 376.0 + 2009.0);
+  EXPECT_NE(varlen->fwd->file, varlen->bwd->file);
+  const PassPair* packed = pair_of(pairs, "attnlab", "packed");
+  ASSERT_TRUE(packed && packed->fwd && packed->bwd);
+  EXPECT_FALSE(packed->sum_us());
+  std::filesystem::remove_all(folder);
+}
+
 // On the shipped H100 results: every sum is the forward and backward medians of the
-// one file it names, read here straight from that file; where there is no sum, no
-// file holds both passes. The peers' backward file does hold both for FlashAttention-2.
+// rows it names, read here straight from their files, of one file or of one build;
+// where there is no sum, no two rows are. FlashAttention-2's backward file holds both passes.
 TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   const LoadedResults results = shipped_results();
   const Configuration shape = own_configuration(load_scenario("uniform-64x512"), Pass::bwd);
   const std::vector<PassPair> pairs = pass_pairs(results, shape);
   const auto median_in = [&](const std::filesystem::path& file, const PassPair& p, Pass pass) -> std::optional<double> {
     for (const ResultRow& r : read_results_csv(file))
-      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass && r.dtype == shape.dtype &&
-          r.heads == shape.heads && r.head_dim == shape.head_dim && r.causal == shape.causal && r.scenario == shape.scenario &&
-          r.median_us)
+      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass &&
+          r.dtype == shape.dtype && r.heads == shape.heads && r.head_dim == shape.head_dim &&
+          r.causal == shape.causal && r.scenario == shape.scenario && r.median_us)
         return r.median_us;
     return std::nullopt;
   };
   int summed = 0;
   for (const PassPair& p : pairs) {
-    SCOPED_TRACE(p.source + " " + p.implementation);
-    if (p.one_file) {
-      const auto fwd = median_in(*p.one_file, p, Pass::fwd), bwd = median_in(*p.one_file, p, Pass::bwd);
+    SCOPED_TRACE(p.source + " " + p.kernel + " " + p.implementation);
+    if (p.one_build) {
+      const auto fwd = median_in(*p.fwd->file, p, Pass::fwd), bwd = median_in(*p.bwd->file, p, Pass::bwd);
       ASSERT_TRUE(fwd && bwd);
       EXPECT_DOUBLE_EQ(*p.sum_us(), *fwd + *bwd);
+      EXPECT_TRUE(p.fwd->file == p.bwd->file || same_build(*p.fwd->row, *p.bwd->row));
       ++summed;
     } else {
       EXPECT_FALSE(p.sum_us());
@@ -169,7 +202,7 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
     }
   }
   const PassPair* fa2 = pair_of(pairs, "torch-varlen_attn", "varlen");
-  ASSERT_TRUE(fa2 && fa2->one_file);
+  ASSERT_TRUE(fa2 && fa2->one_build);
   EXPECT_GE(summed, 1);
   // Ours come first.
   ASSERT_FALSE(pairs.empty());

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "core/scenario_file.hpp"
 #include "analysis/pass_pairs.hpp"
-#include "gui/views/ratio_chain.hpp"
 #include "analysis/source_ratios.hpp"
+#include "core/scenario_file.hpp"
+#include "gui/views/ratio_chain.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -32,15 +32,16 @@ class TwoKernels : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::remove_all(folder);
-    write_results_csv(folder / "attnlab-bench.csv",
-                      {our_row("naive", 1749, "cublas"), our_row("padded", 240, hopper), our_row("packed", 1300, hopper),
-                       our_row("varlen", 230, hopper), our_row("padded", 380, teaching), our_row("packed", 2234, teaching),
-                       our_row("varlen", 376, teaching)});
+    write_results_csv(
+        folder / "attnlab-bench.csv",
+        {our_row("naive", 1749, "cublas"), our_row("padded", 240, hopper), our_row("packed", 1300, hopper),
+         our_row("varlen", 230, hopper), our_row("padded", 380, teaching), our_row("packed", 2234, teaching),
+         our_row("varlen", 376, teaching)});
     write_results_csv(folder / "attnlab-run.csv",
                       {our_row("varlen", 379, teaching), backward(our_row("varlen", 2009, teaching)),
                        our_row("varlen", 228, hopper)});
-    write_results_csv(folder / "peers.csv",
-                      {peer_row("torch-varlen_attn", "varlen", 468), peer_row("torch-sdpa-flash-packed", "packed", 1700)});
+    write_results_csv(folder / "peers.csv", {peer_row("torch-varlen_attn", "varlen", 468),
+                                             peer_row("torch-sdpa-flash-packed", "packed", 1700)});
     load_results_folder(results, folder);
   }
   void TearDown() override { std::filesystem::remove_all(folder); }
@@ -52,8 +53,9 @@ class TwoKernels : public ::testing::Test {
 
 TEST_F(TwoKernels, EachKernelsRowsAreTheirOwnRunWithTheirOwnSpread) {
   EXPECT_EQ(our_flash_kernels(results), (std::vector<std::string>{hopper, teaching}));
-  const std::vector<MeasuredRun> varlen =
-      primary_runs(results, [&](const ResultRow& r) { return r.source == "attnlab" && r.implementation == "varlen" && own.holds(r); });
+  const std::vector<MeasuredRun> varlen = primary_runs(results, [&](const ResultRow& r) {
+    return r.source == "attnlab" && r.implementation == "varlen" && own.holds(r);
+  });
   ASSERT_EQ(varlen.size(), 2u);  // not one run of four rows
   EXPECT_EQ(varlen[0].primary.row->kernel, hopper);
   EXPECT_EQ(varlen[0].primary.row->median_us, 230);  // the row itself, not a mean with the other kernel's
@@ -64,8 +66,9 @@ TEST_F(TwoKernels, EachKernelsRowsAreTheirOwnRunWithTheirOwnSpread) {
   EXPECT_EQ(spread_text(varlen[1]), "2 runs: 376 \xC2\xB5s to 379 \xC2\xB5s");
   EXPECT_EQ(find_run(results, own, "attnlab", "packed", teaching)->primary.row->median_us, 2234);
   EXPECT_EQ(find_run(results, own, "attnlab", "packed", hopper)->primary.row->median_us, 1300);
-  EXPECT_EQ(find_run(results, own, "attnlab", "packed")->primary.row->kernel, hopper);  // no kernel asked: the first in the files
-  EXPECT_FALSE(find_run(results, own, "attnlab", "naive", teaching));                   // naive's kernel is cuBLAS
+  EXPECT_EQ(find_run(results, own, "attnlab", "packed")->primary.row->kernel,
+            hopper);                                                   // no kernel asked: the first in the files
+  EXPECT_FALSE(find_run(results, own, "attnlab", "naive", teaching));  // naive's kernel is cuBLAS
 }
 
 TEST_F(TwoKernels, EachKernelsRatiosAreWithinItsOwnRows) {
@@ -94,8 +97,8 @@ TEST_F(TwoKernels, EachKernelsRatiosAreWithinItsOwnRows) {
 // A kernel measured on varlen alone (as kernels/device_run.sh's ladder runs it) has no
 // packed ratio: the other kernel's packed run is never divided by its varlen.
 TEST_F(TwoKernels, AKernelWithoutAPackedRunHasNoPackedRatio) {
-  write_results_csv(folder / "attnlab-bench.csv",
-                    {our_row("varlen", 230, hopper), our_row("packed", 2234, teaching), our_row("varlen", 376, teaching)});
+  write_results_csv(folder / "attnlab-bench.csv", {our_row("varlen", 230, hopper), our_row("packed", 2234, teaching),
+                                                   our_row("varlen", 376, teaching)});
   results = {};
   load_results_folder(results, folder);
   const std::vector<SourceRatios> ratios = source_ratios(results, own, true);
@@ -109,7 +112,8 @@ TEST_F(TwoKernels, AKernelWithoutAPackedRunHasNoPackedRatio) {
 // The teaching kernel's forward pairs with its backward; the Hopper kernel's forward
 // has no backward row in these files and is not summed with the teaching kernel's.
 TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
-  const std::vector<PassPair> pairs = pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const std::vector<PassPair> pairs =
+      pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
   const auto pair_of = [&](const char* kernel) -> const PassPair* {
     for (const PassPair& p : pairs)
       if (p.source == "attnlab" && p.implementation == "varlen" && p.kernel == kernel) return &p;
@@ -117,8 +121,9 @@ TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
   };
   const PassPair *slow = pair_of(teaching), *fast = pair_of(hopper);
   ASSERT_TRUE(slow && fast);
-  ASSERT_TRUE(slow->one_file);
-  EXPECT_EQ(slow->one_file->filename(), "attnlab-run.csv");
+  ASSERT_TRUE(slow->one_build);
+  EXPECT_EQ(file_name(*slow->fwd), "attnlab-run.csv");
+  EXPECT_EQ(file_name(*slow->bwd), "attnlab-run.csv");
   EXPECT_EQ(slow->sum_us(), 379.0 + 2009.0);
   EXPECT_EQ(*fast->fwd->row->median_us, 230);
   EXPECT_FALSE(fast->bwd);
@@ -164,8 +169,8 @@ TEST(OneKernel, NothingIsNamedAndTheRatiosAreUnchanged) {
   const Configuration own = own_configuration(load_scenario("uniform-64x512"));
   // The ratios point into the rows they were taken from: `results` outlives them.
   const auto ratios_with = [&](LoadedResults& results, const char* kernel, const char* naive_kernel) {
-    write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel),
-                                                     our_row("varlen", 376, kernel)});
+    write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel),
+                                                     our_row("packed", 2234, kernel), our_row("varlen", 376, kernel)});
     load_results_folder(results, folder);
     EXPECT_EQ(our_flash_kernels(results).size(), 1u);
     return source_ratios(results, own, true);

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario_file.hpp"
-#include "gui/mask_picture/mask_picture.hpp"
 #include "gui/app/scenario_model.hpp"
+#include "gui/mask_picture/mask_picture.hpp"
 
 namespace attnlab::gui {
 namespace {
@@ -20,7 +20,9 @@ void expect_blocks_add_up(const ScenarioModel& model, std::int64_t cells_per_bin
   for (Implementation impl : all_implementations) {
     SCOPED_TRACE(std::string(implementation_name(impl)) + ", bins of " + std::to_string(cells_per_bin));
     const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
-    const auto bins = [&](std::int64_t extent) { return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin); };
+    const auto bins = [&](std::int64_t extent) {
+      return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin);
+    };
     const RegionCounts total =
         rasterize(picture, cells_per_bin, 0, 0, bins(picture.query_extent()), bins(picture.key_extent())).total();
     EXPECT_EQ(total.computed, count_layout(model.layout_of(impl), model.tile_of(impl)));
@@ -59,7 +61,7 @@ TEST(MaskPicture, CellByCellMatchesCellKindAndCountLayout) {
     for (std::int64_t q = 0; q < picture.query_extent(); ++q)
       for (std::int64_t k = 0; k < picture.key_extent(); ++k) {
         const PictureCell cell = picture.cell_at(q, k);
-        const PaintClass expected = majority_class(picture.count_region(q, q + 1, k, k + 1));
+        const PaintClass expected = block_class(picture.count_region(q, q + 1, k, k + 1));
         if (cell.row < 0) {
           ++outside;
           EXPECT_EQ(expected, PaintClass::outside);
@@ -91,6 +93,38 @@ TEST(MaskPicture, PackedRowsOfTheArticleCaseHoldBleed) {
   EXPECT_GT(picture.count_region(0, 4096, 0, 4096).computed[CellKind::bleed], 0);
   // varlen never bleeds.
   EXPECT_EQ(count_layout(model.layouts->varlen, {64, 64})[CellKind::bleed], 0);
+}
+
+// A thumbnail of the article's case (the Masks view at 1280x720, or 1.75x text: blocks of
+// 150 cells and more): every block holding an attended cell is painted as attended, so
+// varlen shows all 64 documents and packed keeps its diagonal; a block without one is
+// painted in its most common class.
+TEST(MaskPicture, ABlockWithAnAttendedCellShowsIt) {
+  const ScenarioModel model = build_model(load_scenario("uniform-64x512"), {64, 64});
+  for (Implementation impl : {Implementation::packed, Implementation::varlen})
+    for (const std::int64_t cells_per_bin : {150, 300}) {
+      SCOPED_TRACE(std::string(implementation_name(impl)) + ", bins of " + std::to_string(cells_per_bin));
+      const MaskPicture picture(model.layout_of(impl), model.tile_of(impl));
+      const auto bins = [&](std::int64_t extent) {
+        return static_cast<int>((extent + cells_per_bin - 1) / cells_per_bin);
+      };
+      const MaskRaster raster =
+          rasterize(picture, cells_per_bin, 0, 0, bins(picture.query_extent()), bins(picture.key_extent()));
+      int useful_blocks = 0;
+      for (int i = 0; i < raster.bins_q; ++i)
+        for (int j = 0; j < raster.bins_k; ++j) {
+          const RegionCounts& c = raster.at(i, j);
+          const PaintClass painted = block_class(c);
+          if (c.computed[CellKind::useful] > 0) {
+            EXPECT_EQ(painted, PaintClass::useful) << i << "," << j;
+            ++useful_blocks;
+          } else if (c.computed[CellKind::bleed] > 0) {
+            EXPECT_EQ(painted, PaintClass::bleed) << i << "," << j;
+          }
+        }
+      // Each document's diagonal crosses at least one block per block of its length.
+      EXPECT_GE(useful_blocks, raster.bins_q);
+    }
 }
 
 }  // namespace

@@ -11,13 +11,13 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/primary_runs.hpp"
+#include "analysis/results_order.hpp"
+#include "analysis/source_ratios.hpp"
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
 #include "gui/app/live_run.hpp"
-#include "analysis/primary_runs.hpp"
-#include "analysis/results_order.hpp"
 #include "gui/app/scenario_model.hpp"
-#include "analysis/source_ratios.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -49,7 +49,8 @@ Configuration configuration_named(const std::string& name, const std::string& dt
 
 // A row of TABLE.md's "Measured ratios against the model": scenario, dtype, head dim,
 // implementation, the model's two ratios, attnlab's, PyTorch's.
-const std::regex ratio_row(R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varlen \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|)");
+const std::regex ratio_row(
+    R"(\| `([^`]+)`(?: \((\w+), d(\d+)\))? \| (\w+)/varlen \| ([^|]*) \| ([^|]*) \| ([^|]*) \| ([^|]*) \|)");
 
 // TABLE.md's "Measured ratios against the model": every row's attnlab and PyTorch
 // (FlashAttention-2 for padded and packed) ratios, and the model's, are the GUI's.
@@ -71,12 +72,12 @@ TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
       return models.at(key);
     };
     const ScenarioModel& square = model_at({64, 64});  // padded = varlen does not depend on the tile
-    const std::vector<SourceRatios> ratios =
-        source_ratios(results, c, square.costs[Implementation::padded].scores == square.costs[Implementation::varlen].scores);
+    const std::vector<SourceRatios> ratios = source_ratios(
+        results, c, square.costs[Implementation::padded].scores == square.costs[Implementation::varlen].scores);
     const SourceRatios* ours = ratios_of(ratios, ours_family);
     // The table's model is at the tile of the kernel that ran our rows (their tile column).
-    const std::optional<TileShape> tile = ours && ours->varlen() ? parse_tile_name(ours->varlen()->primary.row->tile)
-                                                                 : std::nullopt;
+    const std::optional<TileShape> tile =
+        ours && ours->varlen() ? parse_tile_name(ours->varlen()->primary.row->tile) : std::nullopt;
     const ScenarioModel& model = model_at(tile.value_or(TileShape{64, 64}));
     EXPECT_EQ(times(model.costs[impl].computed_vs_varlen), std::string(m[5]));
     EXPECT_EQ(times(model.costs[impl].attended_vs_varlen), std::string(m[6]));
@@ -103,9 +104,10 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
   if (std::system("python3 --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   const auto folder = unique_temp_path("results-table");
   std::filesystem::remove_all(folder);
-  write_results_csv(folder / "attnlab-bench.csv",
-                    {our_row("varlen", 230, "wgmma-sm90"), our_row("naive", 1749, "cublas"), our_row("padded", 380, "mma-sm80"),
-                     our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80")});
+  write_results_csv(
+      folder / "attnlab-bench.csv",
+      {our_row("varlen", 230, "wgmma-sm90"), our_row("naive", 1749, "cublas"), our_row("padded", 380, "mma-sm80"),
+       our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80")});
   const std::string out = (folder / "TABLE.md").string();
   const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 bench/results_table.py --bench " +
                               (folder / "attnlab-bench.csv").string() + " --attnlab " + cli.string() + " --out " + out;
@@ -205,6 +207,23 @@ TEST(ShippedResults, TheArticlesCaseShowsTheFirstFilesRunAndTheSpreadOfTheOthers
   const SourceRatios* cudnn = ratios_of(ratios, "cuDNN");
   ASSERT_NE(cudnn, nullptr);
   EXPECT_DOUBLE_EQ(*cudnn->vs_varlen(Implementation::packed), *cudnn_packed / *cudnn_padded);
+}
+
+// The windowed scenarios' peers ran varlen_attn and FlexAttention on the packed rows
+// (torch-varlen_attn-packed, torch-flex-packed): their packed/varlen ratios are measured,
+// each the two primary runs' medians, never "not measured".
+TEST(ShippedResults, PeersPackedRatiosOfTheWindowedScenarios) {
+  const LoadedResults results = shipped_results();
+  for (const char* name : {"uniform-64x512-rows-2048-window512", "web-mix-2048-window512"})
+    for (const char* family : {"FlashAttention-2", "FlexAttention"}) {
+      SCOPED_TRACE(std::string(name) + " " + family);
+      const std::vector<SourceRatios> ratios = source_ratios(results, own_configuration(load_scenario(name)), false);
+      const SourceRatios* r = ratios_of(ratios, family);
+      ASSERT_TRUE(r);
+      ASSERT_TRUE(r->vs_varlen(Implementation::packed));
+      EXPECT_EQ(*r->vs_varlen(Implementation::packed),
+                *r->run(Implementation::packed)->primary.row->median_us / *r->varlen()->primary.row->median_us);
+    }
 }
 
 }  // namespace

@@ -10,9 +10,9 @@
 
 #include <toml++/toml.h>
 
-#include "gui/widgets/implementation_colors.hpp"
 #include "analysis/roofline.hpp"
 #include "gui/views/timings/label_placement.hpp"
+#include "gui/widgets/implementation_colors.hpp"
 #include "shipped_results.hpp"
 #include "tests/test_rows.hpp"
 
@@ -48,8 +48,8 @@ TEST(Roofline, NoShippedRunIsPlottedAboveItsRoof) {
       on_measured_bytes += p.bytes == BytesBasis::measured;
     }
   EXPECT_GT(points, 100);
-  EXPECT_GT(peers, 50);             // the peers are plotted too
-  EXPECT_GT(on_measured_bytes, 40); // our bench rows carry ncu's bytes
+  EXPECT_GT(peers, 50);              // the peers are plotted too
+  EXPECT_GT(on_measured_bytes, 40);  // our bench rows carry ncu's bytes
 }
 
 // uniform-64x512's packed run as a row without ncu's bytes: at the model's 8.99 GB it
@@ -117,12 +117,33 @@ TEST(Roofline, LabelsOverlapNoOtherLabelMarkerOrText) {
   EXPECT_GT(placed, 20);
 }
 
+// Two runs at one spot (our padded and varlen of one kernel): the marker drawn last is the
+// one seen, so only it is labelled; a label of the hidden one would name the wrong colour.
+TEST(Roofline, AMarkerUnderALaterOneGetsNoLabel) {
+  const std::vector<Box> markers = {{100, 100, 110, 110}, {101, 100, 111, 110}, {300, 200, 310, 210}};
+  const std::vector<std::pair<float, float>> sizes(3, {60.0f, 14.0f});
+  const std::vector<std::optional<Box>> labels = place_labels(markers, sizes, {}, {0, 0, 600, 400}, 2);
+  EXPECT_FALSE(labels[0]);
+  EXPECT_TRUE(labels[1]);
+  EXPECT_TRUE(labels[2]);
+}
+
+// The roof's labels go to the first place no marker takes (the 756 TFLOP/s label drawn under
+// the points near the ridge could not be read).
+TEST(Roofline, ARoofLabelTakesTheFirstFreePlace) {
+  const std::vector<Box> candidates = {{100, 100, 180, 114}, {150, 100, 230, 114}, {200, 100, 280, 114}};
+  EXPECT_EQ(first_free(candidates, {{120, 105, 130, 115}}, {0, 0, 600, 400})->x0, 150);
+  EXPECT_EQ(first_free(candidates, {{120, 105, 130, 115}, {160, 90, 170, 100.5f}}, {0, 0, 600, 400})->x0, 200);
+  EXPECT_FALSE(first_free(candidates, {{0, 0, 600, 400}}, {0, 0, 600, 400}));
+}
+
 TEST(ImplementationColors, StayClearOfEveryCellKindColour) {
   for (Implementation i : all_implementations)
     for (int c = 0; c < paint_class_count; ++c) {
       const Rgb a = implementation_rgb(i), b = paint_rgb(static_cast<PaintClass>(c));
       const double distance = std::hypot(double(a[0] - b[0]), double(a[1] - b[1]), double(a[2] - b[2]));
-      EXPECT_GT(distance, 100) << implementation_name(i) << " against " << paint_class_label(static_cast<PaintClass>(c));
+      EXPECT_GT(distance, 100) << implementation_name(i) << " against "
+                               << paint_class_label(static_cast<PaintClass>(c));
     }
 }
 

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
+#include "analysis/number_format.hpp"
 #include "core/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "temp_path.hpp"
@@ -154,6 +156,18 @@ TEST(ScenarioEdits, SavedScenarioReadsBackAsEdited) {
   EXPECT_FALSE(open_scenario(state, "no-such-scenario"));
   EXPECT_FALSE(state.scenario_error.empty());
   EXPECT_EQ(state.scenario.doc_lengths, (std::vector<int>{16384}));
+}
+
+// The median slider goes past the longest length; the lengths do not follow, and the view says so.
+TEST(ScenarioEdits, AMedianPastTheLongestIsNamed) {
+  AppState state = article_state();
+  ASSERT_TRUE(set_length_source_kind(state, "lognormal"));
+  EXPECT_EQ(length_source_note(state.scenario), "");
+  const double longest = find_scenario_field("longest")->get(state.scenario);
+  ASSERT_TRUE(set_field(state, *find_scenario_field("median length"), longest + 8000));
+  const std::string note = length_source_note(state.scenario);
+  EXPECT_NE(note.find("above the longest, " + count_of(std::llround(longest), "token")), std::string::npos) << note;
+  EXPECT_NE(note.find(count_of(std::llround(longest + 8000), "token")), std::string::npos) << note;
 }
 
 }  // namespace

@@ -8,10 +8,8 @@
 namespace attnlab::gui {
 namespace {
 
-TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
-  Scenario s;
-  s.doc_lengths = {5, 40, 20, 3, 70};
-  s.row_len = 48;
+// Each layout of a scenario, with and without a sliding window narrower than its rows.
+void expect_rows_kept(const Scenario& s) {
   const TileShape tile{16, 16};
   for (const Layout& layout : {s.padded_layout(), s.packed_layout(), s.varlen_layout()}) {
     const LayoutView v = layout.view();
@@ -24,7 +22,8 @@ TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
       for (int q = 0; q < row_extent(v, r); ++q) {
         EXPECT_EQ(doc_at(o, 0, q), doc_at(v, r, q));
         EXPECT_EQ(one.token_source[q] >= 0, layout.token_source[v.row_start[r] + q] >= 0);
-        for (int k = 0; k < row_extent(v, r); ++k) ASSERT_EQ(cell_kind(o, 0, q, k), cell_kind(v, r, q, k)) << q << "," << k;
+        for (int k = 0; k < row_extent(v, r); ++k)
+          ASSERT_EQ(cell_kind(o, 0, q, k), cell_kind(v, r, q, k)) << q << "," << k;
       }
       for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
         EXPECT_EQ(key_tiles_visited(o, tile, 0, qt), key_tiles_visited(v, tile, r, qt));
@@ -32,6 +31,21 @@ TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
       }
     }
   }
+}
+
+TEST(SingleRowLayout, EveryRowKeepsItsCellsAndTiles) {
+  Scenario s;
+  s.doc_lengths = {5, 40, 20, 3, 70};
+  s.row_len = 48;
+  expect_rows_kept(s);
+}
+
+TEST(SingleRowLayout, KeepsTheSlidingWindow) {
+  Scenario s;
+  s.doc_lengths = {5, 40, 20, 3, 70};
+  s.row_len = 48;
+  s.window = {12, -1};
+  expect_rows_kept(s);
 }
 
 }  // namespace

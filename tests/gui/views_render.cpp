@@ -13,10 +13,10 @@
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
 #include "core/scenario_file.hpp"
-#include "gui/mask_picture/cell_colors.hpp"
-#include "gui/views/costs_widgets.hpp"
-#include "gui/platform/gui_window.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/mask_picture/cell_colors.hpp"
+#include "gui/platform/gui_window.hpp"
+#include "gui/views/costs_widgets.hpp"
 #include "gui/views/view_list.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -38,6 +38,7 @@ class HiddenWindow : public ::testing::Environment {
 AppState state_on(const char* scenario, View view) {
   AppState state;
   state.scenario = load_scenario(scenario);
+  refresh_shipped_scenarios(state);  // the measured rows a view shows are those of a shipped scenario's cells
   state.view = view;
   state.view_requested = true;
   return state;
@@ -192,7 +193,8 @@ TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
   ASSERT_NE(bar, nullptr);
   ASSERT_EQ(bar->Tabs.Size, int(view_list.size()));
   const ImGuiTabItem& masks = bar->Tabs[int(View::masks)];
-  const ScreenPoint at{int(bar->BarRect.Min.x + masks.Offset + masks.Width / 2), int((bar->BarRect.Min.y + bar->BarRect.Max.y) / 2)};
+  const ScreenPoint at{int(bar->BarRect.Min.x + masks.Offset + masks.Width / 2),
+                       int((bar->BarRect.Min.y + bar->BarRect.Max.y) / 2)};
   window->press_mouse(0, true, at);
   window->press_mouse(0, false, at);
   window->render_offscreen(state, 1280, 800, 3, at);
@@ -287,9 +289,10 @@ TEST(TimingsView, BothKernelsRowsStandSideBySide) {
   std::filesystem::remove_all(folder);
   ResultRow fa2 = our_row("varlen", 468);
   fa2.source = "torch-varlen_attn";
-  write_results_csv(folder / "attnlab-bench.csv",
-                    {our_row("naive", 1749, "cublas"), our_row("packed", 1300, "wgmma-sm90"), our_row("varlen", 230, "wgmma-sm90"),
-                     our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80"), fa2});
+  write_results_csv(
+      folder / "attnlab-bench.csv",
+      {our_row("naive", 1749, "cublas"), our_row("packed", 1300, "wgmma-sm90"), our_row("varlen", 230, "wgmma-sm90"),
+       our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80"), fa2});
   AppState state = state_on("uniform-64x512", View::timings);
   load_results_folder(state.results, folder);
   window->render_offscreen(state, 1280, 800);
@@ -310,8 +313,9 @@ TEST(TimingsView, OneKernelLooksAsAFileWithoutKernels) {
     std::filesystem::remove_all(folder);
     ResultRow fa2 = our_row("varlen", 468);
     fa2.source = "torch-varlen_attn";
-    write_results_csv(folder / "attnlab-bench.csv", {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel),
-                                                     our_row("varlen", 376, kernel), fa2});
+    write_results_csv(
+        folder / "attnlab-bench.csv",
+        {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel), our_row("varlen", 376, kernel), fa2});
     AppState state = state_on("uniform-64x512", View::timings);
     load_results_folder(state.results, folder);
     Image image = window->render_offscreen(state, 1280, 800);
@@ -343,6 +347,24 @@ TEST(Headless, ScreenshotCommandWritesAPng) {
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_GT(std::filesystem::file_size(png), 1000u);
   std::filesystem::remove(png);
+}
+
+// The Story is the first tab and opens its own scenario when drawn: a view asked for at
+// start (--view masks --scenario long-tail) must open on its own, the Story never drawn.
+TEST(StoryView, AViewAskedForKeepsItsScenario) {
+  AppState state = state_on("long-tail", View::masks);
+  window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.view, View::masks);
+  EXPECT_EQ(state.scenario.name, "long-tail");
+  // The Story itself opens its step's scenario, and frames the step's figure.
+  state.view = View::story;
+  state.view_requested = true;
+  const Image story = window->render_offscreen(state, 1280, 800);
+  EXPECT_EQ(state.scenario.name, "uniform-64x512");
+  long long framed = 0;
+  for (int y = 0; y < story.height; ++y)
+    for (int x = 0; x < story.width; ++x) framed += rgb_at(story, x, y) == Rgb{255, 205, 60};
+  EXPECT_GT(framed, 500);  // the frame around packed's picture
 }
 
 }  // namespace

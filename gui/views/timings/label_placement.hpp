@@ -14,10 +14,14 @@ struct Box {
   bool inside(const Box& o) const { return x0 >= o.x0 && y0 >= o.y0 && x1 <= o.x1 && y1 <= o.y1; }
 };
 
-// Label boxes beside markers, none overlapping another label, any marker or any of
-// `obstacles` (other text), all inside `area`: each label tries right of its marker,
-// then left, above and below, and is left out (nullopt; the tooltip
-// still names the point) when none is free. A size of {0, 0} asks for no label.
+// The first of `candidates` inside `area` that overlaps none of `taken`.
+std::optional<Box> first_free(const std::vector<Box>& candidates, const std::vector<Box>& taken, const Box& area);
+
+// Label boxes beside markers (drawn in this order), none overlapping another label, any
+// marker or any of `obstacles` (other text), all inside `area`: each label tries right of
+// its marker, then left, above and below, and is left out (nullopt; the tooltip still
+// names the point) when none is free. A size of {0, 0} asks for no label; a marker whose
+// centre a later marker covers gets none either: its label would name a point not seen.
 std::vector<std::optional<Box>> place_labels(const std::vector<Box>& markers,
                                              const std::vector<std::pair<float, float>>& sizes,
                                              const std::vector<Box>& obstacles, const Box& area, float gap);

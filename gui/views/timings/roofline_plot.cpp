@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "analysis/number_format.hpp"
@@ -13,6 +14,7 @@
 #include "gui/views/timings/label_placement.hpp"
 #include "gui/widgets/implementation_colors.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -82,27 +84,24 @@ Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ce
   return f;
 }
 
-// "1000" and "0.001", never "1e+03" on an axis.
-std::string axis_number(double v) {
-  char label[32];
-  std::snprintf(label, sizeof label, v >= 1 ? "%.0f" : "%g", v);
-  return label;
-}
-
 void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
   draw->AddRectFilled(f.p0, f.p1, IM_COL32(28, 28, 34, 255));
+  float last_end = -INFINITY;  // a tick label that would touch the previous one is left out
   for (int e = int(f.x_lo); e <= int(f.x_hi); ++e) {
     const float x = f.sx(std::pow(10.0, e));
     draw->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 30));
-    const std::string label = axis_number(std::pow(10.0, e));
+    const std::string label = format_axis(std::pow(10.0, e));
     const float w = ImGui::CalcTextSize(label.c_str()).x;
-    draw->AddText(ImVec2(std::clamp(x - w / 2, f.p0.x, f.p1.x - w), f.p1.y + 2), axis_text, label.c_str());
+    const float left = std::clamp(x - w / 2, f.p0.x, f.p1.x - w);
+    if (left < last_end + ImGui::GetFontSize() * 0.5f) continue;
+    draw->AddText(ImVec2(left, f.p1.y + 2), axis_text, label.c_str());
+    last_end = left + w;
   }
   for (int e = int(f.y_lo); e <= int(f.y_hi); ++e) {
     const float y = f.sy(std::pow(10.0, e));
     draw->AddLine(ImVec2(f.p0.x, y), ImVec2(f.p1.x, y), IM_COL32(255, 255, 255, 30));
-    const std::string label = axis_number(std::pow(10.0, e));
+    const std::string label = format_axis(std::pow(10.0, e));
     draw->AddText(ImVec2(f.p0.x - ImGui::CalcTextSize(label.c_str()).x - 6, y - ImGui::GetFontSize() / 2), axis_text,
                   label.c_str());
   }
@@ -112,25 +111,67 @@ void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   draw->AddText(ImVec2(left, f.p0.y), axis_text, "TFLOP/s");
 }
 
-// The roof: bandwidth-bound up to the ridge, compute-bound after it, and its two labels,
-// whose boxes are returned for the point labels to keep off.
-std::vector<Box> draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
+// The roof: bandwidth-bound up to the ridge, compute-bound after it.
+void draw_roof(ImDrawList* draw, const Frame& f, const Ceilings& c) {
   const double x_first = std::pow(10.0, f.x_lo);
   draw->AddLine(ImVec2(f.sx(x_first), f.sy(c.roof_tflops(x_first))), ImVec2(f.sx(c.ridge()), f.sy(c.tflops)),
                 roof_color, 2);
   draw->AddLine(ImVec2(f.sx(c.ridge()), f.sy(c.tflops)), ImVec2(f.sx(std::pow(10.0, f.x_hi)), f.sy(c.tflops)),
                 roof_color, 2);
+}
+
+// The roof's two labels, each where no marker is (just under the flat roof from the ridge
+// rightwards; above the slope from 2 FLOPs per byte upwards), drawn after the markers;
+// their boxes are returned for the point labels to keep off.
+std::vector<Box> draw_roof_labels(ImDrawList* draw, const Frame& f, const Ceilings& c,
+                                  const std::vector<Box>& markers) {
   std::vector<Box> texts;
-  const auto roof_text = [&](ImVec2 where, const std::string& text) {
-    draw->AddText(where, roof_color, text.c_str());
+  const Box area{f.p0.x, f.p0.y, f.p1.x, f.p1.y};
+  const auto roof_text = [&](const std::string& text, const std::function<ImVec2(int)>& candidate) {
     const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-    texts.push_back({where.x, where.y, where.x + size.x, where.y + size.y});
+    std::vector<Box> candidates;
+    for (int k = 0; k < 12; ++k) {
+      const ImVec2 at = candidate(k);
+      candidates.push_back({at.x, at.y, at.x + size.x, at.y + size.y});
+    }
+    std::vector<Box> taken = markers;
+    taken.insert(taken.end(), texts.begin(), texts.end());
+    if (const std::optional<Box> free = first_free(candidates, taken, area)) {
+      draw->AddText(ImVec2(free->x0, free->y0), roof_color, text.c_str());
+      texts.push_back(*free);
+    }
   };
   char label[64];
   std::snprintf(label, sizeof label, "%.0f TFLOP/s", c.tflops);
-  roof_text(ImVec2(f.sx(c.ridge()) + 6, f.sy(c.tflops) + 2), label);
+  const float step = (f.p1.x - f.sx(c.ridge())) / 12;
+  roof_text(label, [&](int k) { return ImVec2(f.sx(c.ridge()) + 6 + k * step, f.sy(c.tflops) + 2); });
   std::snprintf(label, sizeof label, "%.1f TB/s", c.tbps);
-  roof_text(ImVec2(f.sx(2), f.sy(c.roof_tflops(2)) - ImGui::GetFontSize() * 1.4f), label);
+  roof_text(label, [&](int k) {
+    const double x = 2 * std::pow(c.ridge() / 2, k / 12.0);
+    return ImVec2(f.sx(x), f.sy(c.roof_tflops(x)) - ImGui::GetFontSize() * 1.4f);
+  });
+  return texts;
+}
+
+// Each byte floor: a dashed line at its FLOPs per byte from the bottom up to the roof, in its
+// implementation's colour, labelled at the bottom; the labels' boxes are returned.
+std::vector<Box> draw_byte_floors(ImDrawList* draw, const Frame& f, const Ceilings& c,
+                                  const std::vector<ByteFloor>& floors) {
+  std::vector<Box> texts;
+  for (const ByteFloor& b : floors) {
+    const double x = b.floor.flops_per_byte;
+    if (!(x > 0)) continue;
+    const float sx = f.sx(x), top = f.sy(c.roof_tflops(x));
+    const ImU32 color = implementation_color(b.implementation);
+    for (float y = f.p1.y; y > top; y -= 8) draw->AddLine(ImVec2(sx, y), ImVec2(sx, std::max(top, y - 4)), color, 1.5f);
+    const std::string label = std::string(implementation_name(b.implementation)) + "'s byte floor";
+    const ImVec2 size = ImGui::CalcTextSize(label.c_str());
+    const float y = f.p1.y - size.y * float(texts.size() + 1) - 2;
+    const Box right{sx + 4, y, sx + 4 + size.x, y + size.y}, left{sx - 4 - size.x, y, sx - 4, y + size.y};
+    const Box at = right.x1 <= f.p1.x ? right : left;
+    draw->AddText(ImVec2(at.x0, at.y0), color, label.c_str());
+    texts.push_back(at);
+  }
   return texts;
 }
 
@@ -176,7 +217,8 @@ void draw_labels(ImDrawList* draw, const Frame& f, const std::vector<RooflinePoi
   const std::vector<std::optional<Box>> labels =
       place_labels(markers, sizes, texts_drawn, {f.p0.x, f.p0.y, f.p1.x, f.p1.y}, 2);
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (labels[i]) draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), IM_COL32(235, 235, 235, 255), texts[i].c_str());
+    if (labels[i])
+      draw->AddText(ImVec2(labels[i]->x0, labels[i]->y0), color_of(*points[i].run->primary.row), texts[i].c_str());
 }
 
 void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points, const Kernels& kernels,
@@ -189,7 +231,7 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
   const RooflinePoint& p = *hovered;
   const ResultRow& r = *p.run->primary.row;
   const std::string roof =
-      ceilings ? "\nroof there: " + axis_number(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
+      ceilings ? "\nroof there: " + format_axis(ceilings->roof_tflops(p.flops_per_byte)) + " TFLOP/s" : "";
   ImGui::SetTooltip("%s / %s (%s, %s d%d), %s\n%s median, %.1f TFLOP/s %s\n%.1f FLOPs per byte: %s%s",
                     r.scenario.c_str(), run_label(r, kernels.named()).c_str(), r.source.c_str(), dtype_name(r.dtype),
                     r.head_dim, file_name(p.run->primary).c_str(), format_us(*r.median_us).c_str(), p.tflops,
@@ -202,10 +244,10 @@ void show_point_tooltip(const Frame& f, const std::vector<RooflinePoint>& points
 // The caption: the roofs and where they were measured, or that the folder has none.
 void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
   if (ceilings)
-    ImGui::TextWrapped("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on the %s.",
-                       ceilings->tflops, ceilings->tbps, ceilings->gemm.gpu.c_str());
+    wrapped_text("Roofline: %.0f TFLOP/s (bf16 GEMM) and %.1f TB/s (device copy), both measured on the %s.",
+                 ceilings->tflops, ceilings->tbps, ceilings->gemm.gpu.c_str());
   else
-    ImGui::TextWrapped("Roofline: no ceilings.toml in the results folder, so no roof is drawn.");
+    wrapped_text("Roofline: no ceilings.toml in the results folder, so no roof is drawn.");
   if (unplaced > 0) {
     ImGui::SameLine();
     ImGui::TextDisabled("(%s without FLOP/s or byte counts: not plotted)", count_of(unplaced, "run").c_str());
@@ -215,7 +257,8 @@ void show_caption(const std::optional<Ceilings>& ceilings, int unplaced) {
 }  // namespace
 
 void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
-                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height) {
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height,
+                   const std::vector<ByteFloor>& floors) {
   std::vector<RooflinePoint> points;
   std::vector<const SourceFamily*> families;
   int unplaced = 0;
@@ -233,14 +276,17 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
                    std::max(ImGui::GetContentRegionAvail().y, ImGui::GetFontSize() * min_height));
   ImGui::InvisibleButton("roofline", box);
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const float margin_left = ImGui::CalcTextSize("1000 TFLOP/s ").x, margin_bottom = ImGui::GetFontSize() * 2.4f;
+  const float margin_left = ImGui::CalcTextSize("TFLOP/s 10,000 ").x, margin_bottom = ImGui::GetFontSize() * 2.4f;
   const Frame f = frame_for(points, ceilings, ImVec2(at.x + margin_left, at.y + 4),
                             ImVec2(at.x + box.x - 8, at.y + box.y - margin_bottom));
   draw_axes(draw, f, at.x);
   draw->PushClipRect(f.p0, f.p1, true);
-  const std::vector<Box> roof_texts = ceilings ? draw_roof(draw, f, *ceilings) : std::vector<Box>{};
+  if (ceilings) draw_roof(draw, f, *ceilings);
+  std::vector<Box> floor_texts = ceilings ? draw_byte_floors(draw, f, *ceilings, floors) : std::vector<Box>{};
   const float radius = ImGui::GetFontSize() * 0.32f;
   const std::vector<Box> markers = draw_markers(draw, f, points, kernels, radius);
+  std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
+  roof_texts.insert(roof_texts.end(), floor_texts.begin(), floor_texts.end());
   if (labelled) draw_labels(draw, f, points, markers, roof_texts, kernels);
   draw->PopClipRect();
   show_point_tooltip(f, points, kernels, ceilings, radius);

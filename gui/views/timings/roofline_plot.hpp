@@ -7,13 +7,16 @@
 
 #include "analysis/ceilings.hpp"
 #include "analysis/primary_runs.hpp"
+#include "gui/views/byte_floor.hpp"
 #include "gui/views/timings/run_names.hpp"
 
 namespace attnlab::gui {
 
 // `min_height`: the plot's least height, in lines (it fills what is left below when that is more).
-// Without `ceilings` the points are drawn with no roof.
+// Without `ceilings` the points are drawn with no roof. `floors`: the scenario's byte floors
+// (byte_floor.hpp), each a line at its FLOPs per byte up to the roof; none where empty.
 void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
-                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height);
+                   const std::optional<Ceilings>& ceilings, bool labelled, float min_height,
+                   const std::vector<ByteFloor>& floors = {});
 
 }  // namespace attnlab::gui

@@ -8,7 +8,9 @@
 #include <string_view>
 
 #include "analysis/number_format.hpp"
+#include "gui/views/timings/model_ratios.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -145,7 +147,7 @@ void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<Sou
 }
 
 void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height) {
-  ImGui::TextUnformatted("Forward + backward, where one file measured both passes (a training step pays both)");
+  ImGui::TextUnformatted("Forward + backward, summed where one build measured both passes (a training step pays both)");
   if (!ImGui::BeginTable("pass pairs", 7, scrolling_table, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* title :
@@ -171,17 +173,21 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
     if (const std::optional<double> sum = p.sum_us())
       ImGui::TextUnformatted(format_us(*sum).c_str());
     else
-      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "not summed" : "-");
+      ImGui::TextDisabled("%s", p.fwd && p.bwd ? "two builds" : "-");
     ImGui::TableNextColumn();
-    if (p.one_file)
+    if (p.one_build)
       ImGui::TextUnformatted(format_ratio(*p.bwd->row->median_us / *p.fwd->row->median_us).c_str());
     else
       ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
-    if (p.one_file)
-      ImGui::Text("%s, both passes", p.one_file->filename().string().c_str());
+    if (p.one_build && p.fwd->file == p.bwd->file)
+      ImGui::Text("%s, both passes", file_name(*p.fwd).c_str());
+    else if (p.one_build)
+      ImGui::Text("fwd %s, bwd %s (commit %s)", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str(),
+                  p.fwd->row->commit.c_str());
     else if (p.fwd && p.bwd)
-      ImGui::TextDisabled("not one file: fwd %s, bwd %s", file_name(*p.fwd).c_str(), file_name(*p.bwd).c_str());
+      ImGui::TextDisabled("two builds: fwd %s (commit %s), bwd %s (commit %s)", file_name(*p.fwd).c_str(),
+                          p.fwd->row->commit.c_str(), file_name(*p.bwd).c_str(), p.bwd->row->commit.c_str());
     else
       ImGui::TextDisabled("%s; no %s measured", file_name(p.fwd ? *p.fwd : *p.bwd).c_str(),
                           p.fwd ? "backward" : "forward");
@@ -190,26 +196,24 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
 }
 
 void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model) {
-  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-  ImGui::TextWrapped("Each source's own ratios: its padded and packed time over its own varlen time");
-  if (!ImGui::BeginTable("source ratios", 4, flags)) return;
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                    ImGuiTableFlags_ScrollX;  // a narrow column scrolls, never cuts a header
+  wrapped_text("Each source's own ratios: its padded and packed time over its own varlen time");
+  const std::vector<ModelRatioRow> model_rows = model ? model_ratio_rows(*model, ratios) : std::vector<ModelRatioRow>{};
+  const float rows = float(model_rows.size() + ratios.size() + 1);
+  const float height = rows * (ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2 + 1) +
+                       ImGui::GetStyle().ScrollbarSize + 2;
+  if (!ImGui::BeginTable("source ratios", 4, flags, ImVec2(0, height))) return;
   for (const char* title : {"source", "varlen", "padded/varlen", "packed/varlen"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
-  if (model) {
-    const auto model_row = [&](const char* label, const std::string& varlen, double padded, double packed) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(label);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(varlen.c_str());
-      ratio_cell(padded);
-      ratio_cell(packed);
-    };
-    const auto& c = model->costs;
-    model_row("model: scores computed", format_count(double(c[Implementation::varlen].scores_computed())) + " scores",
-              c[Implementation::padded].computed_vs_varlen, c[Implementation::packed].computed_vs_varlen);
-    model_row("model: cells attended", format_count(double(c[Implementation::varlen].scores_attended())) + " cells",
-              c[Implementation::padded].attended_vs_varlen, c[Implementation::packed].attended_vs_varlen);
+  for (const ModelRatioRow& row : model_rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(row.label.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(row.varlen.c_str());
+    ratio_cell(row.padded);
+    ratio_cell(row.packed);
   }
   bool stand_in = false;
   std::vector<std::string> files;

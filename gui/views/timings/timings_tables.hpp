@@ -19,7 +19,7 @@ void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<Sou
                      const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
 
 // Forward, backward and their sum per source and implementation (analysis/pass_pairs.hpp): the
-// sum only where one file holds both passes, and a missing pass said in words.
+// sum only of one build's two rows, and a missing pass said in words.
 void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels, float height);
 
 // Each family's own ratios, beside the model's (scores computed, and cells attended); no model rows without `model`.

@@ -3,7 +3,7 @@
 // the spread of the other runs; each source's own ratios beside the model's; and a
 // roofline under the results folder's measured ceilings. Files that cannot be read are
 // listed and skipped. Under the backward choice, the backward rows by the same rules, and
-// forward + backward per implementation where one file measured both. Where the files
+// forward + backward per implementation where one build measured both. Where the files
 // hold several flash kernels of ours (mma-sm80, wgmma-sm90), each implementation's rows
 // of each kernel stand side by side, named and ringed apart, each ratio within one kernel.
 #include <imgui.h>
@@ -15,11 +15,14 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
+#include "gui/app/measured_scenario.hpp"
+#include "gui/views/highlight.hpp"
 #include "gui/views/timings/roofline_plot.hpp"
 #include "gui/views/timings/run_order.hpp"
 #include "gui/views/timings/timings_tables.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -102,7 +105,7 @@ std::optional<Configuration> choose_shape(AppState& state, const std::vector<Con
   }
   if (state.scenario_edited) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(rows of the shipped %s, not of your edit)", own.scenario.c_str());
+    ImGui::TextDisabled("(rows of the shipped %s: it computes the same cells as your edit)", own.scenario.c_str());
   }
   return configurations[chosen];
 }
@@ -119,19 +122,36 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
                     std::min(avail * 0.25f, line * float(pairs.size() + 1) + ImGui::GetStyle().ScrollbarSize));
   }
   const ScenarioModel& model = state.model();
-  const ScenarioModel* shown_model = model.ok() && !state.scenario_edited ? &model : nullptr;
-  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+  const ScenarioModel* shown_model = model.ok() && measured_configuration(state, model, state.pass) ? &model : nullptr;
+  // The scenario's byte floors, forward: why its measured ratio is smaller than the scores'.
+  const bool floors_shown = shown_model && results.ceilings && state.pass == Pass::fwd;
+  const std::vector<ByteFloor> floors =
+      floors_shown ? byte_floors(*shown_model, *results.ceilings) : std::vector<ByteFloor>{};
+  const auto ratios_and_floors = [&] {
+    ImGui::BeginGroup();
     show_source_ratios(ratios, shown_model);
-    show_roofline(runs, kernels, results.ceilings, true, 18);
+    ImGui::EndGroup();
+    frame_if_highlighted(state, Figure::source_ratios);
+    if (floors_shown) note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
+  };
+  if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
+    ratios_and_floors();
+    ImGui::BeginGroup();
+    show_roofline(runs, kernels, results.ceilings, true, 18, floors);
+    ImGui::EndGroup();
+    frame_if_highlighted(state, Figure::roofline);
     return;
   }
-  const float left = std::min(ImGui::GetContentRegionAvail().x * 0.42f, ImGui::GetFontSize() * 34);
+  const float left = std::min(ImGui::GetContentRegionAvail().x * 0.45f, ImGui::GetFontSize() * 38);
   ImGui::BeginChild("ratios", ImVec2(left, 0));
-  show_source_ratios(ratios, shown_model);
+  ratios_and_floors();
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
-  show_roofline(runs, kernels, results.ceilings, true, 8);
+  ImGui::BeginGroup();
+  show_roofline(runs, kernels, results.ceilings, true, 8, floors);
+  ImGui::EndGroup();
+  frame_if_highlighted(state, Figure::roofline);
   ImGui::EndChild();
 }
 
@@ -140,11 +160,13 @@ void show_below_table(AppState& state, const std::vector<MeasuredRun>& runs, con
 void show_timings_view(AppState& state) {
   show_sources(state);
   const ResultsState& results = state.results;
-  const Scenario& scenario = state.model().scenario;
+  const ScenarioModel& model = state.model();
   const Pass pass = state.pass;
-  const Configuration own = own_configuration(scenario, pass);
-  std::vector<MeasuredRun> of_scenario =
-      primary_runs(results, [&](const ResultRow& r) { return r.pass == pass && r.scenario == scenario.name; });
+  // The rows of the shipped scenario that computes this one's cells; none for an edit no shipped one matches.
+  const std::optional<Configuration> measured = measured_configuration(state, model, pass);
+  const Configuration own = measured.value_or(own_configuration(model.scenario, pass));
+  std::vector<MeasuredRun> of_scenario = primary_runs(
+      results, [&](const ResultRow& r) { return r.pass == pass && measured && r.scenario == measured->scenario; });
   const std::optional<Configuration> shape = choose_shape(state, measured_configurations(of_scenario, own), own);
   std::vector<MeasuredRun> runs;
   if (!shape)
@@ -153,7 +175,7 @@ void show_timings_view(AppState& state) {
     for (MeasuredRun& m : of_scenario)
       if (configuration_of(*m.primary.row) == *shape) runs.push_back(std::move(m));
   if (runs.empty()) {
-    ImGui::TextWrapped(
+    wrapped_text(
         "No %s results to show yet. The shipped H100 results live in results/h100/*.csv; load a file or a "
         "folder above, or make one with `attnlab run` on a GPU machine.",
         pass_name(pass));
@@ -161,7 +183,6 @@ void show_timings_view(AppState& state) {
   }
   order_for_table(runs);
   const Kernels kernels{our_flash_kernels(results)};
-  const ScenarioModel& model = state.model();
   const bool padded_equals_varlen =
       model.ok() && model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores;
   const std::vector<SourceRatios> ratios =

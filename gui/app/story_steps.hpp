@@ -1,0 +1,26 @@
+#pragma once
+// The Story: the article's argument, from 8x fewer scores to a 1.8% shorter training run,
+// as steps, each a view of one shipped scenario with one figure framed. The steps are
+// data; their words are written from the model and the results (views/story_text.hpp).
+#include <span>
+
+#include "gui/app/app_state.hpp"
+
+namespace attnlab::gui {
+
+struct StoryStep {
+  const char* title;
+  const char* scenario;  // a shipped scenario's name
+  View view;             // the view that shows it
+  Figure figure;         // framed in that view
+  double mask_cells;     // Masks: the first N x N cells of each picture; 0 = the whole picture
+};
+
+inline constexpr int story_step_count = 10;
+std::span<const StoryStep> story_steps();
+
+// Opens step `index` (clamped to the steps): its scenario (unless already open and
+// unedited), the forward pass, the 64x64 tile, and the Masks view's zoom.
+void open_story_step(AppState& state, int index);
+
+}  // namespace attnlab::gui

@@ -1,0 +1,175 @@
+#include "gui/views/story_text.hpp"
+
+#include <functional>
+
+#include "analysis/number_format.hpp"
+#include "analysis/source_ratios.hpp"
+#include "analysis/step_chain.hpp"
+#include "core/tile_name.hpp"
+#include "gui/app/measured_scenario.hpp"
+#include "gui/app/story_steps.hpp"
+#include "gui/views/byte_floor.hpp"
+#include "gui/views/waste_callout.hpp"
+
+namespace attnlab::gui {
+
+namespace {
+
+std::string percent_or_not(const std::optional<double>& x) { return x ? format_percent(*x) : "not measured"; }
+
+// The step's training step and its measured predictions, per kernel family (as the Training step view makes them).
+struct StepFigures {
+  TrainingStep step;
+  std::array<StepTimePrediction, 2> times;
+};
+
+StepFigures step_figures(AppState& state) {
+  StepFigures f;
+  f.step = model_training_step(state.scenario, *state.scenario.model, state.tile);
+  const MeasuredRuns runs = measured_runs(state);
+  const auto tflops = state.results.ceilings ? std::optional(state.results.ceilings->tflops) : std::nullopt;
+  for (KernelFamily family : all_kernel_families)
+    f.times[int(family)] = predict_step_time(state.scenario, f.step, family, tflops, runs, state.step_kernel);
+  return f;
+}
+
+std::string the_8x(AppState& state) {
+  const ScenarioModel& m = state.model();
+  const ImplementationCost &packed = m.costs[Implementation::packed], &varlen = m.costs[Implementation::varlen];
+  return "Sixty-four documents of 512 tokens, packed as a training loader packs them into rows of " +
+         std::to_string(m.scenario.row_len) +
+         ": each row is one causal triangle over its documents, so a token "
+         "attends to every earlier document of its row too. Varlen keeps each document to itself. Cell by cell, "
+         "packed's mask lets through " +
+         format_ratio(packed.attended_vs_varlen) + " the cells of varlen's (" +
+         format_count(double(packed.scores_attended())) + " against " + format_count(double(varlen.scores_attended())) +
+         "): the article's 8x. The framed picture is packed's rows; compare varlen's thin diagonal beside it.";
+}
+
+std::string the_4x(AppState& state) {
+  const Scenario& s = state.model().scenario;
+  const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
+  const ImplementationCost& packed = state.model().costs[Implementation::packed];
+  return "The article's batch packs the same documents into rows of " + std::to_string(s.row_len) +
+         ". Its 8x sets the rows' full squares (" + article_millions(double(c.rows_full_squares)) +
+         ") against the documents' half squares (" + article_millions(double(c.docs_full_squares) / 2) +
+         "): " + format_ratio(c.article_ratio()) + ". Counted the same way on both sides it is " +
+         format_ratio(c.same_counting_ratio()) + ", and cell by cell under the causal mask " +
+         format_ratio(packed.attended_vs_varlen) + ": the first box of the framed chain. Shorter rows waste less.";
+}
+
+std::string bleed(AppState& state) {
+  const ImplementationCost& packed = state.model().costs[Implementation::packed];
+  const double share =
+      double(packed.scores[CellKind::bleed]) / double(std::max<std::int64_t>(1, packed.scores_computed()));
+  return "Zoomed in on the first rows: the red cells are bleed, a token of one document attending to an earlier "
+         "document of the same packed row. " +
+         format_count(double(packed.scores[CellKind::bleed])) + " of packed's " +
+         format_count(double(packed.scores_computed())) + " scores (" + format_percent(share) +
+         ") are bleed: work that is wasted, and worse, it changes each token's output unless a document mask "
+         "removes it. Varlen has none.";
+}
+
+std::string tiles(AppState& state) {
+  const ScenarioModel& m = state.model();
+  const ImplementationCost& packed = m.costs[Implementation::packed];
+  const CostModel& wide = m.costs_at({128, 128});
+  return "A flash kernel computes whole tiles, not cells: a tile on the diagonal computes its masked half too, and "
+         "short documents have many diagonal tiles. So the cells' " +
+         format_ratio(packed.attended_vs_varlen) + " shrinks to " + format_ratio(packed.computed_vs_varlen) + " in " +
+         tile_name(m.tile) + " tiles (" + format_ratio(wide[Implementation::packed].computed_vs_varlen) +
+         " in the 128x128 tiles of our Hopper kernel): the framed chain's second box. " + waste_sentence(m);
+}
+
+std::string window(AppState& state) {
+  const ScenarioModel& m = state.model();
+  const ImplementationCost& packed = m.costs[Implementation::packed];
+  return "A sliding window of " + std::to_string(m.scenario.window.left) +
+         " keys (nanochat's short layers) bounds what every token sees, packed or not: packed's long rows shrink to "
+         "a band, and the key tiles wholly outside it are never visited. Packed now computes " +
+         format_ratio(packed.computed_vs_varlen) + " varlen's scores (" + format_ratio(packed.attended_vs_varlen) +
+         " of the cells): the window already took most of what varlen would save.";
+}
+
+std::string measured(AppState& state) {
+  const ScenarioModel& m = state.model();
+  const std::optional<Configuration> c = measured_configuration(state, m, Pass::fwd);
+  if (!c) return "No measured runs of this scenario are loaded.";
+  const std::vector<SourceRatios> ratios = source_ratios(state.results, *c, false);
+  std::string text = "The same scenario on an H100, each source's packed time over its own varlen time (framed): ";
+  bool first = true;
+  for (const SourceRatios& r : ratios) {
+    if (r.family->name != ours_family && r.family->name != fa2_family) continue;
+    const auto x = r.vs_varlen(Implementation::packed);
+    text += std::string(first ? "" : "; ") + r.family->name + (r.kernel.empty() ? "" : " \xC2\xB7 " + r.kernel) + " " +
+            (x ? format_ratio(*x) : "not measured");
+    first = false;
+  }
+  return text + ". The scores said " + format_ratio(m.costs[Implementation::packed].computed_vs_varlen) +
+         ": the faster a kernel runs packed's dense rows, the less of the scores' ratio its time keeps. "
+         "The next step says why.";
+}
+
+std::string memory_bound(AppState& state) {
+  if (!state.results.ceilings) return "No ceilings.toml is loaded: the roofs are not measured here.";
+  return byte_floor_text(state.model(), *state.results.ceilings) +
+         " On the roofline (framed), the dashed lines are the two floors' FLOPs per byte.";
+}
+
+std::string shares(AppState& state) {
+  const StepFigures f = step_figures(state);
+  return "nanochat's d24 model over the same 64 documents: 24 layers, three of four with a window of 512. " +
+         attention_shares_text(f.step, f.times) + " Whatever varlen saves, it saves only of this share.";
+}
+
+std::string measured_step(AppState&) {
+  return "The measured step, a PyTorch training step of this model with packed rows against varlen, is not "
+         "measured yet: no results row of a whole step ships, so the framed link says so. The links above it are "
+         "predictions: the matrix products priced at the measured GEMM ceiling plus each layer's attention as "
+         "measured on the runs that computed its cells, never a figure of another scenario.";
+}
+
+std::string saving(AppState& state) {
+  const StepFigures f = step_figures(state);
+  const StepTimePrediction& ours = f.times[int(KernelFamily::attnlab)];
+  const StepTimePrediction& fa2 = f.times[int(KernelFamily::flash_attention_2)];
+  return "The article measured a whole nanochat d24 run " + format_percent(article_step_saving) +
+         " shorter with varlen. From FLOPs the step saves " + format_percent(f.step.saving_full_squares()) +
+         " as nanochat counts them (" + format_percent(f.step.saving_computed()) +
+         " as computed); from measured attention times, " + percent_or_not(ours.saving_step()) + " with " +
+         ours.label() + " and " + percent_or_not(fa2.saving_step()) +
+         " with FA2. A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain "
+         "ends at the article's figure.";
+}
+
+const std::array<std::function<std::string(AppState&)>, story_step_count> paragraphs = {
+    the_8x, the_4x, bleed, tiles, window, measured, memory_bound, shares, measured_step, saving};
+
+}  // namespace
+
+std::string attention_shares_text(const TrainingStep& step, const std::array<StepTimePrediction, 2>& times) {
+  const StepCost& packed = step[Implementation::packed];
+  std::string text =
+      "Attention's share of packed's step, three ways: " + format_percent(packed.attention_share_full_squares()) +
+      " of the FLOPs as nanochat counts them (every layer a full square of its window); " +
+      format_percent(packed.attention_share_computed()) +
+      " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time, with the "
+      "matrix products at the GEMM ceiling and attention as measured, ";
+  bool slower = false;
+  for (const StepTimePrediction& t : times) {
+    const std::optional<double> share = t.attention_share_fwd();
+    text += percent_or_not(share) + " (" + t.label() + ")" + (&t == &times.front() ? " and " : ".");
+    slower |= share && *share > packed.attention_share_computed();
+  }
+  return text + (slower ? " A share of the time above the share of the FLOPs: attention runs further below its roof "
+                          "than the matrix products do."
+                        : "");
+}
+
+std::string story_paragraph(AppState& state, int step) {
+  if (step < 0 || step >= story_step_count) return {};
+  if (!state.model().ok()) return "The scenario cannot be laid out: " + state.model().error;
+  return paragraphs[step](state);
+}
+
+}  // namespace attnlab::gui

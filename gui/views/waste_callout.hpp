@@ -1,0 +1,18 @@
+#pragma once
+// The largest waste against varlen in one sentence, from the one model: the Costs view's
+// call-out and the Scenario view's summary say it alike, beside tables of the same
+// figures. Plain strings, so the tests read what the views print.
+#include <string>
+
+#include "gui/app/scenario_model.hpp"
+
+namespace attnlab::gui {
+
+// Padded or packed, whichever computes more scores against varlen (padded on a tie).
+Implementation largest_waste(const ScenarioModel& model);
+
+// "packed computes 7.22x the scores of varlen (1.09 G against 151 M) in 64x64 tiles;
+// counting only the cells its mask lets through, 7.99x."
+std::string waste_sentence(const ScenarioModel& model);
+
+}  // namespace attnlab::gui

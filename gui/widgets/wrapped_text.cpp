@@ -1,0 +1,86 @@
+#include "gui/widgets/wrapped_text.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
+#include <imgui_internal.h>  // the wrap position a caller pushed
+
+namespace attnlab::gui {
+
+namespace {
+
+// A word wider than the line cut after a '-', '_' or '/' (a file name's joints), as late as
+// fits; never at '.' or ',', so a number stays whole. Its last piece is returned.
+std::string cut_long_word(std::string word, float width, const std::function<float(std::string_view)>& measure,
+                          std::vector<std::string>& lines) {
+  while (measure(word) > width) {
+    std::size_t cut = std::string::npos;
+    for (std::size_t i = 1; i + 1 < word.size(); ++i)
+      if ((word[i] == '-' || word[i] == '_' || word[i] == '/') &&
+          measure(std::string_view(word).substr(0, i + 1)) <= width)
+        cut = i + 1;
+    if (cut == std::string::npos) break;
+    lines.push_back(word.substr(0, cut));
+    word.erase(0, cut);
+  }
+  return word;
+}
+
+}  // namespace
+
+std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
+                                        const std::function<float(std::string_view)>& measure) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view paragraph = text.substr(start, end - start);
+    std::string line;
+    std::size_t at = 0;
+    while (at <= paragraph.size()) {
+      const std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+      const std::string_view word = paragraph.substr(at, space - at);
+      const std::string longer = line.empty() ? std::string(word) : line + " " + std::string(word);
+      if (measure(longer) <= width) {
+        line = longer;
+      } else {
+        if (!line.empty()) lines.push_back(line);
+        line = cut_long_word(std::string(word), width, measure, lines);
+      }
+      at = space + 1;
+    }
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+void wrapped_text_v(const char* format, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  const int n = std::vsnprintf(nullptr, 0, format, copy);
+  va_end(copy);
+  std::string text(n > 0 ? std::size_t(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(text.data(), text.size() + 1, format, args);
+  // To the wrap position a caller pushed (PushTextWrapPos), else to the region's edge.
+  const float wrap_at = ImGui::GetCurrentWindow()->DC.TextWrapPos;
+  const float room = wrap_at > 0 ? wrap_at - ImGui::GetCursorPosX() : ImGui::GetContentRegionAvail().x;
+  const float width = std::max(room, ImGui::GetFontSize() * 4);
+  ImGui::PushTextWrapPos(-1.0f);  // the lines are cut here; Dear ImGui must not cut a long word again
+  ImGui::BeginGroup();            // after SameLine, every line starts where the first does
+  for (const std::string& line : wrap_at_spaces(
+           text, width, [](std::string_view s) { return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x; }))
+    ImGui::TextUnformatted(line.c_str());
+  ImGui::EndGroup();
+  ImGui::PopTextWrapPos();
+}
+
+void wrapped_text(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  wrapped_text_v(format, args);
+  va_end(args);
+}
+
+}  // namespace attnlab::gui

@@ -1,0 +1,71 @@
+// The Story: it opens first, each step opens its own scenario and view, and its words carry
+// the figures the views show (the model's, the loaded results'), never typed-in ones.
+#include <gtest/gtest.h>
+
+#include "analysis/number_format.hpp"
+#include "analysis/source_ratios.hpp"
+#include "gui/app/measured_scenario.hpp"
+#include "gui/app/scenario_edits.hpp"
+#include "gui/app/story_steps.hpp"
+#include "gui/views/story_text.hpp"
+#include "shipped_results.hpp"
+
+namespace attnlab::gui {
+namespace {
+
+bool says(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+TEST(Story, OpensFirstAndEachStepOpensItsScenarioAndView) {
+  AppState state = make_app_state("", shipped_results_folder);
+  EXPECT_EQ(state.view, View::story);
+  for (int i = 0; i < story_step_count; ++i) {
+    const StoryStep& step = story_steps()[i];
+    SCOPED_TRACE(step.title);
+    open_story_step(state, i);
+    EXPECT_EQ(state.story_step, i);
+    EXPECT_EQ(state.scenario.name, step.scenario);
+    EXPECT_FALSE(state.scenario_edited);
+    EXPECT_NE(step.figure, Figure::none);
+    const std::string text = story_paragraph(state, i);
+    EXPECT_GT(text.size(), 100u) << text;
+  }
+  // An edit and a step away: the step's shipped scenario comes back.
+  open_story_step(state, 0);
+  apply_edit(state, [](Scenario& s) { s.row_len = 1024; });
+  open_story_step(state, 0);
+  EXPECT_FALSE(state.scenario_edited);
+  EXPECT_EQ(state.scenario.row_len, 4096);
+}
+
+TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
+  AppState state = make_app_state("", shipped_results_folder);
+  open_story_step(state, 0);
+  const ImplementationCost& packed = state.model().costs[Implementation::packed];
+  EXPECT_TRUE(says(story_paragraph(state, 0), format_ratio(packed.attended_vs_varlen)));
+  open_story_step(state, 3);  // tiles
+  EXPECT_TRUE(says(story_paragraph(state, 3), format_ratio(packed.computed_vs_varlen)));
+  // Measured: each of our kernels and FlashAttention-2, named, with its own packed/varlen ratio.
+  open_story_step(state, 5);
+  const std::string measured = story_paragraph(state, 5);
+  const auto c = measured_configuration(state, state.model(), Pass::fwd);
+  ASSERT_TRUE(c);
+  int named = 0;
+  for (const SourceRatios& r : source_ratios(state.results, *c, false))
+    if (r.family->name == ours_family || r.family->name == fa2_family) {
+      ASSERT_TRUE(r.vs_varlen(Implementation::packed));
+      EXPECT_TRUE(says(measured, r.family->name + (r.kernel.empty() ? "" : " \xC2\xB7 " + r.kernel) + " " +
+                                     format_ratio(*r.vs_varlen(Implementation::packed))))
+          << measured;
+      ++named;
+    }
+  EXPECT_GE(named, 3);  // two kernels of ours and FlashAttention-2 ship
+  open_story_step(state, 6);
+  EXPECT_TRUE(says(story_paragraph(state, 6), "memory-bound"));
+  open_story_step(state, 8);  // the measured step: none ships
+  EXPECT_TRUE(says(story_paragraph(state, 8), "not measured"));
+  open_story_step(state, 9);
+  EXPECT_TRUE(says(story_paragraph(state, 9), "1.80%"));
+}
+
+}  // namespace
+}  // namespace attnlab::gui

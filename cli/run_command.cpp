@@ -41,7 +41,7 @@ struct Outcome {
 // Correct first (poisoned outputs, one pass, the reference), then fast, then counted.
 Outcome run_one(const ScenarioPlan& plan, RunInputs& inputs, Implementation implementation, Pass pass,
                 const RunOptions& options) {
-  Outcome o{implementation, pass};
+  Outcome o{.implementation = implementation, .pass = pass};
   std::unique_ptr<AttentionRun> run;
   try {
     run = std::make_unique<AttentionRun>(plan, implementation, pass);
@@ -64,7 +64,7 @@ std::vector<Outcome> run_scenario(const ScenarioPlan& plan, const std::vector<Im
     inputs = std::make_unique<RunInputs>(plan.scenario.total_tokens(), plan.problem, options.flags.seed);
   } catch (const GpuMemoryError& e) {  // no implementation can run: each says why, the next scenario goes on
     for (Pass pass : passes)
-      for (Implementation impl : implementations) outcomes.push_back({impl, pass, std::string("the inputs: ") + e.what()});
+      for (Implementation impl : implementations) outcomes.push_back({.implementation = impl, .pass = pass, .refused = std::string("the inputs: ") + e.what()});
     return outcomes;
   }
   for (Pass pass : passes)

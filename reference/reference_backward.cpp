@@ -83,8 +83,8 @@ std::vector<double> load_row_grad(const Layout& layout, const AttentionInputs& i
 struct KeyGradients {
   int head_dim;
   std::vector<double> dk, dv;  // [extent][head_dim]
-  KeyGradients(int extent, int head_dim)
-      : head_dim(head_dim), dk(std::size_t(extent) * head_dim, 0.0), dv(std::size_t(extent) * head_dim, 0.0) {}
+  KeyGradients(int extent, int dim)
+      : head_dim(dim), dk(std::size_t(extent) * dim, 0.0), dv(std::size_t(extent) * dim, 0.0) {}
   double* dk_at(int pos) { return dk.data() + std::size_t(pos) * head_dim; }
   double* dv_at(int pos) { return dv.data() + std::size_t(pos) * head_dim; }
 };

@@ -97,8 +97,8 @@ void show_tooltip(const ScenarioModel& model, const MaskPicture& picture, const 
       if (c.computed[kind] > 0)
         ImGui::Text("%-14s %s", cell_kind_name(kind), format_count(double(c.computed[kind])).c_str());
     for (PaintClass other : {PaintClass::not_visited, PaintClass::outside}) {
-      const std::int64_t n = other == PaintClass::not_visited ? c.not_visited : c.outside;
-      if (n > 0) ImGui::Text("%-14s %s", paint_class_label(other), format_count(double(n)).c_str());
+      const std::int64_t cells = other == PaintClass::not_visited ? c.not_visited : c.outside;
+      if (cells > 0) ImGui::Text("%-14s %s", paint_class_label(other), format_count(double(cells)).c_str());
     }
   }
   ImGui::EndTooltip();

@@ -238,7 +238,9 @@ TEST(ContextParallel, AWindowNeedsOnlyTheKeysItReaches) {
   for (int r = 0; r < 4; ++r) {
     EXPECT_EQ(c.ranks[r].kv_bytes_needed, (r == 0 ? 0 : 100) * c.kv_bytes_per_token) << r;
     EXPECT_EQ(c.ranks[r].kv_bytes_ring, 768 * c.kv_bytes_per_token) << r;
-    if (r > 0) EXPECT_EQ(c.ranks[r].scores_useful(), 256 * 101) << r;
+    if (r > 0) {
+      EXPECT_EQ(c.ranks[r].scores_useful(), 256 * 101) << r;
+    }
   }
 }
 

@@ -77,7 +77,9 @@ TEST(Numeric, RandomFloatsRoundToANearestNeighbour) {
         if (std::isnan(neighbour) || std::isinf(neighbour)) continue;
         const double other_err = std::abs(double(neighbour) - x);
         ASSERT_LE(err, other_err) << dtype_name(dtype) << " x=" << x;
-        if (err == other_err) ASSERT_EQ(bits & 1, 0) << "tie not to even for x=" << x;
+        if (err == other_err) {
+          ASSERT_EQ(bits & 1, 0) << "tie not to even for x=" << x;
+        }
       }
     }
   }

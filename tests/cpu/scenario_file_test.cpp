@@ -236,7 +236,9 @@ void expect_same_scenario(const Scenario& a, const Scenario& b) {
   EXPECT_EQ(a.packing, b.packing);
   EXPECT_EQ(a.pad_to, b.pad_to);
   EXPECT_EQ(a.length_source.index(), b.length_source.index());
-  if (!std::holds_alternative<CsvLengths>(a.length_source)) EXPECT_EQ(a.length_source, b.length_source);
+  if (!std::holds_alternative<CsvLengths>(a.length_source)) {
+    EXPECT_EQ(a.length_source, b.length_source);
+  }
   EXPECT_EQ(a.doc_lengths, b.doc_lengths);
 }
 

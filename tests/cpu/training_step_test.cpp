@@ -373,7 +373,7 @@ TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   StepTimePrediction t = none;  // fill in made-up times to check the arithmetic
   for (auto* impl : {&t.packed, &t.varlen})
     for (LayerKind k : all_layer_kinds)
-      impl->layer[int(k)][int(Pass::fwd)] = MeasuredAttention{impl == &t.packed ? 300.0 : 100.0};
+      impl->layer[int(k)][int(Pass::fwd)] = MeasuredAttention{.us = impl == &t.packed ? 300.0 : 100.0};
   const double gemm = (*none.packed.gemm_us)[int(Pass::fwd)];
   ASSERT_TRUE(t.saving_fwd().has_value());
   EXPECT_NEAR(*t.saving_fwd(), 1.0 - (gemm + 24 * 100.0) / (gemm + 24 * 300.0), 1e-12);
@@ -395,8 +395,11 @@ TEST(TrainingStep, ChainEndsAtTheArticlesSaving) {
   EXPECT_EQ(chain[0].value, "8.00x");
   EXPECT_EQ(chain[1].value, "4.00x");
   EXPECT_EQ(chain.back().value, "1.80%");
-  for (const ChainLink& link : chain)
-    if (link.label.find("measured, ") == 0) EXPECT_EQ(link.value, "not measured") << link.label;
+  for (const ChainLink& link : chain) {
+    if (link.label.find("measured, ") == 0) {
+      EXPECT_EQ(link.value, "not measured") << link.label;
+    }
+  }
 }
 
 }  // namespace

@@ -36,7 +36,9 @@ TEST(WgmmaRung, NoRunTakesARungUnlessNamed) {
 
 TEST(WgmmaRung, RungsHaveNoBackward) {
   for (const FlashKernelInfo& k : flash_kernels)
-    if (k.rung > 0) EXPECT_FALSE(k.has_backward) << k.name;
+    if (k.rung > 0) {
+      EXPECT_FALSE(k.has_backward) << k.name;
+    }
   if (!flash_kernel_built(FlashKernel::wgmma_sm90)) GTEST_SKIP() << "this build has no wgmma-sm90";
   try {
     choose_flash_kernel("wgmma-sm90/rung2", 90, "--kernel", true);

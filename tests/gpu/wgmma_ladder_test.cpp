@@ -54,9 +54,9 @@ TEST_P(WgmmaLadder, RungCountsEqualTheModel) {
 
 INSTANTIATE_TEST_SUITE_P(EveryRung, WgmmaLadder,
                          ::testing::Combine(::testing::Range(1, forward_rung_count + 1), ::testing::Bool()),
-                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& info) {
-                           return "rung" + std::to_string(std::get<0>(info.param)) +
-                                  (std::get<1>(info.param) ? "_causal" : "_full");
+                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& test) {
+                           return "rung" + std::to_string(std::get<0>(test.param)) +
+                                  (std::get<1>(test.param) ? "_causal" : "_full");
                          });
 
 // The rungs are built for bf16 d128 only: another dtype is refused at the launch.

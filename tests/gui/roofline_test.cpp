@@ -111,8 +111,11 @@ TEST(Roofline, LabelsOverlapNoOtherLabelMarkerOrText) {
     EXPECT_TRUE(labels[i]->inside(area));
     EXPECT_FALSE(labels[i]->overlaps(text[0]));
     for (const Box& m : markers) EXPECT_FALSE(labels[i]->overlaps(m));
-    for (std::size_t j = i + 1; j < labels.size(); ++j)
-      if (labels[j]) EXPECT_FALSE(labels[i]->overlaps(*labels[j])) << i << " and " << j;
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      if (labels[j]) {
+        EXPECT_FALSE(labels[i]->overlaps(*labels[j])) << i << " and " << j;
+      }
+    }
   }
   EXPECT_GT(placed, 20);
 }

@@ -93,10 +93,10 @@ void draw_axes(ImDrawList* draw, const Frame& f, float left) {
     draw->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 30));
     const std::string label = format_axis(std::pow(10.0, e));
     const float w = ImGui::CalcTextSize(label.c_str()).x;
-    const float left = std::clamp(x - w / 2, f.p0.x, f.p1.x - w);
-    if (left < last_end + ImGui::GetFontSize() * 0.5f) continue;
-    draw->AddText(ImVec2(left, f.p1.y + 2), axis_text, label.c_str());
-    last_end = left + w;
+    const float label_x = std::clamp(x - w / 2, f.p0.x, f.p1.x - w);
+    if (label_x < last_end + ImGui::GetFontSize() * 0.5f) continue;
+    draw->AddText(ImVec2(label_x, f.p1.y + 2), axis_text, label.c_str());
+    last_end = label_x + w;
   }
   for (int e = int(f.y_lo); e <= int(f.y_hi); ++e) {
     const float y = f.sy(std::pow(10.0, e));

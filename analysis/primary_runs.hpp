@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/scenario.hpp"
 #include "analysis/results_files.hpp"
+#include "core/scenario.hpp"
 
 namespace attnlab {
 

@@ -16,11 +16,11 @@
 
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
-#include "run/run_flags.hpp"
 #include "core/input_error.hpp"
 #include "core/program_exit.hpp"
 #include "core/results_csv.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "run/run_flags.hpp"
 #include "run/run_info.hpp"
 
 namespace attnlab::bench {
@@ -38,9 +38,10 @@ struct Options {
 Options take_options(int argc, char** argv, std::vector<std::string>& rest) {
   Options o;
   o.flags.warmup = 3;
-  CLI::App app{"attnlab-bench: Google Benchmark over (scenario, implementation, dtype, head dim).\n"
-               "Benchmark names are IMPLEMENTATION/SCENARIO/DTYPE/dHEAD_DIM, e.g. varlen/uniform-64x512/bf16/d128;\n"
-               "with no scenario named, every shipped one runs. Google Benchmark's own flags (--benchmark_*) follow."};
+  CLI::App app{
+      "attnlab-bench: Google Benchmark over (scenario, implementation, dtype, head dim).\n"
+      "Benchmark names are IMPLEMENTATION/SCENARIO/DTYPE/dHEAD_DIM, e.g. varlen/uniform-64x512/bf16/d128;\n"
+      "with no scenario named, every shipped one runs. Google Benchmark's own flags (--benchmark_*) follow."};
   app.set_help_flag();  // --help reaches Google Benchmark too, which prints its flags and exits
   app.allow_extras();
   cli::add_run_flags(app, o.flags,
@@ -81,12 +82,11 @@ AttentionRun& prepare(CaseRecord& record, const Options& options) {
   auto run = prepare_case(record.key, options.flags.seed);
   // The row reports the model's scores: a kernel that computes others fails its case.
   if (const auto c = run->count(); c && !c->equal())
-    throw std::runtime_error("the kernel counted " + std::to_string(c->counted.visited_tiles) + " tiles and " +
-                             std::to_string(c->counted.cells.computed()) + " scores computed (" +
-                             std::to_string(c->counted.finite_scores) + " left finite by its mask), the model " +
-                             std::to_string(c->model.visited_tiles) + " and " +
-                             std::to_string(c->model.cells.computed()) + " (" + std::to_string(c->model.finite_scores) +
-                             ")");
+    throw std::runtime_error(
+        "the kernel counted " + std::to_string(c->counted.visited_tiles) + " tiles and " +
+        std::to_string(c->counted.cells.computed()) + " scores computed (" + std::to_string(c->counted.finite_scores) +
+        " left finite by its mask), the model " + std::to_string(c->model.visited_tiles) + " and " +
+        std::to_string(c->model.cells.computed()) + " (" + std::to_string(c->model.finite_scores) + ")");
   record.warmup_pass_us = time_on_gpu([&, i = 0]() mutable { run->launch(i++); }, options.flags.warmup, 1).median_us;
   current_case = {&record, std::move(run)};
   return *current_case.run;
@@ -151,9 +151,11 @@ std::vector<std::unique_ptr<CaseRecord>> register_cases(const std::vector<std::s
     for (Pass pass : cli::chosen_passes(o.flags))
       for (Implementation impl : cli::chosen_implementations(o.flags)) {
         auto& record = records.emplace_back(std::make_unique<CaseRecord>(CaseRecord{{plan, impl, pass}}));
-        auto* benchmark = benchmark::RegisterBenchmark(record->key.name().c_str(), [r = record.get(), &o](benchmark::State& state) {
-                            run_case(state, *r, o);
-                          })->UseManualTime()->Unit(benchmark::kMicrosecond);
+        auto* benchmark =
+            benchmark::RegisterBenchmark(record->key.name().c_str(),
+                                         [r = record.get(), &o](benchmark::State& state) { run_case(state, *r, o); })
+                ->UseManualTime()
+                ->Unit(benchmark::kMicrosecond);
         if (o.flags.reps > 0) benchmark->Iterations(o.flags.reps);
       }
   return records;

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/number_format.hpp"
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
-#include "analysis/number_format.hpp"
 #include "cli/table.hpp"
 #include "core/context_parallel.hpp"
 #include "core/input_error.hpp"
@@ -45,8 +45,7 @@ std::vector<CpStrategy> parse_strategies(const std::string& text) {
 // The rule of each strategy in one line (core/README.md, "Context parallelism").
 std::string strategy_rule(CpStrategy strategy, int ranks) {
   switch (strategy) {
-    case CpStrategy::contiguous:
-      return printf_string("each document cut into %d pieces, piece i on rank i", ranks);
+    case CpStrategy::contiguous: return printf_string("each document cut into %d pieces, piece i on rank i", ranks);
     case CpStrategy::zigzag:
       return printf_string("each document cut into %d chunks, rank i holding chunks i and %d - i", 2 * ranks,
                            2 * ranks - 1);
@@ -127,10 +126,11 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
                                     static_cast<long long>(r.kv_bytes_needed)) +
                       json_array(c.plan.pieces[i], piece) + "}");
     }
-    return printf_string("{\"strategy\":%s,\"useful_imbalance\":%.6f,\"computed_imbalance\":%.6f,"
-                         "\"one_gpu_scores_computed\":%lld,\"ranks\":",
-                         json_string(cp_strategy_name(c.plan.strategy)).c_str(), c.useful_imbalance,
-                         c.computed_imbalance, static_cast<long long>(c.one_gpu_scores_computed)) +
+    return printf_string(
+               "{\"strategy\":%s,\"useful_imbalance\":%.6f,\"computed_imbalance\":%.6f,"
+               "\"one_gpu_scores_computed\":%lld,\"ranks\":",
+               json_string(cp_strategy_name(c.plan.strategy)).c_str(), c.useful_imbalance, c.computed_imbalance,
+               static_cast<long long>(c.one_gpu_scores_computed)) +
            json_array(ranks, [](const std::string& r) { return r; }) + "}";
   };
   const CpCost& any = costs.front();
@@ -169,10 +169,11 @@ void add_cp_command(CLI::App& app) {
     if (options->format == "json") return print_json(scenario, costs);
     print_header(scenario, ranks, costs.front(), options->kernel);
     for (const CpCost& c : costs) print_strategy_table(c);
-    std::printf("\nScores over all heads; each piece runs as one kernel row over the keys of its document.\n"
-                "K/V in: what a rank receives of documents split over several ranks. Ring: N - 1 send/recv steps,\n"
-                "every rank's shard passing every rank. All-gather: one collective of equal counts, shards padded\n"
-                "to the largest. Needed: the K/V of other ranks' tokens this rank's queries attend.\n");
+    std::printf(
+        "\nScores over all heads; each piece runs as one kernel row over the keys of its document.\n"
+        "K/V in: what a rank receives of documents split over several ranks. Ring: N - 1 send/recv steps,\n"
+        "every rank's shard passing every rank. All-gather: one collective of equal counts, shards padded\n"
+        "to the largest. Needed: the K/V of other ranks' tokens this rank's queries attend.\n");
   });
 }
 

@@ -17,8 +17,8 @@
 #include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
-#include "core/tile_name.hpp"
 #include "core/scenario_layouts.hpp"
+#include "core/tile_name.hpp"
 
 namespace attnlab::cli {
 

@@ -12,12 +12,12 @@
 
 #include "analysis/number_format.hpp"
 #include "cli/commands.hpp"
-#include "run/run_flags.hpp"
 #include "cli/table.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
-#include "run/attention_run.hpp"
 #include "kernels/common/launch_config.hpp"
+#include "run/attention_run.hpp"
+#include "run/run_flags.hpp"
 #include "run/run_info.hpp"
 
 namespace attnlab::cli {
@@ -64,7 +64,8 @@ std::vector<Outcome> run_scenario(const ScenarioPlan& plan, const std::vector<Im
     inputs = std::make_unique<RunInputs>(plan.scenario.total_tokens(), plan.problem, options.flags.seed);
   } catch (const GpuMemoryError& e) {  // no implementation can run: each says why, the next scenario goes on
     for (Pass pass : passes)
-      for (Implementation impl : implementations) outcomes.push_back({.implementation = impl, .pass = pass, .refused = std::string("the inputs: ") + e.what()});
+      for (Implementation impl : implementations)
+        outcomes.push_back({.implementation = impl, .pass = pass, .refused = std::string("the inputs: ") + e.what()});
     return outcomes;
   }
   for (Pass pass : passes)
@@ -103,13 +104,15 @@ void print_pass(const ScenarioPlan& plan, const std::vector<Outcome>& outcomes, 
       continue;
     }
     const ResultRow row = result_row(plan, o, info);
-    std::vector<std::string> cells{name, printf_string("%.1f", o.timing.median_us), printf_string("%.1f", o.timing.min_us),
-                                   printf_string("%.1f", *row.useful_tflops), printf_string("%.1f", *row.computed_tflops)};
+    std::vector<std::string> cells{name, printf_string("%.1f", o.timing.median_us),
+                                   printf_string("%.1f", o.timing.min_us), printf_string("%.1f", *row.useful_tflops),
+                                   printf_string("%.1f", *row.computed_tflops)};
     if (fwd)
-      cells.insert(cells.end(), {format_count(double(cost.scores_computed())),
-                                 format_ratio(double(cost.scores_computed()) / double(cost.scores_useful())),
-                                 printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
-                                 o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : ""});
+      cells.insert(cells.end(),
+                   {format_count(double(cost.scores_computed())),
+                    format_ratio(double(cost.scores_computed()) / double(cost.scores_useful())),
+                    printf_string("%.2e", o.check.error.rel_l2), printf_string("%.2e", o.check.error.max_abs),
+                    o.check.bleed_rel_l2 ? printf_string("%.3f", *o.check.bleed_rel_l2) : ""});
     else
       cells.insert(cells.end(), {printf_string("%.2e", o.check.error.rel_l2), o.check.gradients->worst_name(),
                                  printf_string("%.2e", o.check.error.max_abs)});
@@ -135,13 +138,14 @@ bool report_counts(const std::vector<Outcome>& outcomes) {
     if (!o.counted) continue;
     const bool equal = o.counted->equal();
     all_equal = all_equal && equal;
-    std::printf("%s %s counted by the kernel: %lld tiles, %lld scores (%lld useful, %lld left finite by its mask): %s "
-                "the model\n",
-                implementation_name(o.implementation), pass_name(o.pass),
-                static_cast<long long>(o.counted->counted.visited_tiles),
-                static_cast<long long>(o.counted->counted.cells.computed()),
-                static_cast<long long>(o.counted->counted.cells[CellKind::useful]),
-                static_cast<long long>(o.counted->counted.finite_scores), equal ? "equals" : "DIFFERS FROM");
+    std::printf(
+        "%s %s counted by the kernel: %lld tiles, %lld scores (%lld useful, %lld left finite by its mask): %s "
+        "the model\n",
+        implementation_name(o.implementation), pass_name(o.pass),
+        static_cast<long long>(o.counted->counted.visited_tiles),
+        static_cast<long long>(o.counted->counted.cells.computed()),
+        static_cast<long long>(o.counted->counted.cells[CellKind::useful]),
+        static_cast<long long>(o.counted->counted.finite_scores), equal ? "equals" : "DIFFERS FROM");
   }
   return all_equal;
 }
@@ -168,9 +172,9 @@ void run_scenarios(const RunOptions& options) {
   std::int64_t unwritten = 0;
   for (const auto& plan : plans) {
     const Scenario& s = plan->scenario;
-    std::printf("\nscenario     %s: %zu documents, %lld tokens; %d heads (%d KV), head dim %d, %s, %s\n", s.name.c_str(),
-                s.doc_lengths.size(), static_cast<long long>(s.total_tokens()), s.heads, s.kv_heads, s.head_dim,
-                dtype_name(s.dtype), s.causal ? "causal" : "not causal");
+    std::printf("\nscenario     %s: %zu documents, %lld tokens; %d heads (%d KV), head dim %d, %s, %s\n",
+                s.name.c_str(), s.doc_lengths.size(), static_cast<long long>(s.total_tokens()), s.heads, s.kv_heads,
+                s.head_dim, dtype_name(s.dtype), s.causal ? "causal" : "not causal");
     std::fflush(stdout);
     const std::vector<Outcome> outcomes = run_scenario(*plan, implementations, passes, options);
     print_outcomes(*plan, outcomes, info);
@@ -185,7 +189,8 @@ void run_scenarios(const RunOptions& options) {
   // A run that failed its checks leaves no results file behind: its rows are not results.
   const std::string& out = options.flags.out;
   const std::string not_written = out.empty() ? "" : "; " + out + " not written";
-  if (!counts_equal) throw std::runtime_error("the kernels' counted tiles or scores differ from the cost model" + not_written);
+  if (!counts_equal)
+    throw std::runtime_error("the kernels' counted tiles or scores differ from the cost model" + not_written);
   if (unwritten)
     throw std::runtime_error(std::to_string(unwritten) + " valid outputs were not written or not finite" + not_written);
   if (!out.empty()) {
@@ -206,7 +211,8 @@ void add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand(
       "run", "Run naive, padded, packed and varlen on the GPU, check each against the fp64 reference, time them");
   add_run_flags(*run, options->flags, "Timed passes per implementation (fewer when one pass takes long)");
-  run->add_flag("--count", options->count, "Also run the tiled kernel once more, counting its tiles and scores, and compare them with the model");
+  run->add_flag("--count", options->count,
+                "Also run the tiled kernel once more, counting its tiles and scores, and compare them with the model");
   run->callback([options] { run_scenarios(*options); });
 }
 

@@ -6,10 +6,10 @@
 #include "analysis/number_format.hpp"
 #include "analysis/step_chain.hpp"
 #include "cli/commands.hpp"
-#include "core/results_csv.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
 #include "core/input_error.hpp"
+#include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 
 namespace attnlab::cli {
@@ -172,11 +172,11 @@ void print_step_csv(const Scenario& s, const TrainingStep& step) {
     std::printf(
         "%s,%s,%lld,%lld,%dx%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.6f,%.6f,%."
         "17g\n",
-        csv_cell(s.name, "scenario").c_str(), implementation_name(c.implementation), static_cast<long long>(step.tokens),
-        static_cast<long long>(step.matrix_params), step.tile.rows, step.tile.cols, c.matrix.fwd, c.matrix.bwd, sh.fwd,
-        shc.fwd, shc.bwd, lo.fwd, loc.fwd, loc.bwd, c.attention_full_squares.step(), c.attention_computed.step(),
-        c.step_full_squares(), c.step_computed(), c.attention_share_full_squares(), c.attention_share_computed(),
-        step.nanochat_flops_per_token);
+        csv_cell(s.name, "scenario").c_str(), implementation_name(c.implementation),
+        static_cast<long long>(step.tokens), static_cast<long long>(step.matrix_params), step.tile.rows, step.tile.cols,
+        c.matrix.fwd, c.matrix.bwd, sh.fwd, shc.fwd, shc.bwd, lo.fwd, loc.fwd, loc.bwd, c.attention_full_squares.step(),
+        c.attention_computed.step(), c.step_full_squares(), c.step_computed(), c.attention_share_full_squares(),
+        c.attention_share_computed(), step.nanochat_flops_per_token);
   }
 }
 

@@ -26,7 +26,8 @@ std::size_t display_width(const std::string& text) {
 std::string TextTable::render() const {
   std::vector<std::size_t> width(header_.size(), 0);
   auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
+      width[i] = std::max(width[i], display_width(row[i]));
   };
   widen(header_);
   for (const auto& row : rows_) widen(row);

@@ -63,7 +63,7 @@ BackwardCost backward_cost(const Scenario& s, const ImplementationCost& fwd, con
   if (materializes_scores(fwd.implementation)) {
     // From the forward's P: dV = Pᵀ·dO, dP = dO·Vᵀ, dS = P∘(dP − Δ), dQ = dS·K, dK = dSᵀ·Q.
     b.gemms = 4;
-    m.p_read = 2 * C * e;  // by the dV product and by dS
+    m.p_read = 2 * C * e;           // by the dV product and by dS
     m.do_read += 2 * per_head * H;  // by the dV and dP products
     m.q_read = per_head * H;
     m.k_read = m.v_read = per_head * Hkv;
@@ -91,7 +91,7 @@ BackwardCost backward_cost(const Scenario& s, const ImplementationCost& fwd, con
     b.dq_accumulation = dq_accumulation;
     if (dq_accumulation == DqAccumulation::atomic_fp32) {
       m.sums_written = sums_per_head * H + Ql * D * sum_bytes * H;  // zeroed, then one atomic add per visit
-      m.sums_read = sums_per_head * H;                               // the conversion to the dtype
+      m.sums_read = sums_per_head * H;                              // the conversion to the dtype
       b.workspace_bytes += sums_per_head * H;
     } else {
       // dQ's own kernel walks query tiles as the forward does: S and dP recomputed, then dQ.

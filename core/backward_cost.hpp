@@ -12,7 +12,7 @@ namespace attnlab {
 
 // How a flash backward sums dQ, which every key tile a query tile visits adds to.
 enum class DqAccumulation {
-  atomic_fp32,    // FlashAttention-2's choice and our kernel's: fp32 atomicAdd into a zeroed accumulator, then converted
+  atomic_fp32,  // FlashAttention-2's choice and our kernel's: fp32 atomicAdd into a zeroed accumulator, then converted
   separate_pass,  // a second kernel walks query tiles and recomputes S and dP for dQ alone: no atomics, 7 GEMMs not 5
 };
 
@@ -23,12 +23,12 @@ inline const char* dq_accumulation_name(DqAccumulation a) {
 // HBM traffic of one backward pass, bytes over all heads.
 struct BackwardHbmBytes {
   std::int64_t q_read = 0, k_read = 0, v_read = 0, o_read = 0, do_read = 0;
-  std::int64_t lse_read = 0;                         // flash: P is recomputed from it
-  std::int64_t delta_written = 0, delta_read = 0;    // Δ = rowsum(dO∘O), fp32
-  std::int64_t p_read = 0;                           // naive: the forward's P
-  std::int64_t dp_written = 0, dp_read = 0;          // naive: dP (fp32)
-  std::int64_t ds_written = 0, ds_read = 0;          // naive: dS (dtype)
-  std::int64_t sums_written = 0, sums_read = 0;      // fp32 sums: flash's dQ accumulator, naive's dK, dV
+  std::int64_t lse_read = 0;                       // flash: P is recomputed from it
+  std::int64_t delta_written = 0, delta_read = 0;  // Δ = rowsum(dO∘O), fp32
+  std::int64_t p_read = 0;                         // naive: the forward's P
+  std::int64_t dp_written = 0, dp_read = 0;        // naive: dP (fp32)
+  std::int64_t ds_written = 0, ds_read = 0;        // naive: dS (dtype)
+  std::int64_t sums_written = 0, sums_read = 0;    // fp32 sums: flash's dQ accumulator, naive's dK, dV
   std::int64_t dq_written = 0, dk_written = 0, dv_written = 0;
 
   std::int64_t total() const {
@@ -40,7 +40,7 @@ struct BackwardHbmBytes {
 struct BackwardCost {
   Implementation implementation = Implementation::varlen;
   DqAccumulation dq_accumulation = DqAccumulation::atomic_fp32;  // flash only
-  std::int64_t tiles_visited = 0;      // the forward's tiles, all heads
+  std::int64_t tiles_visited = 0;                                // the forward's tiles, all heads
   std::int64_t cells = 0;              // score cells given a dP and a dS: the forward's scores computed
   std::int64_t scores_recomputed = 0;  // q·k dot products evaluated again (naive keeps P: none)
   int gemms = 0;                       // matrix products per cell, each 2·D FLOPs

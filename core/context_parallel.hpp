@@ -23,7 +23,7 @@ enum class CpStrategy {
 };
 
 inline constexpr std::array<CpStrategy, 3> all_cp_strategies = {CpStrategy::contiguous, CpStrategy::zigzag,
-                                                                 CpStrategy::documents};
+                                                                CpStrategy::documents};
 
 const char* cp_strategy_name(CpStrategy strategy);
 std::optional<CpStrategy> parse_cp_strategy(std::string_view name);
@@ -60,14 +60,14 @@ CpPlan plan_context_parallel(const Layout& varlen, int ranks, CpStrategy strateg
 
 // One rank's work and traffic; scores over all heads, bytes over all KV heads.
 struct CpRankCost {
-  std::int64_t tokens = 0;         // queries held (and their K/V)
-  CellCounts scores;               // computed at the tile, by cell kind; useful is tile-free
-  std::int64_t tiles_visited = 0;  // (query tile, key tile) pairs, all heads
+  std::int64_t tokens = 0;               // queries held (and their K/V)
+  CellCounts scores;                     // computed at the tile, by cell kind; useful is tile-free
+  std::int64_t tiles_visited = 0;        // (query tile, key tile) pairs, all heads
   std::int64_t kv_bytes_ring = 0;        // received over the ring's N - 1 steps
   std::int64_t kv_bytes_all_gather = 0;  // received by one all-gather of equal counts
   std::int64_t kv_bytes_needed = 0;      // K/V of other ranks' tokens its queries attend
-  double useful_vs_mean = 0;    // useful scores / the mean over the ranks
-  double computed_vs_mean = 0;  // scores computed / the mean over the ranks
+  double useful_vs_mean = 0;             // useful scores / the mean over the ranks
+  double computed_vs_mean = 0;           // scores computed / the mean over the ranks
   std::int64_t scores_computed() const { return scores.computed(); }
   std::int64_t scores_useful() const { return scores[CellKind::useful]; }
 };
@@ -77,8 +77,8 @@ struct CpCost {
   TileShape tile;
   std::int64_t kv_bytes_per_token = 0;  // K and V of one token, all KV heads
   std::vector<CpRankCost> ranks;
-  double useful_imbalance = 0;    // the largest useful_vs_mean: max / mean
-  double computed_imbalance = 0;  // the largest computed_vs_mean
+  double useful_imbalance = 0;               // the largest useful_vs_mean: max / mean
+  double computed_imbalance = 0;             // the largest computed_vs_mean
   std::int64_t one_gpu_scores_computed = 0;  // the whole scenario on one rank (varlen)
 
   std::int64_t total(std::int64_t CpRankCost::*field) const;

@@ -63,7 +63,8 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
       // Visited key tiles are one run [first, end) of the row, so the counts of those
       // tiles sum to the count of one tile that spans them (count_tile is additive in k).
       const TileRange keys = key_tiles_visited(v, tile, r, qt);
-      count.cells += count_tile(v, r, qt * tile.rows, keys.first * tile.cols, TileShape{tile.rows, keys.count() * tile.cols});
+      count.cells +=
+          count_tile(v, r, qt * tile.rows, keys.first * tile.cols, TileShape{tile.rows, keys.count() * tile.cols});
       count.tiles_visited += keys.count();
       count.key_tokens_loaded += keys_loaded(keys, tile, extent);
     }
@@ -71,9 +72,7 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile) {
   return count;
 }
 
-CostModel model_costs(const Scenario& s, TileShape tile) {
-  return model_costs(s, ScenarioLayouts(s), tile);
-}
+CostModel model_costs(const Scenario& s, TileShape tile) { return model_costs(s, ScenarioLayouts(s), tile); }
 
 CostModel model_costs(const Scenario& s, const ScenarioLayouts& layouts, TileShape tile) {
   const Layout &padded = layouts.padded, &packed = layouts.packed, &varlen = layouts.varlen;

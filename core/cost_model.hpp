@@ -13,9 +13,9 @@ namespace attnlab {
 
 // One layout counted under one tile shape, per head (README: "Counting").
 struct LayoutCount {
-  CellCounts cells;                     // scores computed, by cell kind
-  std::int64_t tiles_visited = 0;       // (query tile, key tile) pairs
-  std::int64_t key_tokens_loaded = 0;   // key positions read, summed over visited pairs, clipped to the row
+  CellCounts cells;                    // scores computed, by cell kind
+  std::int64_t tiles_visited = 0;      // (query tile, key tile) pairs
+  std::int64_t key_tokens_loaded = 0;  // key positions read, summed over visited pairs, clipped to the row
 };
 
 // Sums count_tile once per query tile (one tile as wide as the visited key tiles),
@@ -26,7 +26,7 @@ LayoutCount count_layout_by_query_tile(const Layout& layout, TileShape tile);
 struct HbmBytes {
   std::int64_t q_read = 0, k_read = 0, v_read = 0, o_written = 0;
   std::int64_t s_written = 0, s_read = 0, p_written = 0, p_read = 0;  // naive only
-  std::int64_t lse_written = 0;                                        // flash only
+  std::int64_t lse_written = 0;                                       // flash only
   std::int64_t total() const {
     return q_read + k_read + v_read + o_written + s_written + s_read + p_written + p_read + lse_written;
   }
@@ -35,10 +35,10 @@ struct HbmBytes {
 struct ImplementationCost {
   Implementation implementation = Implementation::varlen;
   LayoutKind layout = LayoutKind::varlen;
-  TileShape tile;                    // naive: one tile as large as the padded row
-  std::int64_t buffer_tokens = 0;    // positions of the layout's buffer, padding included
-  std::int64_t tiles_visited = 0;    // all heads
-  CellCounts scores;                 // all heads, by cell kind; scores.computed() = scores computed
+  TileShape tile;                  // naive: one tile as large as the padded row
+  std::int64_t buffer_tokens = 0;  // positions of the layout's buffer, padding included
+  std::int64_t tiles_visited = 0;  // all heads
+  CellCounts scores;               // all heads, by cell kind; scores.computed() = scores computed
 
   std::int64_t scores_computed() const { return scores.computed(); }
   std::int64_t scores_useful() const { return scores[CellKind::useful]; }

@@ -18,7 +18,7 @@ namespace attnlab {
 struct CsvDialect {
   std::string_view blanks = " ";  // trimmed from both ends of every cell
   bool quotes = true;
-  char comment = '\0';            // '\0': no comment lines
+  char comment = '\0';  // '\0': no comment lines
 };
 
 // A record the reader cannot split; line counts from 1.

@@ -15,7 +15,8 @@ std::vector<Implementation> parse_implementation_list(std::string_view text, std
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string_view name = text.substr(start, end - start);
     start = end + 1;
-    if (name.empty()) throw InputError(std::string(flag) + ": " + expected + ", got an empty name in \"" + printable(text) + "\"");
+    if (name.empty())
+      throw InputError(std::string(flag) + ": " + expected + ", got an empty name in \"" + printable(text) + "\"");
     const auto impl = parse_implementation(name);
     if (!impl) throw InputError(std::string(flag) + ": " + expected + ", got \"" + std::string(name) + "\"");
     if (std::find(chosen.begin(), chosen.end(), *impl) == chosen.end()) chosen.push_back(*impl);

@@ -12,8 +12,8 @@ namespace attnlab {
 
 enum class Implementation { naive, padded, packed, varlen };
 
-inline constexpr std::array<Implementation, 4> all_implementations = {
-    Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen};
+inline constexpr std::array<Implementation, 4> all_implementations = {Implementation::naive, Implementation::padded,
+                                                                      Implementation::packed, Implementation::varlen};
 
 inline const char* implementation_name(Implementation i) {
   switch (i) {

@@ -42,9 +42,12 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
       i += n;
     } else {
       char escaped[8];
-      if (c == '\n') std::snprintf(escaped, sizeof escaped, "\\n");
-      else if (c == '\r') std::snprintf(escaped, sizeof escaped, "\\r");
-      else std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      if (c == '\n')
+        std::snprintf(escaped, sizeof escaped, "\\n");
+      else if (c == '\r')
+        std::snprintf(escaped, sizeof escaped, "\\r");
+      else
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
       out += escaped;
       ++i;
     }

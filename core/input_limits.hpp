@@ -7,19 +7,19 @@
 namespace attnlab {
 
 // ---- files ----------------------------------------------------------------
-inline constexpr std::int64_t max_scenario_file_bytes = std::int64_t{1} << 20;  // 1 MiB of TOML
-inline constexpr std::int64_t max_lengths_csv_bytes = std::int64_t{64} << 20;   // 64 MiB
-inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{64} << 20;   // 64 MiB
-inline constexpr std::int64_t max_results_rows = std::int64_t{1} << 16;      // rows kept from one results CSV
+inline constexpr std::int64_t max_scenario_file_bytes = std::int64_t{1} << 20;   // 1 MiB of TOML
+inline constexpr std::int64_t max_lengths_csv_bytes = std::int64_t{64} << 20;    // 64 MiB
+inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{64} << 20;    // 64 MiB
+inline constexpr std::int64_t max_results_rows = std::int64_t{1} << 16;          // rows kept from one results CSV
 inline constexpr std::int64_t max_ceilings_file_bytes = std::int64_t{64} << 10;  // 64 KiB of TOML
 
 // ---- TOML shape (toml++ recurses once per level; see core/toml_guard.hpp) ---------
-inline constexpr int max_toml_nesting = 8;    // open [ and { at once
-inline constexpr int max_key_parts = 8;       // parts of a dotted key or a table header
-inline constexpr int max_key_bytes = 64;      // bytes of one key part
+inline constexpr int max_toml_nesting = 8;  // open [ and { at once
+inline constexpr int max_key_parts = 8;     // parts of a dotted key or a table header
+inline constexpr int max_key_bytes = 64;    // bytes of one key part
 
 // ---- the attention shape --------------------------------------------------
-inline constexpr std::int64_t max_heads = 128;     // query heads; kv_heads divides heads
+inline constexpr std::int64_t max_heads = 128;  // query heads; kv_heads divides heads
 inline constexpr std::int64_t max_head_dim = 256;
 
 // ---- the [model] table of the training step (heads and head_dim as above: each layer's
@@ -31,14 +31,16 @@ inline constexpr std::int64_t max_vocab = std::int64_t{1} << 24;
 inline constexpr std::int64_t max_window_pattern = 1024;  // letters
 // Matrix parameters: layers x (width x 4 heads x head_dim + 2 mlp_ratio width^2) + width x vocab.
 inline constexpr std::int64_t max_matrix_params =
-    max_model_layers * (max_model_width * 4 * max_heads * max_head_dim + 2 * max_mlp_ratio * max_model_width * max_model_width) +
+    max_model_layers *
+        (max_model_width * 4 * max_heads * max_head_dim + 2 * max_mlp_ratio * max_model_width * max_model_width) +
     max_model_width * max_vocab;
-static_assert(max_matrix_params > 0 && max_matrix_params < (std::int64_t{1} << 53), "matrix parameters exact in a double");
+static_assert(max_matrix_params > 0 && max_matrix_params < (std::int64_t{1} << 53),
+              "matrix parameters exact in a double");
 
 // ---- documents and layouts --------------------------------------------------
-inline constexpr std::int64_t max_tokens = std::int64_t{1} << 24;     // all documents together
-inline constexpr std::int64_t max_documents = max_tokens;             // every document has a token
-inline constexpr std::int64_t max_row_length = std::int64_t{1} << 20; // a document, row_len, pad_to
+inline constexpr std::int64_t max_tokens = std::int64_t{1} << 24;            // all documents together
+inline constexpr std::int64_t max_documents = max_tokens;                    // every document has a token
+inline constexpr std::int64_t max_row_length = std::int64_t{1} << 20;        // a document, row_len, pad_to
 inline constexpr std::int64_t max_layout_positions = std::int64_t{1} << 24;  // each of padded, packed, varlen
 // Counting the packed layout costs (query tiles of a row) x (document pieces of that row),
 // at most row_len x (documents + rows) with 1-row tiles: kept to seconds.
@@ -61,7 +63,8 @@ inline constexpr std::int64_t max_tile_side = 256;
 inline constexpr std::int64_t max_scores_per_head =
     max_layout_positions * (max_row_length + 2 * max_tile_side + max_tile_side * max_tile_side);
 inline constexpr std::int64_t max_flops_bwd = 10 * max_head_dim * max_heads * max_scores_per_head;
-static_assert(max_scores_per_head / max_layout_positions == max_row_length + 2 * max_tile_side + max_tile_side * max_tile_side);
+static_assert(max_scores_per_head / max_layout_positions ==
+              max_row_length + 2 * max_tile_side + max_tile_side * max_tile_side);
 static_assert(max_flops_bwd / (10 * max_head_dim * max_heads) == max_scores_per_head, "backward FLOPs overflow int64");
 static_assert(max_flops_bwd < INT64_MAX / 4 * 3, "keep a quarter of int64 as margin");
 inline constexpr std::int64_t max_hbm_bytes =
@@ -72,9 +75,9 @@ static_assert(max_hbm_bytes > 0 && max_hbm_bytes < (std::int64_t{1} << 62), "HBM
 // kv_heads), Q and dO (4 * head_dim * heads), dQ's fp32 sums (4 * head_dim * heads) and
 // LSE and delta (8 * heads), plus whole-buffer terms under 32 * N * head_dim * heads.
 inline constexpr std::int64_t max_backward_hbm_bytes =
-    24 * max_heads * max_scores_per_head +
-    max_layout_positions * max_row_length * max_heads * (12 * max_head_dim + 8) +
+    24 * max_heads * max_scores_per_head + max_layout_positions * max_row_length * max_heads * (12 * max_head_dim + 8) +
     32 * max_layout_positions * max_head_dim * max_heads;
-static_assert(max_backward_hbm_bytes > 0 && max_backward_hbm_bytes < INT64_MAX / 8 * 7, "backward HBM bytes overflow int64");
+static_assert(max_backward_hbm_bytes > 0 && max_backward_hbm_bytes < INT64_MAX / 8 * 7,
+              "backward HBM bytes overflow int64");
 
 }  // namespace attnlab

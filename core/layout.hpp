@@ -116,7 +116,9 @@ struct TileRange {
 // (queries past the row's valid end included, as a padded kernel computes them):
 // it stops at the causal diagonal or the window's right edge, and starts at the
 // window's left edge. Tiles wholly outside are skipped.
-ATTNLAB_HD inline int query_tiles(const LayoutView& v, TileShape t, int r) { return tiles_along(row_extent(v, r), t.rows); }
+ATTNLAB_HD inline int query_tiles(const LayoutView& v, TileShape t, int r) {
+  return tiles_along(row_extent(v, r), t.rows);
+}
 ATTNLAB_HD inline TileRange key_tiles_visited(const LayoutView& v, TileShape t, int r, int qt) {
   const int q_first = qt * t.rows, q_last = q_first + t.rows - 1;
   TileRange range{0, tiles_along(row_extent(v, r), t.cols)};
@@ -152,8 +154,9 @@ ATTNLAB_HD inline bool tile_needs_mask(const LayoutView& v, int r, int q0, int k
   const int q_last = q0 + t.rows - 1, k_last = k0 + t.cols - 1;
   if ((q_last > k_last ? q_last : k_last) >= v.row_valid[r]) return true;  // a padding query or key
   if (v.causal && k_last > q0) return true;                                // the last key is after the first query
-  if (v.window.left >= 0 && k0 < q_last - v.window.left) return true;      // the first key is left of the last query's window
-  return v.window.right >= 0 && k_last > q0 + v.window.right;              // the last key is right of the first query's
+  if (v.window.left >= 0 && k0 < q_last - v.window.left)
+    return true;                                               // the first key is left of the last query's window
+  return v.window.right >= 0 && k_last > q0 + v.window.right;  // the last key is right of the first query's
 }
 
 // ---- counting -------------------------------------------------------------------
@@ -170,7 +173,8 @@ ATTNLAB_HD inline std::int64_t causal_pairs(std::int64_t a, std::int64_t b, std:
 }
 
 // #{(q, k) : a <= q < b, c <= k < d, k - q <= shift}: causal_pairs with the diagonal moved.
-ATTNLAB_HD inline std::int64_t pairs_below(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d, std::int64_t shift) {
+ATTNLAB_HD inline std::int64_t pairs_below(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d,
+                                           std::int64_t shift) {
   return causal_pairs(a + shift, b + shift, c, d);
 }
 

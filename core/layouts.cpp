@@ -37,7 +37,8 @@ void append_row(Layout& l, const std::vector<Piece>& pieces, int extent) {
 
 // A layout of no rows yet, its arrays sized for what the builder will append: growing
 // them by doubling took most of the time of long-tail's 1.47M-position padded layout.
-Layout empty_layout(LayoutKind kind, bool causal, Window window, std::size_t rows, std::size_t pieces, std::int64_t positions) {
+Layout empty_layout(LayoutKind kind, bool causal, Window window, std::size_t rows, std::size_t pieces,
+                    std::int64_t positions) {
   Layout l;
   l.kind = kind;
   l.causal = causal;
@@ -132,7 +133,8 @@ Layout make_packed_layout(const std::vector<int>& lengths, int row_len, PackingP
     rows[best].push_back({static_cast<int>(d), offsets[d], len});
     open.insert({room - len, best});
   }
-  Layout l = empty_layout(LayoutKind::packed, causal, window, rows.size(), lengths.size(), std::int64_t(rows.size()) * row_len);
+  Layout l = empty_layout(LayoutKind::packed, causal, window, rows.size(), lengths.size(),
+                          std::int64_t(rows.size()) * row_len);
   for (const auto& row : rows) append_row(l, row, row_len);
   return l;
 }
@@ -151,8 +153,7 @@ CellCounts count_layout(const Layout& layout, TileShape tile) {
   for (int r = 0; r < v.num_rows; ++r)
     for (int qt = 0; qt < query_tiles(v, tile, r); ++qt) {
       const TileRange keys = key_tiles_visited(v, tile, r, qt);
-      for (int kt = keys.first; kt < keys.end; ++kt)
-        total += count_tile(v, r, qt * tile.rows, kt * tile.cols, tile);
+      for (int kt = keys.first; kt < keys.end; ++kt) total += count_tile(v, r, qt * tile.rows, kt * tile.cols, tile);
     }
   return total;
 }

@@ -11,7 +11,9 @@ namespace attnlab {
 
 enum class PackingPolicy { concatenate, best_fit };  // best_fit: rows start at a document start, long documents cropped
 
-inline const char* packing_policy_name(PackingPolicy p) { return p == PackingPolicy::concatenate ? "concatenate" : "best_fit"; }
+inline const char* packing_policy_name(PackingPolicy p) {
+  return p == PackingPolicy::concatenate ? "concatenate" : "best_fit";
+}
 
 struct Layout {
   LayoutKind kind = LayoutKind::varlen;
@@ -24,8 +26,16 @@ struct Layout {
   std::int64_t buffer_tokens() const { return static_cast<std::int64_t>(token_doc.size()); }
   int longest_row() const;
   LayoutView view() const {
-    return {kind, causal, window, num_rows(), row_start.data(), row_valid.data(), row_piece.data(),
-            piece_start.data(), piece_doc.data(), token_doc.data()};
+    return {kind,
+            causal,
+            window,
+            num_rows(),
+            row_start.data(),
+            row_valid.data(),
+            row_piece.data(),
+            piece_start.data(),
+            piece_doc.data(),
+            token_doc.data()};
   }
 };
 

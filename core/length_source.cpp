@@ -14,18 +14,23 @@ namespace attnlab {
 
 namespace {
 
-std::string file_label(const std::filesystem::path& file) { return file.empty() ? "scenario" : printable(file.string(), 4096); }
+std::string file_label(const std::filesystem::path& file) {
+  return file.empty() ? "scenario" : printable(file.string(), 4096);
+}
 
 [[noreturn]] void fail(const std::filesystem::path& file, std::string_view key, std::string_view message) {
   throw InputError(file_label(file) + ": documents." + std::string(key) + ": " + std::string(message));
 }
 
-void require_in_range(const std::filesystem::path& file, std::string_view key, std::int64_t value, std::int64_t largest) {
+void require_in_range(const std::filesystem::path& file, std::string_view key, std::int64_t value,
+                      std::int64_t largest) {
   if (value <= 0 || value > largest)
-    fail(file, key, "expected a positive integer of at most " + std::to_string(largest) + ", got " + std::to_string(value));
+    fail(file, key,
+         "expected a positive integer of at most " + std::to_string(largest) + ", got " + std::to_string(value));
 }
 
-[[noreturn]] void fail_too_many_tokens(const std::filesystem::path& file, std::string_view key, const std::string& got) {
+[[noreturn]] void fail_too_many_tokens(const std::filesystem::path& file, std::string_view key,
+                                       const std::string& got) {
   fail(file, key, "expected at most " + std::to_string(max_tokens) + " tokens in all documents, got " + got);
 }
 
@@ -59,8 +64,8 @@ void check(const std::filesystem::path& file, const UniformLengths& u) {
 void check(const std::filesystem::path& file, const ListLengths& l) {
   if (l.lengths.empty()) fail(file, "lengths", "expected a non-empty array of positive integers, got []");
   if (static_cast<std::int64_t>(l.lengths.size()) > max_documents)
-    fail(file, "lengths", "expected at most " + std::to_string(max_documents) + " documents, got " +
-                              std::to_string(l.lengths.size()));
+    fail(file, "lengths",
+         "expected at most " + std::to_string(max_documents) + " documents, got " + std::to_string(l.lengths.size()));
   std::int64_t total = 0;  // at most 2^24 lengths below 2^31: no overflow
   for (std::size_t i = 0; i < l.lengths.size(); ++i) {
     require_in_range(file, "lengths[" + std::to_string(i) + "]", l.lengths[i], max_row_length);
@@ -76,8 +81,9 @@ void check(const std::filesystem::path& file, const LogNormalLengths& p) {
     fail(file, "sigma", "expected a number >= 0, got " + std::to_string(p.sigma));
   require_in_range(file, "min", p.min, max_row_length);
   if (p.max < p.min || p.max > max_row_length)
-    fail(file, "max", "expected an integer >= min (" + std::to_string(p.min) + ") and at most " +
-                          std::to_string(max_row_length) + ", got " + std::to_string(p.max));
+    fail(file, "max",
+         "expected an integer >= min (" + std::to_string(p.min) + ") and at most " + std::to_string(max_row_length) +
+             ", got " + std::to_string(p.max));
   if (p.token_budget < p.min || p.token_budget > max_tokens)
     fail(file, "token_budget",
          "expected at least min (" + std::to_string(p.min) + ") tokens so that one document fits, and at most " +

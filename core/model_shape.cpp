@@ -45,8 +45,7 @@ void check_model_shape(const ModelShape& m, const std::string& where) {
   range("seq_len", m.seq_len, max_row_length);
   range("short_window", m.short_window, max_window);
   if (m.window_pattern.empty() || std::int64_t(m.window_pattern.size()) > max_window_pattern ||
-      m.window_pattern.find_first_not_of("SL") != std::string::npos)
-  {
+      m.window_pattern.find_first_not_of("SL") != std::string::npos) {
     std::string shown;  // printable, so the message stays one line
     for (const char ch : m.window_pattern.substr(0, 64)) shown += (ch >= 0x20 && ch < 0x7f) ? ch : '?';
     fail("window_pattern", "1 to " + std::to_string(max_window_pattern) + " letters S (short window) or L (long)",

@@ -9,13 +9,13 @@ namespace attnlab {
 
 struct ModelShape {
   int layers = 24;
-  int width = 1536;       // model dimension (n_embd)
-  int heads = 12;         // query heads
-  int kv_heads = 12;      // key/value heads (grouped-query attention when fewer)
+  int width = 1536;   // model dimension (n_embd)
+  int heads = 12;     // query heads
+  int kv_heads = 12;  // key/value heads (grouped-query attention when fewer)
   int head_dim = 128;
-  int mlp_ratio = 4;      // MLP hidden width = mlp_ratio * width
+  int mlp_ratio = 4;  // MLP hidden width = mlp_ratio * width
   int vocab = 32768;
-  int seq_len = 2048;     // nanochat's sequence_len: the T of its FLOP estimate
+  int seq_len = 2048;  // nanochat's sequence_len: the T of its FLOP estimate
   // One letter per layer, repeated over the layers: S = short window, L = long
   // (whole sequence). The last layer is always long, as in nanochat.
   std::string window_pattern = "SSSL";

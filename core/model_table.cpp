@@ -14,9 +14,15 @@ struct IntegerKey {
   int ModelShape::*field;
 };
 constexpr IntegerKey integer_keys[] = {
-    {"layers", &ModelShape::layers},     {"width", &ModelShape::width},       {"heads", &ModelShape::heads},
-    {"kv_heads", &ModelShape::kv_heads}, {"head_dim", &ModelShape::head_dim}, {"mlp_ratio", &ModelShape::mlp_ratio},
-    {"vocab", &ModelShape::vocab},       {"seq_len", &ModelShape::seq_len},   {"short_window", &ModelShape::short_window},
+    {"layers", &ModelShape::layers},
+    {"width", &ModelShape::width},
+    {"heads", &ModelShape::heads},
+    {"kv_heads", &ModelShape::kv_heads},
+    {"head_dim", &ModelShape::head_dim},
+    {"mlp_ratio", &ModelShape::mlp_ratio},
+    {"vocab", &ModelShape::vocab},
+    {"seq_len", &ModelShape::seq_len},
+    {"short_window", &ModelShape::short_window},
 };
 
 // The value as TOML writes it, for "got ..." in messages (strings quoted, tables and arrays named).

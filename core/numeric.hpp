@@ -35,12 +35,13 @@ inline std::uint16_t float_to_fp16_bits(float f) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   const std::uint32_t magnitude = x & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return sign | 0x7e00u;                // NaN
-  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;               // >= 65520 rounds to infinity
-  const int exponent = static_cast<int>(magnitude >> 23);            // biased by 127
-  if (exponent >= 113) {                                             // normal in fp16 (>= 2^-14)
+  if (magnitude > 0x7f800000u) return sign | 0x7e00u;      // NaN
+  if (magnitude >= 0x477ff000u) return sign | 0x7c00u;     // >= 65520 rounds to infinity
+  const int exponent = static_cast<int>(magnitude >> 23);  // biased by 127
+  if (exponent >= 113) {                                   // normal in fp16 (>= 2^-14)
     const std::uint32_t rebased = ((exponent - 112u) << 23) | (magnitude & 0x7fffffu);
-    return sign | static_cast<std::uint16_t>(round_shifted_even(rebased, 13));  // a carry bumps the exponent, as it should
+    return sign |
+           static_cast<std::uint16_t>(round_shifted_even(rebased, 13));  // a carry bumps the exponent, as it should
   }
   // Subnormal in fp16: count units of 2^-24. shift = 126 - exponent >= 14.
   const int shift = 126 - exponent;

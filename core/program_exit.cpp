@@ -1,7 +1,7 @@
 #include "core/program_exit.hpp"
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <string>

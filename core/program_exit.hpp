@@ -6,8 +6,9 @@
 namespace attnlab {
 
 inline constexpr int exit_internal_error = 1;
-inline constexpr int exit_bad_input = 2;  // InputError (a scenario, CSV or flag was wrong), or a path the system refused
-inline constexpr int exit_no_gpu = 3;     // NoGpuError: the command needs a CUDA GPU it can run on (sm_80 or newer)
+inline constexpr int exit_bad_input =
+    2;                                 // InputError (a scenario, CSV or flag was wrong), or a path the system refused
+inline constexpr int exit_no_gpu = 3;  // NoGpuError: the command needs a CUDA GPU it can run on (sm_80 or newer)
 
 // Runs a program's body and turns attnlab's errors into their exit codes; every message is
 // printed through printable(), so input quoted in it cannot break the line.

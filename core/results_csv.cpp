@@ -79,8 +79,8 @@ std::string print_number(Number value) {
 std::string csv_cell(const std::string& text, std::string_view column) {
   if (text.find_first_of("\r\n") != std::string::npos)
     throw InputError("results CSV: " + std::string(column) + ": a value cannot hold a line break");
-  const bool quote = text.find_first_of(",\"") != std::string::npos ||
-                     (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  const bool quote =
+      text.find_first_of(",\"") != std::string::npos || (!text.empty() && (text.front() == ' ' || text.back() == ' '));
   if (!quote) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -133,7 +133,8 @@ struct Parser {
   // character, no byte that is not UTF-8. An implementation is one of the four.
   void operator()(std::string ResultRow::*m) const {
     if (printable(text, text.size()) != text) throw BadCell{"printable text (no control character, UTF-8)"};
-    if (m == &ResultRow::implementation && !parse_implementation(text)) throw BadCell{"naive, padded, packed or varlen"};
+    if (m == &ResultRow::implementation && !parse_implementation(text))
+      throw BadCell{"naive, padded, packed or varlen"};
     row.*m = text;
   }
   void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
@@ -231,11 +232,14 @@ std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const
       if (line.size() > header.cells) throw InputError(at + "more cells than the header has columns");
       for (std::size_t i = 0; i < columns.size(); ++i)  // columns absent from the file stay empty
         cells[i] = header.column_of[i] < 0 ? std::string() : std::move(line[header.column_of[i]]);
-      if (is_repeated_header(cells)) throw InputError(at + "the header line again (files joined?); expected a row of values");
+      if (is_repeated_header(cells))
+        throw InputError(at + "the header line again (files joined?); expected a row of values");
       ResultRow row;
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const Column& c = columns[i];
-        const auto bad_cell = [&](const std::string& what) { return InputError(at + std::string(c.name) + ": " + what); };
+        const auto bad_cell = [&](const std::string& what) {
+          return InputError(at + std::string(c.name) + ": " + what);
+        };
         if (cells[i].empty() && must_have_value(c)) throw bad_cell("expected a value, got an empty cell");
         try {
           std::visit(Parser{cells[i], row}, c.field);

@@ -19,9 +19,9 @@ namespace attnlab {
 struct ResultRow {
   // The fixed columns, in file order.
   std::string scenario;
-  std::string implementation;   // naive, padded, packed, varlen, or a peer's name for its kernel
-  std::string source;           // "attnlab" for our rows, the peer's name otherwise
-  std::string gpu;              // as the driver reports it
+  std::string implementation;  // naive, padded, packed, varlen, or a peer's name for its kernel
+  std::string source;          // "attnlab" for our rows, the peer's name otherwise
+  std::string gpu;             // as the driver reports it
   DType dtype = DType::bf16;
   int heads = 0;
   int head_dim = 0;
@@ -35,7 +35,7 @@ struct ResultRow {
   std::optional<int> kv_heads;
   std::optional<std::int64_t> tokens;
   std::string kernel;  // the code that ran: "cublas", "mma-sm80"; a peer's backend or empty
-  std::string tile;  // "BrxBc", e.g. "64x64"; empty where it does not apply
+  std::string tile;    // "BrxBc", e.g. "64x64"; empty where it does not apply
   std::optional<double> computed_tflops;
   std::optional<double> max_abs_error;
   std::optional<double> bleed_rel_l2;

@@ -11,13 +11,17 @@ namespace attnlab {
 namespace {
 
 [[noreturn]] void fail(const Scenario& s, const std::string& key, const std::string& message) {
-  const std::string file = printable(!s.source.empty() ? s.source.string() : !s.name.empty() ? s.name : "scenario", 4096);
+  const std::string file = printable(!s.source.empty() ? s.source.string()
+                                     : !s.name.empty() ? s.name
+                                                       : "scenario",
+                                     4096);
   throw InputError(file + ": " + key + ": " + message);
 }
 
 void require_in_range(const Scenario& s, const char* key, std::int64_t value, std::int64_t largest) {
   if (value <= 0 || value > largest)
-    fail(s, key, "expected a positive integer of at most " + std::to_string(largest) + ", got " + std::to_string(value));
+    fail(s, key,
+         "expected a positive integer of at most " + std::to_string(largest) + ", got " + std::to_string(value));
 }
 
 // The layouts are built in memory and counted cell by cell type: a limit on their size keeps
@@ -36,15 +40,18 @@ void require_window(const Scenario& s) {
   const Window w = s.window;
   if (!w.any()) return;
   if (w.left > max_window || w.right > max_window)
-    fail(s, "window", "expected at most " + std::to_string(max_window) + " keys on a side, got [" + std::to_string(w.left) +
-                          ", " + std::to_string(w.right) + "]");
+    fail(s, "window",
+         "expected at most " + std::to_string(max_window) + " keys on a side, got [" + std::to_string(w.left) + ", " +
+             std::to_string(w.right) + "]");
   if (s.causal) {
     if (w.left < 1 || w.right != 0)
-      fail(s, "window", "expected a positive number of keys to the left for a causal scenario, got [" +
-                            std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+      fail(s, "window",
+           "expected a positive number of keys to the left for a causal scenario, got [" + std::to_string(w.left) +
+               ", " + std::to_string(w.right) + "]");
   } else if (w.left < 0 || w.right < 0 || (w.left == 0 && w.right == 0)) {
-    fail(s, "window", "expected [left, right] with both >= 0 and not both 0 for a non-causal scenario, got [" +
-                          std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
+    fail(s, "window",
+         "expected [left, right] with both >= 0 and not both 0 for a non-causal scenario, got [" +
+             std::to_string(w.left) + ", " + std::to_string(w.right) + "]");
   }
 }
 

@@ -23,8 +23,8 @@ inline std::optional<DType> parse_dtype(std::string_view name) {
 inline int dtype_bytes(DType) { return 2; }
 
 struct Scenario {
-  std::string name;  // file stem
-  std::string why;   // one sentence: what this scenario teaches
+  std::string name;              // file stem
+  std::string why;               // one sentence: what this scenario teaches
   std::filesystem::path source;  // the file it was read from (empty when built in code)
 
   int heads = 16;
@@ -34,9 +34,9 @@ struct Scenario {
   bool causal = true;
   Window window;  // FlashAttention's window_size (left, right); none by default (scenarios/README.md)
 
-  int row_len = 4096;                              // packed rows
+  int row_len = 4096;  // packed rows
   PackingPolicy packing = PackingPolicy::concatenate;
-  std::optional<int> pad_to;                       // padded rows: empty = the longest document
+  std::optional<int> pad_to;  // padded rows: empty = the longest document
 
   LengthSource length_source;  // what the file says; doc_lengths is what it yields
   std::vector<int> doc_lengths;

@@ -10,9 +10,9 @@
 
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
-#include "core/model_table.hpp"
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
+#include "core/model_table.hpp"
 #include "core/toml_guard.hpp"
 
 namespace attnlab {
@@ -104,7 +104,9 @@ class TableReader {
   std::int64_t integer(std::string_view key, std::string_view expected) const {
     return integer_of(key, expected, require(key, expected));
   }
-  int int32(std::string_view key, std::string_view expected) const { return int_of(key, expected, require(key, expected)); }
+  int int32(std::string_view key, std::string_view expected) const {
+    return int_of(key, expected, require(key, expected));
+  }
   double number(std::string_view key, std::string_view expected) const {
     const toml::node& n = require(key, expected);
     if (!n.is_number()) fail_type(key, expected, n);
@@ -121,7 +123,8 @@ class TableReader {
     return n.as_string()->get();
   }
   // A string that must be one of the given words.
-  std::string word(std::string_view key, std::string_view expected, std::initializer_list<std::string_view> words) const {
+  std::string word(std::string_view key, std::string_view expected,
+                   std::initializer_list<std::string_view> words) const {
     const toml::node& n = require(key, expected);
     if (!n.is_string() || std::find(words.begin(), words.end(), n.as_string()->get()) == words.end())
       fail_type(key, expected, n);
@@ -150,7 +153,8 @@ LengthSource read_length_source(const TableReader& docs) {
     if (!n.is_array()) docs.fail_type("lengths", expected, n);
     ListLengths list;
     for (std::size_t i = 0; i < n.as_array()->size(); ++i)
-      list.lengths.push_back(docs.int_of("lengths[" + std::to_string(i) + "]", positive_integer, *n.as_array()->get(i)));
+      list.lengths.push_back(
+          docs.int_of("lengths[" + std::to_string(i) + "]", positive_integer, *n.as_array()->get(i)));
     return list;
   }
   if (source == "lognormal") {
@@ -185,7 +189,7 @@ Scenario read_scenario(const toml::table& table, const std::filesystem::path& fi
     throw InputError(printable(file.string(), 4096) + ": the file name must be printable text (it names the scenario)");
   const TableReader top(table, file.string(), "");
   top.only_keys({"why", "heads", "kv_heads", "head_dim", "dtype", "causal", "window", "row_len", "packing", "pad_to",
-                "documents", "model"});
+                 "documents", "model"});
   constexpr std::string_view why_expected = "one sentence on one line saying what this scenario teaches";
   s.why = top.string("why", why_expected);
   // Printed as it is by `attnlab list` and `model`: no line break, escape sequence or other control character.
@@ -252,8 +256,7 @@ std::string scenario_toml(const Scenario& s, const std::filesystem::path& to) {
         << (s.causal ? std::to_string(s.window.left)
                      : "[" + std::to_string(s.window.left) + ", " + std::to_string(s.window.right) + "]")
         << "\n";
-  out
-      << "row_len = " << s.row_len << "\n"
+  out << "row_len = " << s.row_len << "\n"
       << "packing = \"" << packing_policy_name(s.packing) << "\"\n"
       << "pad_to = " << (s.pad_to ? std::to_string(*s.pad_to) : "\"longest\"") << "\n"
       << "\n[documents]\n"

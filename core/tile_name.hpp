@@ -20,7 +20,8 @@ inline std::optional<TileShape> parse_tile_name(std::string_view text) {
   const char* end = text.data() + text.size();
   const auto rows = std::from_chars(text.data(), text.data() + x, t.rows);
   const auto cols = std::from_chars(text.data() + x + 1, end, t.cols);
-  if (rows.ptr != text.data() + x || rows.ec != std::errc() || cols.ptr != end || cols.ec != std::errc()) return std::nullopt;
+  if (rows.ptr != text.data() + x || rows.ec != std::errc() || cols.ptr != end || cols.ec != std::errc())
+    return std::nullopt;
   if (t.rows < 1 || t.cols < 1) return std::nullopt;
   return t;
 }

@@ -89,7 +89,8 @@ class TomlGuard {
     // close, comment or line end; a '[', '{' or '=' inside it would make this pass see a table
     // or a string where toml++ sees none (`w=1.x{='''é`).
     if (in_bare_value_ && (c == '[' || c == '{' || c == '='))
-      fail(std::string("a '") + c + "' inside a bare value; values end at a blank, a comma, a closing bracket or a line end");
+      fail(std::string("a '") + c +
+           "' inside a bare value; values end at a blank, a comma, a closing bracket or a line end");
     if (c == ',' || c == ']' || c == '}' || c == '\n')
       in_bare_value_ = false;
     else if (!in_key_ && c != '[' && c != '{' && c != '=')
@@ -172,8 +173,8 @@ class TomlGuard {
         // toml++ 3.3.0 tests the first character after a multi-line string's backslash and the
         // blanks and line ends after it with the same defective function: it must be ASCII.
         std::size_t next = i_ + 1;
-        while (multi_line && next < text_.size() && (text_[next] == ' ' || text_[next] == '\t' || text_[next] == '\r' ||
-                                                     text_[next] == '\n'))
+        while (multi_line && next < text_.size() &&
+               (text_[next] == ' ' || text_[next] == '\t' || text_[next] == '\r' || text_[next] == '\n'))
           ++next;
         if (multi_line && next < text_.size() && static_cast<unsigned char>(text_[next]) >= 0x80) {
           i_ = next;
@@ -199,7 +200,7 @@ class TomlGuard {
   int run_dots_ = 0;
   int part_bytes_ = 0;
   bool in_bare_value_ = false;  // inside a value that is not a string, array or inline table
-  char last_ = '\n';  // the last character outside strings and comments that is not a blank
+  char last_ = '\n';            // the last character outside strings and comments that is not a blank
 };
 
 }  // namespace
@@ -213,8 +214,8 @@ toml::table read_toml_file(const std::filesystem::path& file, std::string_view w
   try {
     return toml::parse(text, file.string());
   } catch (const toml::parse_error& e) {
-    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
-                     ": not valid TOML: " + printable(e.description()));
+    throw InputError(name + ":" + std::to_string(e.source().begin.line) + ":" +
+                     std::to_string(e.source().begin.column) + ": not valid TOML: " + printable(e.description()));
   }
 }
 

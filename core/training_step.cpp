@@ -15,7 +15,8 @@ double saving(double packed, double varlen) { return packed > 0 ? 1.0 - varlen /
 }  // namespace
 
 double TrainingStep::saving_full_squares() const {
-  return saving((*this)[Implementation::packed].step_full_squares(), (*this)[Implementation::varlen].step_full_squares());
+  return saving((*this)[Implementation::packed].step_full_squares(),
+                (*this)[Implementation::varlen].step_full_squares());
 }
 
 double TrainingStep::saving_computed() const {
@@ -70,7 +71,8 @@ TrainingStep model_training_step(const Scenario& s, const ModelShape& m, TileSha
       StepCost& c = step.costs[int(impl)];
       const ImplementationCost& ic = costs[impl];
       const Layout& layout = layouts.of(impl);
-      const double full = per_token(4.0 * hd * double(full_square_scores(layout, layer_window_left(m, kind))), step.tokens);
+      const double full =
+          per_token(4.0 * hd * double(full_square_scores(layout, layer_window_left(m, kind))), step.tokens);
       c.full_squares_per_layer[int(kind)] = {full, 2.0 * full};
       c.computed_per_layer[int(kind)] = {per_token(double(ic.flops_fwd), step.tokens),
                                          per_token(double(backward[int(impl)].flops), step.tokens)};

@@ -44,9 +44,9 @@ struct StepCost {
 struct TrainingStep {
   ModelShape model;
   TileShape tile;
-  std::int64_t tokens = 0;                 // the scenario's tokens: one micro-batch
+  std::int64_t tokens = 0;  // the scenario's tokens: one micro-batch
   std::int64_t matrix_params = 0;
-  std::array<int, 2> layers{};             // layers of each kind
+  std::array<int, 2> layers{};  // layers of each kind
   // nanochat's estimate_flops: 6 * matrix_params + sum over layers of
   // 12 * heads * head_dim * min(window, seq_len); no layout, no padding.
   double nanochat_flops_per_token = 0;

@@ -25,12 +25,12 @@ namespace attnlab {
 // ---- the GPU ---------------------------------------------------------------
 
 struct GpuInfo {
-  std::string name;          // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
+  std::string name;            // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
   int compute_capability = 0;  // e.g. 90
   int sm_count = 0;
-  int driver_version = 0;    // CUDA driver API version, e.g. 13000
-  int runtime_version = 0;   // CUDA runtime the binary was built against, e.g. 13000
-  std::string driver;        // the display driver's version as nvidia-smi prints it (NVML); empty if unknown
+  int driver_version = 0;   // CUDA driver API version, e.g. 13000
+  int runtime_version = 0;  // CUDA runtime the binary was built against, e.g. 13000
+  std::string driver;       // the display driver's version as nvidia-smi prints it (NVML); empty if unknown
   std::size_t free_bytes = 0, total_bytes = 0;
 };
 
@@ -66,7 +66,7 @@ class DeviceBuffer {
 
   void* data() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
-  void upload(const void* host, std::size_t bytes);      // bytes <= this->bytes()
+  void upload(const void* host, std::size_t bytes);  // bytes <= this->bytes()
   void download(void* host, std::size_t bytes) const;
   // Fills every byte with 0xFF: NaN in bf16, fp16 and fp32, so unwritten outputs show.
   void poison();
@@ -163,7 +163,11 @@ struct AttentionViews {
   float* lse = nullptr;
   AttentionViews() = default;
   AttentionViews(const AttentionTensors& t)  // implicit: a run on owned tensors passes them as they are
-      : positions(t.positions), q(t.q.data()), k(t.k.data()), v(t.v.data()), o(t.o.data()),
+      : positions(t.positions),
+        q(t.q.data()),
+        k(t.k.data()),
+        v(t.v.data()),
+        o(t.o.data()),
         lse(static_cast<float*>(t.lse.data())) {}
 };
 

@@ -39,8 +39,13 @@ struct GradientViews {
   float* dq_accum = nullptr;
   GradientViews() = default;
   GradientViews(const GradientTensors& g)  // implicit: a run on owned tensors passes them as they are
-      : positions(g.positions), d_o(g.d_o.data()), dq(g.dq.data()), dk(g.dk.data()), dv(g.dv.data()),
-        delta(static_cast<float*>(g.delta.data())), dq_accum(static_cast<float*>(g.dq_accum.data())) {}
+      : positions(g.positions),
+        d_o(g.d_o.data()),
+        dq(g.dq.data()),
+        dk(g.dk.data()),
+        dv(g.dv.data()),
+        delta(static_cast<float*>(g.delta.data())),
+        dq_accum(static_cast<float*>(g.dq_accum.data())) {}
 };
 
 // What GradientTensors allocates for `positions` buffer positions.
@@ -80,7 +85,9 @@ class NaiveBackward {
   NaiveBackward& operator=(const NaiveBackward&) = delete;
   // `naive` ran the forward into `forward` over the same layout and problem.
   void run(const NaiveAttention& naive, const AttentionTensors& forward, GradientTensors& gradients);
-  std::size_t workspace_bytes() const { return d_probs_.bytes() + d_scores_.bytes() + dk_accum_.bytes() + dv_accum_.bytes(); }
+  std::size_t workspace_bytes() const {
+    return d_probs_.bytes() + d_scores_.bytes() + dk_accum_.bytes() + dv_accum_.bytes();
+  }
 
  private:
   const DeviceLayout& layout_;

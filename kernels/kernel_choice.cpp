@@ -40,7 +40,8 @@ std::string flash_kernel_names() {
 FlashKernel parse_flash_kernel(std::string_view name, std::string_view flag) {
   for (const FlashKernelInfo& k : flash_kernels)
     if (name == k.name) return k.kernel;
-  throw InputError(std::string(flag) + ": expected one of " + flash_kernel_names() + ", got \"" + std::string(name) + "\"");
+  throw InputError(std::string(flag) + ": expected one of " + flash_kernel_names() + ", got \"" + std::string(name) +
+                   "\"");
 }
 
 FlashKernel choose_flash_kernel(std::string_view name, int device_capability, std::string_view flag, bool backward) {
@@ -61,8 +62,7 @@ FlashKernel choose_flash_kernel(std::string_view name, int device_capability, st
                      capability_name(compute_capability));
   if (!flash_kernel_built(k.kernel))
     throw InputError(std::string(flag) + ": " + k.name + " is not in this build (its CUDA architectures lack sm_90)");
-  if (backward && !k.has_backward)
-    throw InputError(std::string(flag) + ": " + k.name + " has no backward pass");
+  if (backward && !k.has_backward) throw InputError(std::string(flag) + ": " + k.name + " has no backward pass");
   return k.kernel;
 }
 

@@ -48,5 +48,4 @@ NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem&
 NaiveBackward::~NaiveBackward() = default;
 void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&) { no_cuda(); }
 
-
 }  // namespace attnlab

@@ -36,15 +36,15 @@ namespace {
 
 }  // namespace
 
-void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-               const AttentionViews& t, KernelCounts* counts) {
+void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, const AttentionViews& t,
+               KernelCounts* counts) {
   problem.validate();
   if (layout.work_tile() != kernel_tile(kernel))
     throw std::logic_error(std::string("run_flash: the work list is not at ") + flash_kernel_info(kernel).name +
                            "'s tile");
   if (t.positions != layout.host().buffer_tokens())
-    throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) +
-                                " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
+    throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) + " positions, the layout " +
+                                std::to_string(layout.host().buffer_tokens()));
   const flash::KernelCounters counters(counts);
   flash::Params p{};
   p.layout = layout.view();
@@ -71,8 +71,8 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
       wgmma_sm90::launch_forward_rung(info.rung, info.name, p, items, t.positions, problem.dtype == DType::bf16,
                                       problem.head_dim);
     else
-      with_element_and_head_dim(
-          problem, [&]<typename T, int D>() { wgmma_sm90::launch_forward<T, D>(p, items, t.positions); });
+      with_element_and_head_dim(problem,
+                                [&]<typename T, int D>() { wgmma_sm90::launch_forward<T, D>(p, items, t.positions); });
 #endif
   }
   counters.read();

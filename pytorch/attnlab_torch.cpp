@@ -51,13 +51,11 @@ std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t 
   std::vector<int> n;
   std::int64_t tokens = 0;
   for (const std::int64_t l : lengths) {
-    TORCH_CHECK(l > 0 && l <= max_row_length, "attnlab: a sequence length must be 1 to ",
-                max_row_length, ", got ", l);
+    TORCH_CHECK(l > 0 && l <= max_row_length, "attnlab: a sequence length must be 1 to ", max_row_length, ", got ", l);
     tokens += l;
     n.push_back(int(l));
   }
-  TORCH_CHECK(tokens <= max_tokens, "attnlab: at most ", max_tokens,
-              " tokens in one layout, got ", tokens);
+  TORCH_CHECK(tokens <= max_tokens, "attnlab: at most ", max_tokens, " tokens in one layout, got ", tokens);
   TORCH_CHECK(window_left >= -1 && window_left <= max_window, "attnlab: window_left must be -1 (none) or 0 to ",
               max_window, ", got ", window_left);
   const cudaDeviceProp* gpu = at::cuda::getCurrentDeviceProperties();
@@ -169,8 +167,9 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
 
 TORCH_LIBRARY(attnlab, m) {
   m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float scale) -> (Tensor, Tensor)");
-  m.def("flash_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, int layout, "
-        "float scale) -> (Tensor, Tensor, Tensor)");
+  m.def(
+      "flash_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, int layout, "
+      "float scale) -> (Tensor, Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(attnlab, CUDA, m) {

@@ -13,9 +13,11 @@ namespace {
 
 void check_shape(std::int64_t tokens, int heads, int kv_heads, int head_dim) {
   if (tokens < 0 || heads <= 0 || kv_heads <= 0 || head_dim <= 0 || heads % kv_heads != 0)
-    throw std::invalid_argument("attention inputs need tokens >= 0, head_dim > 0 and heads a positive multiple of "
-                                "kv_heads; got tokens " + std::to_string(tokens) + ", heads " + std::to_string(heads) +
-                                ", kv_heads " + std::to_string(kv_heads) + ", head_dim " + std::to_string(head_dim));
+    throw std::invalid_argument(
+        "attention inputs need tokens >= 0, head_dim > 0 and heads a positive multiple of "
+        "kv_heads; got tokens " +
+        std::to_string(tokens) + ", heads " + std::to_string(heads) + ", kv_heads " + std::to_string(kv_heads) +
+        ", head_dim " + std::to_string(head_dim));
 }
 
 AttentionInputs sized_inputs(std::int64_t tokens, int heads, int kv_heads, int head_dim, DType dtype) {
@@ -64,8 +66,9 @@ std::vector<float> gather_tokens(const Layout& layout, std::span<const float> ca
   std::vector<float> out(static_cast<std::size_t>(layout.buffer_tokens()) * width, pad_value);
   for (std::int64_t p = 0; p < layout.buffer_tokens(); ++p) {
     const std::int64_t t = layout.token_source[p];
-    if (t >= tokens) throw std::out_of_range("layout token " + std::to_string(t) + " beyond the inputs' " +
-                                             std::to_string(tokens) + " tokens");
+    if (t >= tokens)
+      throw std::out_of_range("layout token " + std::to_string(t) + " beyond the inputs' " + std::to_string(tokens) +
+                              " tokens");
     if (t >= 0) std::copy_n(canonical.data() + t * width, width, out.data() + p * width);
   }
   return out;

@@ -20,7 +20,7 @@ std::vector<int> chosen_or_all(std::vector<int> chosen, int limit, const char* w
 
 // Storage slots of the positions of the computed rows, numbered in buffer order.
 struct PositionSlots {
-  std::vector<char> row_computed;            // per layout row: 1 if computed
+  std::vector<char> row_computed;              // per layout row: 1 if computed
   std::vector<std::int64_t> slot_of_position;  // -1 outside the computed rows
   std::int64_t count = 0;
 };

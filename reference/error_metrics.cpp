@@ -154,7 +154,8 @@ ErrorStats compare_across_layouts(const Layout& candidate_layout, std::span<cons
 
 ErrorStats compare_across_layouts(const Layout& candidate_layout, const ReferenceOutput& candidate,
                                   const Layout& reference_layout, const ReferenceOutput& ref) {
-  if (candidate.heads != ref.heads || candidate.head_dim != ref.head_dim || candidate.computed_heads != ref.computed_heads)
+  if (candidate.heads != ref.heads || candidate.head_dim != ref.head_dim ||
+      candidate.computed_heads != ref.computed_heads)
     throw std::invalid_argument("compare_across_layouts: the two outputs computed different heads");
   return compare_tokens(
       candidate_layout, [&](std::int64_t p, int h, int d) { return candidate.o_at(p, h, d); },

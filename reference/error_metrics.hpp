@@ -13,10 +13,10 @@
 namespace attnlab {
 
 struct ErrorStats {
-  double rel_l2 = 0;      // ||candidate - reference||_2 / ||reference||_2
-  double max_abs = 0;     // max |candidate - reference|
+  double rel_l2 = 0;                  // ||candidate - reference||_2 / ||reference||_2
+  double max_abs = 0;                 // max |candidate - reference|
   std::optional<double> lse_max_abs;  // max |LSE - reference LSE|, when an LSE was given
-  std::int64_t values = 0;  // output values compared
+  std::int64_t values = 0;            // output values compared
 };
 
 // candidate_o: [positions][heads][head_dim] in the layout's buffer order (float,

@@ -47,12 +47,12 @@ struct QueryTileState {
   int first_query = 0;  // row position of the tile's first query
   int queries = 0;      // queries of the tile inside the row (the last tile may be short)
   int head_dim = 0;
-  TileRange key_tiles;                // the key tiles this query tile visits (key_tiles_visited)
-  int key_tiles_done = 0;             // key tiles visited so far, in order from key_tiles.first
-  std::vector<double> running_max;    // m per query; -inf until a score takes part
-  std::vector<double> running_sum;    // l per query
-  std::vector<double> last_rescale;   // exp(m_old - m_new) applied at the last step (1 before any)
-  std::vector<double> accumulator;    // unnormalised output [queries][head_dim]
+  TileRange key_tiles;               // the key tiles this query tile visits (key_tiles_visited)
+  int key_tiles_done = 0;            // key tiles visited so far, in order from key_tiles.first
+  std::vector<double> running_max;   // m per query; -inf until a score takes part
+  std::vector<double> running_sum;   // l per query
+  std::vector<double> last_rescale;  // exp(m_old - m_new) applied at the last step (1 before any)
+  std::vector<double> accumulator;   // unnormalised output [queries][head_dim]
 };
 
 QueryTileState start_query_tile(const LayoutView& view, TileShape tile, int row, int query_tile, int head_dim);

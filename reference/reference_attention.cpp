@@ -33,7 +33,9 @@ ReferenceOutput empty_output(const Layout& layout, const AttentionInputs& in, co
   return out;
 }
 
-double* output_at(ReferenceOutput& out, std::int64_t pos, int head) { return out.o.data() + out.slot(pos, head) * out.head_dim; }
+double* output_at(ReferenceOutput& out, std::int64_t pos, int head) {
+  return out.o.data() + out.slot(pos, head) * out.head_dim;
+}
 double& lse_slot(ReferenceOutput& out, std::int64_t pos, int head) { return out.lse[out.slot(pos, head)]; }
 
 }  // namespace
@@ -85,8 +87,7 @@ ReferenceOutput reference_tiled(const Layout& layout, const AttentionInputs& in,
     const RowHeadOperands ops = load_row_head(layout, in, r, h);
     for (int qt = 0; qt < query_tiles(view, tile, r); ++qt) {
       QueryTileState state = start_query_tile(view, tile, r, qt, in.head_dim);
-      while (state.key_tiles_done < state.key_tiles.count())
-        visit_next_key_tile(view, tile, ops, scale, state);
+      while (state.key_tiles_done < state.key_tiles.count()) visit_next_key_tile(view, tile, ops, scale, state);
       for (int i = 0; i < state.queries; ++i) {
         const std::int64_t pos = layout.row_start[r] + state.first_query + i;
         double* o = output_at(out, pos, h);

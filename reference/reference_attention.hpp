@@ -23,7 +23,6 @@ struct ReferenceOptions {
   int threads = 0;         // worker threads over (row, head) pairs; 0 = all hardware threads
 };
 
-
 struct ReferenceOutput {
   std::int64_t positions = 0;  // the layout's buffer positions
   int heads = 0;

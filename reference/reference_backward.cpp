@@ -42,8 +42,9 @@ ReferenceGradients empty_gradients(const Layout& layout, const AttentionInputs& 
   g.computed_rows = chosen_or_all(options.rows, layout.num_rows(), "row");
   g.computed_heads = chosen_or_all(options.heads, in.heads, "head");
   if (whole_kv_groups(g.computed_heads, in.heads, in.kv_heads) != g.computed_heads)
-    throw std::invalid_argument("reference backward: the chosen heads must be whole KV groups (dK and dV sum over a "
-                                "group's query heads); widen them with whole_kv_groups");
+    throw std::invalid_argument(
+        "reference backward: the chosen heads must be whole KV groups (dK and dV sum over a "
+        "group's query heads); widen them with whole_kv_groups");
   for (int h : g.computed_heads)
     if (g.computed_kv_heads.empty() || g.computed_kv_heads.back() != in.kv_head_of(h))
       g.computed_kv_heads.push_back(in.kv_head_of(h));
@@ -91,8 +92,8 @@ struct KeyGradients {
 
 // The contribution of one attended cell (q, k) with probability p: the heart of both algorithms.
 //   dV_k += p·dO_q;  dS = p·(dO_q·V_k − D_q);  dQ_q += dS·K_k;  dK_k += dS·Q_q  (scales applied later)
-void add_cell(const RowHeadOperands& ops, const double* grad_q, double rowsum_q, int q, int k, double p,
-              double* dq_acc, KeyGradients& keys) {
+void add_cell(const RowHeadOperands& ops, const double* grad_q, double rowsum_q, int q, int k, double p, double* dq_acc,
+              KeyGradients& keys) {
   const int D = ops.head_dim;
   add_scaled(keys.dv_at(k), p, grad_q, D);
   const double ds = p * (dot(grad_q, ops.v_at(k), D) - rowsum_q);

@@ -33,10 +33,10 @@ struct ReferenceGradients {
   int heads = 0;
   int kv_heads = 0;
   int head_dim = 0;
-  std::vector<int> computed_rows;      // sorted layout rows
-  std::vector<int> computed_heads;     // sorted query heads: whole KV groups
-  std::vector<int> computed_kv_heads;  // sorted kv heads of those groups
-  std::vector<char> row_computed;      // per layout row: 1 if computed
+  std::vector<int> computed_rows;              // sorted layout rows
+  std::vector<int> computed_heads;             // sorted query heads: whole KV groups
+  std::vector<int> computed_kv_heads;          // sorted kv heads of those groups
+  std::vector<char> row_computed;              // per layout row: 1 if computed
   std::vector<std::int64_t> slot_of_position;  // -1 outside the computed rows
   std::vector<int> slot_of_head, slot_of_kv_head;
   std::vector<double> dq;      // [computed positions][computed heads][head_dim]
@@ -44,7 +44,9 @@ struct ReferenceGradients {
 
   bool computed(std::int64_t pos) const { return slot_of_position[pos] >= 0; }
   // NaN where not computed.
-  double dq_at(std::int64_t pos, int head, int d) const { return at(dq, pos, slot_of_head[head], computed_heads.size(), d); }
+  double dq_at(std::int64_t pos, int head, int d) const {
+    return at(dq, pos, slot_of_head[head], computed_heads.size(), d);
+  }
   double dk_at(std::int64_t pos, int kv_head, int d) const {
     return at(dk, pos, slot_of_kv_head[kv_head], computed_kv_heads.size(), d);
   }

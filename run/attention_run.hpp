@@ -21,11 +21,11 @@
 #include "core/pass.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
+#include "reference/error_metrics.hpp"
 #include "run/check_written.hpp"
 #include "run/run_inputs.hpp"
 #include "run/scenario_plan.hpp"
 #include "run/timing.hpp"
-#include "reference/error_metrics.hpp"
 
 namespace attnlab {
 
@@ -41,11 +41,11 @@ struct CountComparison {
 };
 
 struct RunCheck {
-  ErrorStats error;                    // against the fp64 reference of the same layout (bwd: the worst gradient's)
+  ErrorStats error;  // against the fp64 reference of the same layout (bwd: the worst gradient's)
   std::optional<GradientErrorStats> gradients;  // bwd: dQ, dK, dV each
-  WrittenOutputs written;              // outputs left unwritten, padding not zeroed
-  std::optional<double> bleed_rel_l2;  // packed: how far its outputs are from the per-document ones
-  std::string coverage;                // what the reference covered: "all" or a sample
+  WrittenOutputs written;                       // outputs left unwritten, padding not zeroed
+  std::optional<double> bleed_rel_l2;           // packed: how far its outputs are from the per-document ones
+  std::string coverage;                         // what the reference covered: "all" or a sample
 };
 
 class AttentionRun {
@@ -108,7 +108,7 @@ class AttentionRun {
   std::unique_ptr<NaiveAttention> naive_;
   std::unique_ptr<NaiveBackward> naive_backward_;
   std::vector<std::unique_ptr<AttentionTensors>> owned_sets_;
-  std::vector<AttentionTensors*> sets_;  // owned, or the canonical tensors of RunInputs
+  std::vector<AttentionTensors*> sets_;                      // owned, or the canonical tensors of RunInputs
   std::vector<std::unique_ptr<GradientTensors>> gradients_;  // bwd: one per input set
 
   void add_gradients();

@@ -52,7 +52,8 @@ void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& reps_help)
   app.add_option("--kernel", flags.kernel,
                  "Flash kernel for padded, packed and varlen: " + flash_kernel_names() +
                      " (default: the fastest this GPU runs; naive is always cuBLAS)");
-  app.add_option("--pass", flags.pass, "fwd, bwd (the backward, after an untimed forward) or both")->capture_default_str();
+  app.add_option("--pass", flags.pass, "fwd, bwd (the backward, after an untimed forward) or both")
+      ->capture_default_str();
   app.add_option("--reps", flags.reps, reps_help)->check(decimal_digits)->capture_default_str();
   app.add_option("--warmup", flags.warmup, "Untimed passes before the timed ones")
       ->check(decimal_digits)
@@ -93,7 +94,8 @@ void check_run_flags(const RunFlags& flags, int min_reps) {
   if (flags.reps < min_reps)
     throw InputError(std::string("--reps: expected ") + (min_reps > 0 ? "a positive number" : "0 (unset) or more") +
                      " of timed passes, got " + std::to_string(flags.reps));
-  if (flags.warmup < 0) throw InputError("--warmup: expected a number of passes, 0 or more, got " + std::to_string(flags.warmup));
+  if (flags.warmup < 0)
+    throw InputError("--warmup: expected a number of passes, 0 or more, got " + std::to_string(flags.warmup));
   if (!flags.out.empty()) check_results_path(flags.out, "--out");
 }
 

@@ -8,8 +8,8 @@
 
 #include <unistd.h>
 
-#include "core/backward_cost.hpp"
 #include "core/atomic_file.hpp"
+#include "core/backward_cost.hpp"
 #include "core/input_error.hpp"
 #include "core/tile_name.hpp"
 
@@ -48,14 +48,16 @@ RunInfo describe_run(const GpuInfo& gpu) {
 
 void check_results_path(const std::filesystem::path& path, const std::string& flag) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(flag + ": " + path.string() + " is a folder, expected a file");
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(flag + ": " + path.string() + " is a folder, expected a file");
   try {
     check_replaceable_file(path, "results file");  // a symlink or device would be replaced by the rename
   } catch (const InputError& e) {
     throw InputError(flag + ": " + e.what());
   }
   std::filesystem::path folder = std::filesystem::absolute(path, ec).parent_path();
-  while (!folder.empty() && !std::filesystem::exists(folder, ec) && folder != folder.parent_path()) folder = folder.parent_path();
+  while (!folder.empty() && !std::filesystem::exists(folder, ec) && folder != folder.parent_path())
+    folder = folder.parent_path();
   if (!std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0)
     throw InputError(flag + ": cannot write " + path.string() + " (" + folder.string() + " is not a writable folder)");
 }

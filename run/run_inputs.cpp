@@ -36,7 +36,8 @@ ReferenceSample choose_reference_sample(const Layout& layout, int heads, std::ui
   std::shuffle(heads_order.begin(), heads_order.end(), rng);
   std::shuffle(rows_order.begin(), rows_order.end(), rng);
   // Two heads, or one when the first sampled row alone would take the budget with two.
-  const int nheads = row_cells[rows_order.front()] * sampled_heads > reference_cell_budget ? 1 : std::min(heads, sampled_heads);
+  const int nheads =
+      row_cells[rows_order.front()] * sampled_heads > reference_cell_budget ? 1 : std::min(heads, sampled_heads);
   sample.options.heads.assign(heads_order.begin(), heads_order.begin() + nheads);
   double used = 0;
   for (int r : rows_order) {  // seeded order; every row that still fits, and at least one
@@ -46,8 +47,8 @@ ReferenceSample choose_reference_sample(const Layout& layout, int heads, std::ui
   }
   std::sort(sample.options.rows.begin(), sample.options.rows.end());
   std::sort(sample.options.heads.begin(), sample.options.heads.end());
-  sample.description = std::to_string(sample.options.rows.size()) + "/" + std::to_string(layout.num_rows()) + " rows, " +
-                       std::to_string(nheads) + "/" + std::to_string(heads) + " heads";
+  sample.description = std::to_string(sample.options.rows.size()) + "/" + std::to_string(layout.num_rows()) +
+                       " rows, " + std::to_string(nheads) + "/" + std::to_string(heads) + " heads";
   return sample;
 }
 
@@ -66,8 +67,10 @@ const RunInputs::Checked& RunInputs::checked(const Layout& layout) {
   auto found = references_.find(&layout);
   if (found == references_.end()) {
     ReferenceSample sample;
-    if (coverage_ == Coverage::sampled_when_large) sample = choose_reference_sample(layout, problem_.heads, seed_ + 100);
-    else sample.description = "all";
+    if (coverage_ == Coverage::sampled_when_large)
+      sample = choose_reference_sample(layout, problem_.heads, seed_ + 100);
+    else
+      sample.description = "all";
     ReferenceOutput output = reference_materialized(layout, host_, problem_.softmax_scale(), sample.options);
     found = references_.emplace(&layout, Checked{std::move(output), sample.description, sample.options}).first;
   }
@@ -88,9 +91,10 @@ const ReferenceGradients& RunInputs::reference_gradients(const Layout& layout) {
   if (found == gradient_references_.end()) {
     ReferenceOptions options = checked(layout).sample;
     options.heads = whole_kv_groups(options.heads, problem_.heads, problem_.kv_heads);
-    found = gradient_references_
-                .emplace(&layout, reference_backward_materialized(layout, host_, d_o(), problem_.softmax_scale(), options))
-                .first;
+    found =
+        gradient_references_
+            .emplace(&layout, reference_backward_materialized(layout, host_, d_o(), problem_.softmax_scale(), options))
+            .first;
   }
   return found->second;
 }

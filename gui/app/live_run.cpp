@@ -38,7 +38,8 @@ std::string last_line(const std::string& text) {
   std::size_t end = text.find_last_not_of('\n');
   if (end == std::string::npos) return "";
   const std::size_t start = text.rfind('\n', end);
-  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return text.substr(start == std::string::npos ? 0 : start + 1,
+                     end - (start == std::string::npos ? 0 : start + 1) + 1);
 }
 
 }  // namespace
@@ -84,7 +85,8 @@ void collect_live_run(LiveRun& run, LoadedResults& results) {
   }
   const std::size_t before = total_rows(results);
   load_results(results, outcome.csv);
-  run.status = "the live run added " + std::to_string(total_rows(results) - before) + " rows from " + outcome.csv.string();
+  run.status =
+      "the live run added " + std::to_string(total_rows(results) - before) + " rows from " + outcome.csv.string();
 }
 
 }  // namespace attnlab::gui

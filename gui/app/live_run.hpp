@@ -6,15 +6,15 @@
 #include <future>
 #include <string>
 
-#include "core/scenario.hpp"
 #include "analysis/results_files.hpp"
+#include "core/scenario.hpp"
 
 namespace attnlab::gui {
 
 struct LiveRunOutcome {
   int exit_code = -1;
-  std::string output;            // what the CLI printed (stdout and stderr)
-  std::filesystem::path csv;     // the rows it wrote
+  std::string output;         // what the CLI printed (stdout and stderr)
+  std::filesystem::path csv;  // the rows it wrote
 };
 
 struct LiveRun {

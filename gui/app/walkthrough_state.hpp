@@ -13,7 +13,7 @@ struct WalkthroughState {
   Implementation implementation = Implementation::packed;  // whose layout the row comes from
   int row = 0;
   int query_tile = 9;
-  int steps = 10;            // key tiles visited so far (clamped to the tile's total): all ten, ending on the diagonal
+  int steps = 10;  // key tiles visited so far (clamped to the tile's total): all ten, ending on the diagonal
   bool playing = false;
   double seconds_per_step = 0.5;
   double last_step_time = 0;

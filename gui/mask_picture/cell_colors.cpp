@@ -34,7 +34,8 @@ void draw_cell_kind_legend() {
         ImGui::NewLine();
     }
     const ImVec2 at = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + side, at.y + side), paint_color(static_cast<PaintClass>(c)));
+    ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + side, at.y + side),
+                                              paint_color(static_cast<PaintClass>(c)));
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine();
     ImGui::TextUnformatted(label);

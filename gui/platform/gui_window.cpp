@@ -24,7 +24,8 @@ namespace {
 
 constexpr float base_font_pixels = 18.0f;  // larger than Dear ImGui's 13 px: readable on a projector
 constexpr int frames_after_input = 3;      // Dear ImGui settles hover, click and layout over a couple of frames
-constexpr double idle_wait_seconds = 0.5;  // asleep, still look at the state twice a second (text caret, worker threads)
+constexpr double idle_wait_seconds =
+    0.5;  // asleep, still look at the state twice a second (text caret, worker threads)
 
 // A TrueType font if the machine has one; Dear ImGui's built-in font otherwise.
 const char* find_font() {
@@ -165,8 +166,10 @@ void GuiWindow::run(AppState& state) {
       glfwPollEvents();
     else
       glfwWaitEventsTimeout(idle_wait_seconds);
-    if (input_seen_) frames_left = frames_after_input;
-    else if (ImGui::GetIO().WantTextInput) frames_left = std::max(frames_left, 1);  // the text caret blinks
+    if (input_seen_)
+      frames_left = frames_after_input;
+    else if (ImGui::GetIO().WantTextInput)
+      frames_left = std::max(frames_left, 1);  // the text caret blinks
     input_seen_ = false;
     if (frames_left == 0 && !state.animating() && !mouse_.pending()) continue;
     frames_left = std::max(0, frames_left - 1);
@@ -178,7 +181,8 @@ void GuiWindow::run(AppState& state) {
   }
 }
 
-Image GuiWindow::render_offscreen(AppState& state, int width, int height, int frames, std::optional<ScreenPoint> mouse) {
+Image GuiWindow::render_offscreen(AppState& state, int width, int height, int frames,
+                                  std::optional<ScreenPoint> mouse) {
   GLuint framebuffer = 0, color = 0;
   glGenFramebuffers(1, &framebuffer);
   glGenRenderbuffers(1, &color);

@@ -28,8 +28,8 @@ std::optional<std::pair<int, int>> parse_pair(std::string_view text, char separa
 WindowSize parse_window_size(std::string_view text) {
   const auto size = parse_pair(text, 'x', 64, 8192);
   if (!size)
-    throw InputError("--size: expected WIDTHxHEIGHT with each side 64..8192, e.g. 1280x800, got \"" + std::string(text) +
-                     "\"");
+    throw InputError("--size: expected WIDTHxHEIGHT with each side 64..8192, e.g. 1280x800, got \"" +
+                     std::string(text) + "\"");
   return {size->first, size->second};
 }
 

@@ -17,8 +17,8 @@ void bar_row(const char* label, float height, float text_x, const std::string& t
   paint(draw, ImVec2(at.x + label_width, at.y));
   ImFont* font = ImGui::GetFont();
   const float size = ImGui::GetFontSize() * text_scale;
-  draw->AddText(font, size, ImVec2(at.x + label_width + text_x, at.y + (height - size) / 2), ImGui::GetColorU32(ImGuiCol_Text),
-                text.c_str());
+  draw->AddText(font, size, ImVec2(at.x + label_width + text_x, at.y + (height - size) / 2),
+                ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
   ImGui::Dummy(ImVec2(label_width + text_x + font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x, height));
 }
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/number_format.hpp"
 #include "core/tile_name.hpp"
 #include "gui/widgets/note_text.hpp"
-#include "analysis/number_format.hpp"
 
 namespace attnlab::gui {
 
@@ -21,13 +21,15 @@ ChainStage measured_stage(const std::string& whose, const SourceRatios* source, 
   const MeasuredRun &a = *source->run(impl), &v = *source->varlen();
   stage.ratio = source->vs_varlen(impl);
   stage.detail = format_us(*a.primary.row->median_us) + " / " + format_us(*v.primary.row->median_us) + ", " +
-                 file_name(a.primary) + (file_name(a.primary) == file_name(v.primary) ? "" : " and " + file_name(v.primary));
+                 file_name(a.primary) +
+                 (file_name(a.primary) == file_name(v.primary) ? "" : " and " + file_name(v.primary));
   return stage;
 }
 
 }  // namespace
 
-std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation impl, const std::vector<SourceRatios>& measured) {
+std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation impl,
+                                    const std::vector<SourceRatios>& measured) {
   const ImplementationCost& c = model.costs[impl];
   const ImplementationCost& v = model.costs[Implementation::varlen];
   std::vector<ChainStage> chain;
@@ -35,8 +37,8 @@ std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation i
                    "cell by cell, the mask alone: " + format_count(double(c.scores_attended())) + " / " +
                        format_count(double(v.scores_attended()))});
   chain.push_back({"scores computed (model)", c.computed_vs_varlen,
-                   "whole " + tile_name(c.tile) + " tiles: " +
-                       format_count(double(c.scores_computed())) + " / " + format_count(double(v.scores_computed()))});
+                   "whole " + tile_name(c.tile) + " tiles: " + format_count(double(c.scores_computed())) + " / " +
+                       format_count(double(v.scores_computed()))});
   chain.push_back(measured_stage("our time", ours_at_tile(measured, model.tile), impl));
   chain.push_back(measured_stage("FlashAttention-2's time", ratios_of(measured, fa2_family), impl));
   return chain;

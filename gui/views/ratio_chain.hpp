@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "gui/app/scenario_model.hpp"
 #include "analysis/source_ratios.hpp"
+#include "gui/app/scenario_model.hpp"
 
 namespace attnlab::gui {
 
@@ -21,7 +21,8 @@ struct ChainStage {
   std::string detail;           // where it comes from: "cell by cell", "attnlab-bench.csv: 2,234 / 376 µs"
 };
 
-std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation impl, const std::vector<SourceRatios>& measured);
+std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation impl,
+                                    const std::vector<SourceRatios>& measured);
 
 // The stages left to right, joined by arrows, each with a bar as long as its ratio.
 void draw_ratio_chain(const char* title, const std::vector<ChainStage>& stages);

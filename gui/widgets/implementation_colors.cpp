@@ -22,7 +22,7 @@ ImU32 implementation_color(Implementation i) {
 MarkerShape family_marker(const SourceFamily* family) {
   if (!family) return MarkerShape::cross;
   const std::vector<SourceFamily>& families = source_families();  // a family's place in the file picks its shape
-  constexpr MarkerShape shapes[] = {MarkerShape::circle, MarkerShape::diamond, MarkerShape::square,
+  constexpr MarkerShape shapes[] = {MarkerShape::circle,   MarkerShape::diamond,       MarkerShape::square,
                                     MarkerShape::triangle, MarkerShape::triangle_down, MarkerShape::cross};
   const auto index = static_cast<std::size_t>(family - families.data());
   return index < std::size(shapes) ? shapes[index] : MarkerShape::cross;
@@ -40,9 +40,7 @@ void draw_marker(ImDrawList* draw, ImVec2 c, float r, MarkerShape shape, ImU32 c
   for (int k = 1; k <= rings; ++k) draw_marker(draw, c, r * (1 + 0.6f * float(k)), shape, color, false);
   const float t = 1.5f;
   switch (shape) {
-    case MarkerShape::circle:
-      filled ? draw->AddCircleFilled(c, r, color) : draw->AddCircle(c, r, color, 0, t);
-      break;
+    case MarkerShape::circle: filled ? draw->AddCircleFilled(c, r, color) : draw->AddCircle(c, r, color, 0, t); break;
     case MarkerShape::square: {
       const ImVec2 a(c.x - r * 0.85f, c.y - r * 0.85f), b(c.x + r * 0.85f, c.y + r * 0.85f);
       filled ? draw->AddRectFilled(a, b, color) : draw->AddRect(a, b, color, 0, 0, t);
@@ -56,7 +54,8 @@ void draw_marker(ImDrawList* draw, ImVec2 c, float r, MarkerShape shape, ImU32 c
     case MarkerShape::triangle:
     case MarkerShape::triangle_down: {
       const float s = shape == MarkerShape::triangle ? 1 : -1;
-      const ImVec2 a(c.x, c.y - s * r * 1.2f), b(c.x + r * 1.1f, c.y + s * r * 0.8f), d(c.x - r * 1.1f, c.y + s * r * 0.8f);
+      const ImVec2 a(c.x, c.y - s * r * 1.2f), b(c.x + r * 1.1f, c.y + s * r * 0.8f),
+          d(c.x - r * 1.1f, c.y + s * r * 0.8f);
       filled ? draw->AddTriangleFilled(a, b, d, color) : draw->AddTriangle(a, b, d, color, t);
       break;
     }

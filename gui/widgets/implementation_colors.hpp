@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "analysis/source_ratios.hpp"
 #include "core/implementation.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
-#include "analysis/source_ratios.hpp"
 
 namespace attnlab::gui {
 

@@ -92,15 +92,16 @@ __device__ __forceinline__ void accumulate_dq(float* dq, std::int64_t stride, in
   unsigned a[kCols / 16][4];
 #pragma unroll
   for (int kk = 0; kk < kCols / 16; ++kk)
-    load_fragments_transposed(a[kk], ds_tile + swizzled<kRows>(kk * 16 + (lane & 7) + ((lane >> 4) << 3),
-                                                               warp * 2 + ((lane >> 3) & 1)));
+    load_fragments_transposed(
+        a[kk], ds_tile + swizzled<kRows>(kk * 16 + (lane & 7) + ((lane >> 4) << 3), warp * 2 + ((lane >> 3) & 1)));
 #pragma unroll
   for (int j = 0; j < D / 8; j += 2) {
     float acc[8] = {};  // columns 8j..8j+15 of dQ
 #pragma unroll
     for (int kk = 0; kk < kCols / 16; ++kk) {
       unsigned b[4];
-      load_fragments_transposed(b, k_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
+      load_fragments_transposed(b,
+                                k_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
       mma_16x8x16<T>(acc, 0, a[kk], b[0], b[1]);
       mma_16x8x16<T>(acc, 1, a[kk], b[2], b[3]);
     }
@@ -134,8 +135,8 @@ __device__ __forceinline__ void store_rows(T* out, std::int64_t stride, int rows
 // Starts loading one step's query tile into the given buffers: Q and dO rows
 // (zeros past the row's valid tokens) and the tile's QueryInfo.
 template <typename T, int D>
-__device__ __forceinline__ void start_query_tile(const BackwardParams& p, const KeyTileItem<T, D>& item, int head, int q0,
-                                                 T* q_tile, T* do_tile, QueryInfo& info) {
+__device__ __forceinline__ void start_query_tile(const BackwardParams& p, const KeyTileItem<T, D>& item, int head,
+                                                 int q0, T* q_tile, T* do_tile, QueryInfo& info) {
   const std::int64_t stride = std::int64_t(p.heads) * D;
   const std::int64_t first = std::int64_t(item.row_begin + q0) * p.heads + head;
   copy_tile_async<T, D, kRows>(q_tile, static_cast<const T*>(p.q) + first * D, stride, item.valid - q0);
@@ -154,9 +155,9 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
   extern __shared__ __align__(128) unsigned char smem[];
   T* const k_tile = reinterpret_cast<T*>(smem);
   T* const v_tile = k_tile + kCols * D;
-  T* const q_tiles = v_tile + kCols * D;        // two buffers
-  T* const do_tiles = q_tiles + 2 * kRows * D;  // two buffers
-  T* const ds_tile = do_tiles + 2 * kRows * D;  // dSᵀ: keys x queries
+  T* const q_tiles = v_tile + kCols * D;                                           // two buffers
+  T* const do_tiles = q_tiles + 2 * kRows * D;                                     // two buffers
+  T* const ds_tile = do_tiles + 2 * kRows * D;                                     // dSᵀ: keys x queries
   QueryInfo* const infos = reinterpret_cast<QueryInfo*>(ds_tile + kCols * kRows);  // two buffers
   constexpr TileShape tile{kRows, kCols};
   const LayoutView& lv = p.layout;

@@ -48,9 +48,11 @@ __device__ __forceinline__ void copy_tile_async(T* tile, const T* first_row, std
 // is key column accumulator_column(e, lane) of query row accumulator_row(e, lane) of
 // the warp's 16 rows.
 
-using Scores = float[kCols / 2];               // S or P of the warp's rows against one key tile
-template <int D> using Output = float[D / 2];  // the warp's O accumulator
-template <int D> using QueryFragments = unsigned[D / 16][4];
+using Scores = float[kCols / 2];  // S or P of the warp's rows against one key tile
+template <int D>
+using Output = float[D / 2];  // the warp's O accumulator
+template <int D>
+using QueryFragments = unsigned[D / 16][4];
 using ProbabilityFragments = unsigned[kCols / 16][4];
 
 // The warp's Q rows as mma A fragments, held in registers for the whole item.
@@ -86,8 +88,8 @@ __device__ __forceinline__ void accumulate_pv(Output<D>& o, const ProbabilityFra
 #pragma unroll
     for (int j = 0; j < D / 8; j += 2) {
       unsigned b[4];
-      load_fragments_transposed(
-          b, v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
+      load_fragments_transposed(b,
+                                v_tile + swizzled<D>(kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3), j + (lane >> 4)));
       mma_16x8x16<T>(o, j, pf[kk], b[0], b[1]);
       mma_16x8x16<T>(o, j + 1, pf[kk], b[2], b[3]);
     }
@@ -115,8 +117,8 @@ struct Item : flash::QueryTileItem<kRows, kCols> {
 // barriers), then stores them 16 bytes per thread.
 template <typename T, int D>
 __device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& item, const Output<D>& o,
-                                             const float (&row_max)[2], const float (&row_sum)[2], T* q_tile,
-                                             int warp, int lane) {
+                                             const float (&row_max)[2], const float (&row_sum)[2], T* q_tile, int warp,
+                                             int lane) {
   float inv_sum[2], lse[2];
   flash::finish_softmax(row_max, row_sum, p.scale_log2, inv_sum, lse);
   __syncwarp();
@@ -158,9 +160,9 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
   using flash::commit_copies;
   using flash::wait_copies;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* const q_tiles = reinterpret_cast<T*>(smem);    // two buffers: this item's, the next item's
-  T* const k_tiles = q_tiles + 2 * kRows * D;       // two buffers
-  T* const v_tiles = k_tiles + 2 * kCols * D;       // two buffers
+  T* const q_tiles = reinterpret_cast<T*>(smem);  // two buffers: this item's, the next item's
+  T* const k_tiles = q_tiles + 2 * kRows * D;     // two buffers
+  T* const v_tiles = k_tiles + 2 * kCols * D;     // two buffers
   constexpr TileShape tile{kRows, kCols};
   const LayoutView& lv = p.layout;
   const std::int64_t q_stride = std::int64_t(p.heads) * D, kv_stride = std::int64_t(p.kv_heads) * D;

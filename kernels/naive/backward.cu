@@ -35,8 +35,7 @@ __global__ void masked_score_gradients(LayoutView lv, int extent, int heads, con
   const float* dp = d_probs + query * extent;
   T* ds = d_scores + query * extent;
   const float d = delta[(std::int64_t(lv.row_start[r]) + q) * heads + head];
-  for (int k = lane; k < extent; k += 32)
-    ds[k] = T(attended(cell_kind(lv, r, q, k)) ? float(p[k]) * (dp[k] - d) : 0.f);
+  for (int k = lane; k < extent; k += 32) ds[k] = T(attended(cell_kind(lv, r, q, k)) ? float(p[k]) * (dp[k] - d) : 0.f);
 }
 
 }  // namespace
@@ -44,7 +43,7 @@ __global__ void masked_score_gradients(LayoutView lv, int extent, int heads, con
 std::size_t naive_backward_workspace_bytes(const Layout& layout, const AttentionProblem& problem) {
   const std::size_t kv_values = std::size_t(layout.buffer_tokens()) * problem.kv_heads * problem.head_dim;
   return score_cells(layout, problem) * (sizeof(float) + dtype_bytes(problem.dtype))  // dP fp32, dS dtype
-         + 2 * kv_values * sizeof(float);                                          // dK, dV accumulators
+         + 2 * kv_values * sizeof(float);                                             // dK, dV accumulators
 }
 
 NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem& problem)
@@ -106,15 +105,15 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
     const int kvh = h / group;
     const float* beta = h % group == 0 ? &zero : &one;
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(  // dVᵀ (D x keys) += dOᵀ (D x queries) · P'ᵀ
-        handle, CUBLAS_OP_N, CUBLAS_OP_T, D, L, L, &one,
-        d_o + h * D * elem, type, H * D, L * H * D,                 // dO of (row, head)
-        p + h * L * L * elem, type, L, L * L * H,                   // P of (row, head)
+        handle, CUBLAS_OP_N, CUBLAS_OP_T, D, L, L, &one, d_o + h * D * elem, type, H * D,
+        L * H * D,                                                 // dO of (row, head)
+        p + h * L * L * elem, type, L, L * L * H,                  // P of (row, head)
         beta, dv_sum + kvh * D, CUDA_R_32F, KVH * D, L * KVH * D,  // dV sum of (row, KV head)
         rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(  // dP' (keys x queries) = V (keys x D) · dOᵀ
-        handle, CUBLAS_OP_T, CUBLAS_OP_N, L, L, D, &one,
-        v + kvh * D * elem, type, KVH * D, L * KVH * D,  // V of (row, KV head)
-        d_o + h * D * elem, type, H * D, L * H * D,      // dO of (row, head)
+        handle, CUBLAS_OP_T, CUBLAS_OP_N, L, L, D, &one, v + kvh * D * elem, type, KVH * D,
+        L * KVH * D,                                      // V of (row, KV head)
+        d_o + h * D * elem, type, H * D, L * H * D,       // dO of (row, head)
         &zero, dp + h * L * L, CUDA_R_32F, L, L * L * H,  // dP of (row, head)
         rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
@@ -134,15 +133,15 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
     const int kvh = h / group;
     const float* beta = h % group == 0 ? &zero : &one;
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(  // dQᵀ (D x queries) = scale · Kᵀ (D x keys) · dS'
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, D, L, L, &scale,
-        k + kvh * D * elem, type, KVH * D, L * KVH * D,    // K of (row, KV head)
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, D, L, L, &scale, k + kvh * D * elem, type, KVH * D,
+        L * KVH * D,                                       // K of (row, KV head)
         ds + h * L * L * elem, type, L, L * L * H,         // dS of (row, head)
         &zero, dq + h * D * elem, type, H * D, L * H * D,  // dQ of (row, head)
         rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     CUBLAS_CHECK(cublasGemmStridedBatchedEx(  // dKᵀ (D x keys) += scale · Qᵀ (D x queries) · dS'ᵀ
-        handle, CUBLAS_OP_N, CUBLAS_OP_T, D, L, L, &scale,
-        q + h * D * elem, type, H * D, L * H * D,                   // Q of (row, head)
-        ds + h * L * L * elem, type, L, L * L * H,                  // dS of (row, head)
+        handle, CUBLAS_OP_N, CUBLAS_OP_T, D, L, L, &scale, q + h * D * elem, type, H * D,
+        L * H * D,                                                 // Q of (row, head)
+        ds + h * L * L * elem, type, L, L * L * H,                 // dS of (row, head)
         beta, dk_sum + kvh * D, CUDA_R_32F, KVH * D, L * KVH * D,  // dK sum of (row, KV head)
         rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }

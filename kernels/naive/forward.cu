@@ -107,12 +107,11 @@ void NaiveAttention::run(AttentionTensors& t) {
   // per head, batched over rows.
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;
-    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        handle, CUBLAS_OP_T, CUBLAS_OP_N, L, L, D, &scale,
-        k + kvh * D * elem, type, KVH * D, L * KVH * D,   // A = K (D x L per row, transposed)
-        q + h * D * elem, type, H * D, L * H * D,         // B = Q (D x L per row)
-        &zero, s + h * L * L, CUDA_R_32F, L, L * L * H,    // C = S of (row, head)
-        rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, L, L, D, &scale, k + kvh * D * elem, type,
+                                            KVH * D, L * KVH * D,  // A = K (D x L per row, transposed)
+                                            q + h * D * elem, type, H * D, L * H * D,        // B = Q (D x L per row)
+                                            &zero, s + h * L * L, CUDA_R_32F, L, L * L * H,  // C = S of (row, head)
+                                            rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   const std::int64_t queries = std::int64_t(rows) * H * L;
   constexpr int block = 256;
@@ -127,12 +126,12 @@ void NaiveAttention::run(AttentionTensors& t) {
   CUDA_CHECK_LAUNCH();
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;
-    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        handle, CUBLAS_OP_N, CUBLAS_OP_N, D, L, L, &one,
-        v + kvh * D * elem, type, KVH * D, L * KVH * D,   // A = V (D x L per row)
-        p + h * L * L * elem, type, L, L * L * H,         // B = P (L x L per row, column-major = Pᵀ)
-        &zero, o + h * D * elem, type, H * D, L * H * D,  // C = O (D x L per row)
-        rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, D, L, L, &one, v + kvh * D * elem, type,
+                                            KVH * D, L * KVH * D,  // A = V (D x L per row)
+                                            p + h * L * L * elem, type, L,
+                                            L * L * H,  // B = P (L x L per row, column-major = Pᵀ)
+                                            &zero, o + h * D * elem, type, H * D, L * H * D,  // C = O (D x L per row)
+                                            rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 }
 

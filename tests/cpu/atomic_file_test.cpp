@@ -110,8 +110,7 @@ TEST(AtomicFile, SigtermDuringAWriteLeavesTheTargetAndNoTempFile) {
     const std::string big(std::size_t{1} << 28, 'x');  // long enough to be caught mid-write
     try {
       write_file_atomically(target, big, "test file");
-    } catch (...) {
-    }
+    } catch (...) {}
     ::_exit(0);
   }
   const auto temp_exists = [&] {

@@ -80,7 +80,8 @@ TEST(BackwardCost, HandCountedTwoDocumentsNaive) {
 }
 
 TEST(BackwardCost, SeparateDqPassTradesAtomicsForRecomputation) {
-  const BackwardCost b = of(backward_of(two_documents(), {2, 2}, DqAccumulation::separate_pass), Implementation::varlen);
+  const BackwardCost b =
+      of(backward_of(two_documents(), {2, 2}, DqAccumulation::separate_pass), Implementation::varlen);
   EXPECT_EQ(b.dq_accumulation, DqAccumulation::separate_pass);
   EXPECT_EQ(b.gemms, 7);
   EXPECT_EQ(b.flops, 36 * 28);
@@ -139,7 +140,9 @@ TEST(BackwardCost, KeySideWalkLoadsTheForwardsPairs) {
     for (int& len : lengths) len = 1 + rng() % 90;
     s.length_source = ListLengths{lengths};
     s.causal = trial % 3 != 0;
-    s.window = trial % 2 ? Window{} : s.causal ? Window{1 + int(rng() % 40), 0} : Window{int(rng() % 40), int(rng() % 40)};
+    s.window = trial % 2  ? Window{}
+               : s.causal ? Window{1 + int(rng() % 40), 0}
+                          : Window{int(rng() % 40), int(rng() % 40)};
     s.row_len = 8 + int(rng() % 80);
     s.resolve();
     const TileShape t{1 + int(rng() % 24), 1 + int(rng() % 24)};

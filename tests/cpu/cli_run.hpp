@@ -36,8 +36,8 @@ inline std::filesystem::path scratch_dir() {
 // `PROGRAM ARGS` with an optional environment prefix ("ATTNLAB_RESULTS=/nonexistent").
 inline CliRun run_program(const std::string& program, const std::string& args, const std::string& env = "") {
   const std::filesystem::path dir = scratch_dir();
-  const std::string command = env + " '" + program + "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
-                              (dir / "err").string() + "'";
+  const std::string command =
+      env + " '" + program + "' " + args + " >'" + (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
   const int status = std::system(command.c_str());
   CliRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -47,7 +47,9 @@ inline CliRun run_program(const std::string& program, const std::string& args, c
 }
 
 // `attnlab ARGS`.
-inline CliRun attnlab(const std::string& args, const std::string& env = "") { return run_program(ATTNLAB_CLI, args, env); }
+inline CliRun attnlab(const std::string& args, const std::string& env = "") {
+  return run_program(ATTNLAB_CLI, args, env);
+}
 
 inline std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;

@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sys/resource.h>
 #include <sstream>
 
 #include "tests/cpu/cli_run.hpp"
@@ -53,8 +53,8 @@ Csv parse_csv(const std::string& text) {
 TEST(Cli, ListShowsEveryShippedScenarioWithItsWhy) {
   const CliRun r = attnlab("list");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"uniform-64x512 (default)", "uniform-16x2048", "web-mix-2048", "long-tail", "one-doc-16384",
-                           "sft-chats"})
+  for (const char* name :
+       {"uniform-64x512 (default)", "uniform-16x2048", "web-mix-2048", "long-tail", "one-doc-16384", "sft-chats"})
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   EXPECT_NE(r.out.find("The article's case"), std::string::npos);
 }
@@ -71,7 +71,7 @@ TEST(Cli, ModelCsvHasOneRowPerImplementationAndTheEightfoldRatio) {
     EXPECT_NE(std::find(csv.header.begin(), csv.header.end(), column), csv.header.end()) << column;
   EXPECT_EQ(csv.rows[0][0], "uniform-64x512");
   EXPECT_EQ(csv.cell("packed", "scores_attended"), std::to_string(8LL * 4096 * 4097 / 2 * 16));
-  EXPECT_NEAR(std::stod(csv.cell("packed", "attended_vs_varlen")), 4097.0 / 513.0, 1e-6);  // 7.99x
+  EXPECT_NEAR(std::stod(csv.cell("packed", "attended_vs_varlen")), 4097.0 / 513.0, 1e-6);          // 7.99x
   EXPECT_NEAR(std::stod(csv.cell("packed", "computed_vs_varlen")), 2080.0 * 8 / (36 * 64), 1e-6);  // 7.22x at 64x64
   EXPECT_EQ(csv.cell("varlen", "scores_bleed"), "0");
 }
@@ -92,16 +92,20 @@ TEST(Cli, ModelCsvHasTheBackwardPass) {
   EXPECT_EQ(csv.cell("naive", "dq_accumulation"), "");
   // Useful backward FLOPs: 10 * D per useful score, whatever runs them.
   EXPECT_EQ(csv.cell("naive", "flops_useful_bwd"), csv.cell("varlen", "flops_useful_bwd"));
-  EXPECT_EQ(std::stoll(csv.cell("varlen", "flops_useful_bwd")), 10LL * 128 * std::stoll(csv.cell("varlen", "scores_useful")));
-  EXPECT_GT(std::stoll(csv.cell("naive", "extra_memory_bytes_bwd")), std::stoll(csv.cell("naive", "extra_memory_bytes")));
-  EXPECT_GT(std::stoll(csv.cell("packed", "hbm_bytes_model_bwd")), std::stoll(csv.cell("varlen", "hbm_bytes_model_bwd")));
+  EXPECT_EQ(std::stoll(csv.cell("varlen", "flops_useful_bwd")),
+            10LL * 128 * std::stoll(csv.cell("varlen", "scores_useful")));
+  EXPECT_GT(std::stoll(csv.cell("naive", "extra_memory_bytes_bwd")),
+            std::stoll(csv.cell("naive", "extra_memory_bytes")));
+  EXPECT_GT(std::stoll(csv.cell("packed", "hbm_bytes_model_bwd")),
+            std::stoll(csv.cell("varlen", "hbm_bytes_model_bwd")));
 }
 
 TEST(Cli, ModelNonCausalPackedComputesEightTimesVarlen) {
-  const fs::path file = scenario_file("noncausal.toml",
-                                      "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
-                                      "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
-                                      "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n");
+  const fs::path file =
+      scenario_file("noncausal.toml",
+                    "why = \"The article's case without the causal mask.\"\nheads = 16\nhead_dim = 128\n"
+                    "dtype = \"bf16\"\ncausal = false\nrow_len = 4096\n"
+                    "[documents]\nsource = \"uniform\"\ncount = 64\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "' --format csv --tile 128x64");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Csv csv = parse_csv(r.out);
@@ -188,7 +192,8 @@ TEST(Cli, ModelSummarizesEachImplementationAndPassWithTheBestPeer) {
                                            our_row("packed", 900, "wgmma-sm90"), bwd_ours});
   write_results_csv(results / "peers.csv", {peer_row("torch-flex-document-mask", "varlen", 400),
                                             peer_row("torch-varlen_attn", "varlen", 250), bwd_peer});
-  write_results_csv(results / "peers-again.csv", {peer_row("torch-varlen_attn", "varlen", 150)});  // not the primary run
+  write_results_csv(results / "peers-again.csv",
+                    {peer_row("torch-varlen_attn", "varlen", 150)});  // not the primary run
   const std::string env = "ATTNLAB_RESULTS='" + results.string() + "'";
   const CliRun r = attnlab("model", env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -221,13 +226,15 @@ TEST(Cli, ModelSummarizesEachImplementationAndPassWithTheBestPeer) {
 }
 
 TEST(Cli, BadScenarioExitsTwoWithOneLineNamingTheFile) {
-  const fs::path file = scenario_file("bad.toml",
-                                      "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
-                                      "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n");
+  const fs::path file =
+      scenario_file("bad.toml",
+                    "why = \"x\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\nrow_len = 4096\n"
+                    "[documents]\nsource = \"uniform\"\ncount = -3\nlength = 512\n");
   const CliRun r = attnlab("model '" + file.string() + "'");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
-  EXPECT_NE(r.err.find(file.string() + ": documents.count: expected a positive integer of at most 16777216, got -3"), std::string::npos)
+  EXPECT_NE(r.err.find(file.string() + ": documents.count: expected a positive integer of at most 16777216, got -3"),
+            std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty());
 
@@ -241,8 +248,8 @@ TEST(Cli, ModelJsonIsTheResolvedScenarioForScripts) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(split(r.out, '\n').size(), 1u) << "one JSON object on one line";
   for (const char* key : {"\"name\":\"web-mix-2048-bestfit\"", "\"packing\":\"best_fit\"", "\"row_len\":2048",
-                          "\"doc_lengths\":[", "\"packed_rows\":[[[", "\"tile\":[64,64]", "\"scores_useful\":{\"naive\":",
-                          "\"results_columns\":[\"scenario\",\"implementation\","})
+                          "\"doc_lengths\":[", "\"packed_rows\":[[[", "\"tile\":[64,64]",
+                          "\"scores_useful\":{\"naive\":", "\"results_columns\":[\"scenario\",\"implementation\","})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out.substr(0, 300);
   EXPECT_NE(r.out.find("\"kernel\""), std::string::npos) << "the results columns include kernel";
   // The useful scores are the model's (csv) for each implementation.
@@ -310,7 +317,8 @@ TEST(Cli, StepShowsTheChainFromScoresToTheArticlesSaving) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   // nanochat's estimate for d24: 6 x 729,808,896 + 12 x 12 x 128 x (18 x 512 + 6 x 2048).
-  EXPECT_NE(r.out.find("estimate_flops = 6 x 729808896 + 396361728 = 4775215104 FLOP per token"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("estimate_flops = 6 x 729808896 + 396361728 = 4775215104 FLOP per token"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("attention 8.30% of it"), std::string::npos) << r.out;
   for (const char* link : {"the article's count", "the same counting on both sides", "what the window leaves",
                            "what tile quantization leaves", "measured, attnlab", "measured, FA2",
@@ -351,7 +359,8 @@ TEST(Cli, StepWithoutAModelTableExitsTwo) {
 TEST(Cli, StepWithoutResultsSaysNotMeasured) {
   const CliRun r = attnlab("step nanochat-d24", "ATTNLAB_RESULTS=/nonexistent");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("(b) from time: not measured (no GEMM ceiling in the results folder)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(b) from time: not measured (no GEMM ceiling in the results folder)"), std::string::npos)
+      << r.out;
 }
 
 // A refused command line is one printable line naming the program: argv may hold escape codes and line breaks.

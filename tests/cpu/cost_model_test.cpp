@@ -172,7 +172,9 @@ TEST(CostModel, CountByQueryTileEqualsCountLayout) {
     for (int& len : lengths) len = 1 + rng() % 90;
     const bool causal = trial % 3 != 0;
     const TileShape t{1 + int(rng() % 24), 1 + int(rng() % 24)};
-    const Window w = trial % 2 ? Window{} : causal ? Window{1 + int(rng() % 40), 0} : Window{int(rng() % 40), int(rng() % 40)};
+    const Window w = trial % 2 ? Window{}
+                     : causal  ? Window{1 + int(rng() % 40), 0}
+                               : Window{int(rng() % 40), int(rng() % 40)};
     const int longest = *std::max_element(lengths.begin(), lengths.end());
     for (const Layout& l : {make_padded_layout(lengths, longest + int(rng() % 9), causal, w),
                             make_packed_layout(lengths, 8 + rng() % 80, PackingPolicy::concatenate, causal, w),

@@ -35,7 +35,10 @@ double run_bytes(const Scenario& s, const CostModel& m, Implementation impl) {
 
 std::string cell(double bytes) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.1f%s", bytes / GiB, bytes > 24 * GiB ? " (> 24)" : bytes > 16 * GiB ? " (> 16)" : "");
+  std::snprintf(text, sizeof text, "%.1f%s", bytes / GiB,
+                bytes > 24 * GiB   ? " (> 24)"
+                : bytes > 16 * GiB ? " (> 16)"
+                                   : "");
   return text;
 }
 
@@ -60,8 +63,8 @@ TEST(GpuMemoryTable, ReadmeTableIsWhatTheCostModelSays) {
   ASSERT_NE(from, std::string::npos) << "README.md has no " << begin;
   ASSERT_NE(to, std::string::npos) << "README.md has no " << end;
   const std::string expected = memory_table();
-  EXPECT_EQ(text.substr(from + begin.size(), to - from - begin.size()), expected)
-      << "paste between the markers:\n" << expected;
+  EXPECT_EQ(text.substr(from + begin.size(), to - from - begin.size()), expected) << "paste between the markers:\n"
+                                                                                  << expected;
 }
 
 }  // namespace

@@ -53,12 +53,16 @@ class HostileInput : public TestFolder {
 // One line of printable text that holds every piece.
 void expect_line(const std::string& message, std::initializer_list<std::string> pieces) {
   EXPECT_EQ(printable(message, message.size()), message) << message;
-  for (const std::string& piece : pieces) EXPECT_NE(message.find(piece), std::string::npos) << piece << " in: " << message;
+  for (const std::string& piece : pieces)
+    EXPECT_NE(message.find(piece), std::string::npos) << piece << " in: " << message;
 }
 
-const std::string valid_head = "why = \"A test scenario.\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\n"
-                               "row_len = 4096\n";
-std::string list_docs(const std::string& lengths) { return "[documents]\nsource = \"list\"\nlengths = [" + lengths + "]\n"; }
+const std::string valid_head =
+    "why = \"A test scenario.\"\nheads = 16\nhead_dim = 128\ndtype = \"bf16\"\ncausal = true\n"
+    "row_len = 4096\n";
+std::string list_docs(const std::string& lengths) {
+  return "[documents]\nsource = \"list\"\nlengths = [" + lengths + "]\n";
+}
 std::string with(std::string text, const std::string& from, const std::string& to) {
   return text.replace(text.find(from), from.size(), to);
 }
@@ -77,15 +81,14 @@ TEST_F(HostileInput, DeepDottedKeysHeadersAndInlineTablesAreRefusedBeforeParsing
   expect_line(scenario_error("[[a" + repeated(".a", 100000) + "]]\n"), {"bad.toml:1:", parts});
   expect_line(scenario_error("a = " + repeated("{b = ", 100000) + "1" + repeated("}", 100000) + "\n"),
               {"bad.toml:1:", "nested more than 8 deep"});
-  expect_line(scenario_error("a = " + repeated("[", 100000) + repeated("]", 100000) + "\n"), {"nested more than 8 deep"});
+  expect_line(scenario_error("a = " + repeated("[", 100000) + repeated("]", 100000) + "\n"),
+              {"nested more than 8 deep"});
   expect_line(scenario_error("\"" + repeated("k", 65) + "\" = 1\n"), {"bad.toml:1:1:", "a key longer than 64 bytes"});
 }
 
 TEST_F(HostileInput, TheGuardLetsValidTomlThrough) {
-  const auto passes = [](const std::string& text) {
-    EXPECT_NO_THROW(check_toml_text(text, "x.toml")) << text;
-  };
-  passes("a.b.c.d.e.f.g.h = 1\n");                    // 8 parts: the limit
+  const auto passes = [](const std::string& text) { EXPECT_NO_THROW(check_toml_text(text, "x.toml")) << text; };
+  passes("a.b.c.d.e.f.g.h = 1\n");  // 8 parts: the limit
   passes("[a.b.c.d.e.f.g.h]\n[[x.y]]\n");
   passes("x = [1.5, 2.25, -3.0e10, 1979-05-27T07:32:00.999, 1979-05-27 07:32:00.5, inf, nan]\n");
   passes("s = \"dots . . . . . . . . . [[[[[[[[[ {{{{{{{{{ \\\" é\"\n");  // inside strings nothing counts
@@ -96,7 +99,7 @@ TEST_F(HostileInput, TheGuardLetsValidTomlThrough) {
   passes("[\"a\".'b']\nk . \"c\" = [\"d\", 'e', {f = \"g\"}]\n");
   passes("m = \"\"\"a\\\n  b \xc3\xa9\"\"\"\n");  // ASCII first after the line-ending backslash
   EXPECT_THROW(check_toml_text("x = \"a\" \"b\"\n", "x.toml"), InputError);
-  EXPECT_THROW(check_toml_text("a.b.c.d.e.f.g.h.i = 1\n", "x.toml"), InputError);  // 9 parts
+  EXPECT_THROW(check_toml_text("a.b.c.d.e.f.g.h.i = 1\n", "x.toml"), InputError);    // 9 parts
   EXPECT_THROW(check_toml_text("x = [[[[[[[[[1]]]]]]]]]\n", "x.toml"), InputError);  // 9 deep
 }
 
@@ -132,15 +135,16 @@ TEST_F(HostileInput, HugeShapesAndLayoutsAreRefusedWithTheirLimit) {
 // The largest scenarios the limits accept (all 2^24 positions in rows of 2^20 at 128 heads of
 // 256 dims, and the most documents per packed row) model to non-negative, finite figures.
 TEST_F(HostileInput, LargestValidScenariosModelToNonNegativeFiniteFigures) {
-  const std::string head = "why = \"The largest scenario the limits accept.\"\nheads = 128\nhead_dim = 256\n"
-                           "dtype = \"bf16\"\ncausal = false\nrow_len = 1048576\n[documents]\nsource = \"uniform\"\n";
+  const std::string head =
+      "why = \"The largest scenario the limits accept.\"\nheads = 128\nhead_dim = 256\n"
+      "dtype = \"bf16\"\ncausal = false\nrow_len = 1048576\n[documents]\nsource = \"uniform\"\n";
   const std::pair<std::string, std::string> cases[] = {{"count = 16\nlength = 1048576\n", "256x256"},
                                                        {"count = 4096\nlength = 4096\n", "64x64"}};
   for (const auto& [docs, tile] : cases) {
     const fs::path file = write("largest.toml", head + docs);
     const fs::path out = dir_ / "model.csv";
-    const std::string command = "'" ATTNLAB_CLI "' model '" + file.string() + "' --format csv --tile " + tile + " >'" +
-                                out.string() + "'";
+    const std::string command =
+        "'" ATTNLAB_CLI "' model '" + file.string() + "' --format csv --tile " + tile + " >'" + out.string() + "'";
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command;
     std::ifstream in(out);
@@ -150,8 +154,8 @@ TEST_F(HostileInput, LargestValidScenariosModelToNonNegativeFiniteFigures) {
     std::stringstream names(line);
     for (std::string name; std::getline(names, name, ',');) header.push_back(name);
     // Every column but these words and the window (-1: unbounded) is a count, FLOPs, bytes or a ratio.
-    const std::set<std::string> not_figures = {"scenario", "implementation", "layout", "tile", "dtype", "causal",
-                                               "window_left", "window_right", "dq_accumulation"};
+    const std::set<std::string> not_figures = {"scenario", "implementation", "layout",       "tile",           "dtype",
+                                               "causal",   "window_left",    "window_right", "dq_accumulation"};
     int rows = 0;
     while (std::getline(in, line)) {
       ++rows;
@@ -197,7 +201,8 @@ TEST_F(HostileInput, SymlinkLoopsLongPathsAndUnreadableFoldersAreOneLine) {
   expect_line(error_of([&] { load_scenario((dir_ / "loop-a.toml").string()); }),
               {"loop-a.toml: cannot read the scenario file (Too many levels of symbolic links)"});
   const std::string long_name = (dir_ / (std::string(300, 'x') + ".toml")).string();
-  expect_line(error_of([&] { load_scenario(long_name); }), {"xxx", "cannot read the scenario file (File name too long)"});
+  expect_line(error_of([&] { load_scenario(long_name); }),
+              {"xxx", "cannot read the scenario file (File name too long)"});
   expect_line(error_of([&] { load_scenario(dir_.string() + "/"); }), {"a folder; expected a scenario file"});
   if (::geteuid() == 0) GTEST_SKIP() << "root reads any folder";
   fs::create_directories(dir_ / "locked");
@@ -212,8 +217,9 @@ TEST_F(HostileInput, ASymlinkLoopAmongResultsCostsOneWarningAndTheModelStillPrin
   fs::create_symlink("b.csv", dir_ / "results" / "a.csv");
   fs::create_symlink("a.csv", dir_ / "results" / "b.csv");
   const fs::path out = dir_ / "out", err = dir_ / "err";
-  const std::string command = "ATTNLAB_RESULTS='" + (dir_ / "results").string() + "' '" ATTNLAB_CLI
-                              "' model uniform-64x512 >'" + out.string() + "' 2>'" + err.string() + "'";
+  const std::string command = "ATTNLAB_RESULTS='" + (dir_ / "results").string() +
+                              "' '" ATTNLAB_CLI "' model uniform-64x512 >'" + out.string() + "' 2>'" + err.string() +
+                              "'";
   const int status = std::system(command.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -233,12 +239,12 @@ TEST_F(HostileInput, ASymlinkLoopAmongResultsCostsOneWarningAndTheModelStillPrin
 TEST_F(HostileInput, NonAsciiOutsideStringsAndNulAreRefusedBeforeToml) {
   expect_line(scenario_error(with(valid_head, "heads = 16", "heads = 16\xc3\xa9") + list_docs("1")),
               {"bad.toml:2:11: not valid TOML: a non-ASCII byte outside a string or comment"});
-  expect_line(scenario_error(std::string("[a\0b]\n", 6)),
-              {"bad.toml:1:3: a NUL byte; expected text"});
+  expect_line(scenario_error(std::string("[a\0b]\n", 6)), {"bad.toml:1:3: a NUL byte; expected text"});
   expect_line(scenario_error("why = \"caf\xe9\"\n"), {"bad.toml:1:", "not UTF-8"});
   // Found by scenario_fuzz: toml++ reads `2"...` as one bare value, so the bytes after the quote are
   // outside any string (UBSan: unreachable in toml++'s unicode_autogenerated.h).
-  expect_line(scenario_error("why = 2\"A\xef\xb7\xbbQeewx (h"), {"bad.toml:1:8: not valid TOML: a quote where no key or value starts"});
+  expect_line(scenario_error("why = 2\"A\xef\xb7\xbbQeewx (h"),
+              {"bad.toml:1:8: not valid TOML: a quote where no key or value starts"});
   expect_line(scenario_error("x = 1.\"\xef\xb7\xbb\"\n"), {"bad.toml:1:7:", "a quote where no key or value starts"});
   expect_line(scenario_error("x = \"a\"\xef\xb7\xbb\n"), {"bad.toml:1:8:", "a non-ASCII byte outside a string"});
   // Found by scenario_fuzz in a Debug build: toml++ asserts on a header that cannot start with a key,
@@ -253,7 +259,9 @@ TEST_F(HostileInput, NonAsciiOutsideStringsAndNulAreRefusedBeforeToml) {
               {"bad.toml:2:1:", "a non-ASCII character right after a backslash in a multi-line string"});
   // Non-ASCII inside strings and comments is TOML, and loads.
   const fs::path ok = write("ok.toml", with(valid_head, "A test scenario.", "Caf\xc3\xa9 \xe2\x80\x94 ok.") +
-                                           "# \xc3\xbc" "ber\n" + list_docs("3"));
+                                           "# \xc3\xbc"
+                                           "ber\n" +
+                                           list_docs("3"));
   EXPECT_EQ(load_scenario(ok.string()).why, "Caf\xc3\xa9 \xe2\x80\x94 ok.");
 }
 
@@ -267,8 +275,9 @@ TEST_F(HostileInput, ControlCharactersFromTheInputAreEscapedInMessages) {
               {"a\\nb\\x1b[2J: unknown key"});
   expect_line(scenario_error(with(valid_head, "\"A test scenario.\"", "\"clear \\u001b[2J\"") + list_docs("1")),
               {"why: expected one sentence on one line"});
-  const std::string header = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
-                             "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
+  const std::string header =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
+      "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
   expect_line(results_error(header + "s,varlen,attnlab,H100,b\x1b[2Jf16,16,128,true,fwd,1,1,1,1,1,1,0\n"),
               {"bad.csv:2: dtype: expected bf16 or fp16, got \"b\\x1b[2Jf16\""});
 }
@@ -276,7 +285,9 @@ TEST_F(HostileInput, ControlCharactersFromTheInputAreEscapedInMessages) {
 TEST(Printable, EscapesControlsAndBrokenUtf8AndIsIdempotent) {
   EXPECT_EQ(printable("a\rb\nc\x1b[0m\x7f\td"), "a\\rb\\nc\\x1b[0m\\x7f\td");
   EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");  // UTF-8 stays
-  EXPECT_EQ(printable("\xc2\x9b" "2J"), "\\xc2\\x9b2J");                          // a C1 control (CSI) does not
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J"),
+            "\\xc2\\x9b2J");                                                           // a C1 control (CSI) does not
   EXPECT_EQ(printable("\xe9\xc0\xaf\xed\xa0\x80"), "\\xe9\\xc0\\xaf\\xed\\xa0\\x80");  // stray, overlong, surrogate
   EXPECT_EQ(printable(std::string(10, 'x'), 4), "xxxx...");
   const std::string once = printable("x\ny\x1b\xff");
@@ -286,14 +297,16 @@ TEST(Printable, EscapesControlsAndBrokenUtf8AndIsIdempotent) {
 // ---- 8. results CSVs: not-a-number, infinite and negative values, a repeated header ------
 
 TEST_F(HostileInput, ResultsRefuseNanInfNegativeAndARepeatedHeader) {
-  const std::string header = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
-                             "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
+  const std::string header =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
+      "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
   const std::string good = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01\n";
   const auto row = [&](const std::string& median, const std::string& min) {
     return header + good + "s,varlen,attnlab,H100,bf16,16,128,true,fwd," + median + "," + min + ",1,1,10,5,0.01\n";
   };
   for (const char* bad : {"nan", "inf", "-inf", "-1", "1e400"})
-    expect_line(results_error(row(bad, "1")), {"bad.csv:3: median_us: expected a finite number >= 0, got \"" + std::string(bad)});
+    expect_line(results_error(row(bad, "1")),
+                {"bad.csv:3: median_us: expected a finite number >= 0, got \"" + std::string(bad)});
   expect_line(results_error(row("1", "-0.5")), {"bad.csv:3: min_us: expected a finite number >= 0, got \"-0.5\""});
   expect_line(results_error(header + good + header + good), {"bad.csv:3: the header line again"});
 }
@@ -355,7 +368,8 @@ TEST_F(HostileInput, CeilingsFilesAreReadThroughTheGuardedReader) {
 }
 
 TEST_F(HostileInput, ADateWithoutItsTimeIsRefusedBeforeToml) {
-  expect_line(scenario_error("x=1979-05-27T:\n"), {"bad.toml:1:", "a date and time whose time does not follow the 'T'"});
+  expect_line(scenario_error("x=1979-05-27T:\n"),
+              {"bad.toml:1:", "a date and time whose time does not follow the 'T'"});
 }
 
 TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
@@ -367,15 +381,17 @@ TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
 TEST_F(HostileInput, BestFitRefusalSaysItsBoundIsBeforePacking) {
   const std::string text = with(valid_head, "row_len = 4096", "row_len = 1024\npacking = \"best_fit\"") +
                            "[documents]\nsource = \"uniform\"\ncount = 32768\nlength = 512\n";
-  expect_line(scenario_error(text), {"bad.toml: documents: expected at most 16777216 positions in the packed layout, got "
-                                     "33554432 as bounded before packing"});
+  expect_line(scenario_error(text),
+              {"bad.toml: documents: expected at most 16777216 positions in the packed layout, got "
+               "33554432 as bounded before packing"});
 }
 
 // Text cells reach the terminal and the GUI as read: control characters and bytes that are not
 // UTF-8 are refused, and an implementation is one of the four.
 TEST_F(HostileInput, ResultsTextCellsArePrintableAndImplementationsKnown) {
-  const std::string header = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
-                             "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
+  const std::string header =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
+      "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
   const std::string row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01\n";
   expect_line(results_error(header + with(row, "H100", "H100\x1b[31m\x07")),
               {"bad.csv:2: gpu: expected printable text (no control character, UTF-8), got \"H100\\x1b[31m\\x07\""});

@@ -19,8 +19,11 @@ constexpr int KB = 1024;
 // tiles of 64 rows x D 16-bit elements in dynamic shared memory; `registers` per thread
 // (by default what ptxas gives the sm_90 code, which an H100 runs under ATTNLAB_LAUNCH_AS too).
 KernelNeeds flash_needs(int head_dim, int registers = 0) {
-  return {"mma-sm80 bf16 d" + std::to_string(head_dim), 128, registers ? registers : head_dim == 64 ? 189 : 245, 0,
-          (2 * 64 + 4 * 64) * head_dim * 2};
+  return {"mma-sm80 bf16 d" + std::to_string(head_dim), 128,
+          registers        ? registers
+          : head_dim == 64 ? 189
+                           : 245,
+          0, (2 * 64 + 4 * 64) * head_dim * 2};
 }
 
 DeviceLimits gpu(int compute_capability, int sms) {
@@ -57,13 +60,13 @@ struct Expected {
 // 244 to 246 to 7936, so a 16 K-register sub-partition holds 2 warps either way: 8
 // warps, 2 CTAs of 4 warps per SM.
 const Expected flash_on_each_architecture[] = {
-    {80, 108, 64, 187, 2, false, "registers"},                 // A100: 164 KB holds 3 x 49 KB
-    {80, 108, 128, 246, 1, true, "shared memory"},             // 164 KB holds 1 x 97 KB
+    {80, 108, 64, 187, 2, false, "registers"},                   // A100: 164 KB holds 3 x 49 KB
+    {80, 108, 128, 246, 1, true, "shared memory"},               // 164 KB holds 1 x 97 KB
     {86, 82, 64, 187, 2, false, "shared memory and registers"},  // RTX 3090: 100 KB holds 2 x 49 KB
     {86, 82, 128, 244, 1, true, "shared memory"},
     {89, 128, 64, 187, 2, false, "shared memory and registers"},  // RTX 4090
     {89, 128, 128, 244, 1, true, "shared memory"},
-    {90, 132, 64, 189, 2, false, "registers"},                 // H100: 228 KB holds 4 x 49 KB
+    {90, 132, 64, 189, 2, false, "registers"},                    // H100: 228 KB holds 4 x 49 KB
     {90, 132, 128, 245, 2, true, "shared memory and registers"},  // 228 KB holds 2 x 97 KB
 };
 

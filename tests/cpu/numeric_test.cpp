@@ -31,17 +31,17 @@ TEST(Numeric, Fp16RoundsToNearestEvenOnKnownPatterns) {
   EXPECT_EQ(float_to_fp16_bits(1.0f), 0x3c00);
   EXPECT_EQ(float_to_fp16_bits(-2.0f), 0xc000);
   EXPECT_EQ(float_to_fp16_bits(0.1f), 0x2e66);
-  EXPECT_EQ(float_to_fp16_bits(65504.0f), 0x7bff);   // largest finite
-  EXPECT_EQ(float_to_fp16_bits(65519.0f), 0x7bff);   // below the midpoint to infinity
-  EXPECT_EQ(float_to_fp16_bits(65520.0f), 0x7c00);   // the midpoint ties up to infinity
-  EXPECT_EQ(float_to_fp16_bits(1.0f + 0x1p-11f), 0x3c00);         // tie, even below
-  EXPECT_EQ(float_to_fp16_bits(1.0f + 3 * 0x1p-11f), 0x3c02);     // tie, even above
-  EXPECT_EQ(float_to_fp16_bits(0x1p-14f), 0x0400);                // smallest normal
-  EXPECT_EQ(float_to_fp16_bits(0x1p-24f), 0x0001);                // smallest subnormal
-  EXPECT_EQ(float_to_fp16_bits(0x1p-25f), 0x0000);                // tie between 0 and 2^-24: to 0
+  EXPECT_EQ(float_to_fp16_bits(65504.0f), 0x7bff);             // largest finite
+  EXPECT_EQ(float_to_fp16_bits(65519.0f), 0x7bff);             // below the midpoint to infinity
+  EXPECT_EQ(float_to_fp16_bits(65520.0f), 0x7c00);             // the midpoint ties up to infinity
+  EXPECT_EQ(float_to_fp16_bits(1.0f + 0x1p-11f), 0x3c00);      // tie, even below
+  EXPECT_EQ(float_to_fp16_bits(1.0f + 3 * 0x1p-11f), 0x3c02);  // tie, even above
+  EXPECT_EQ(float_to_fp16_bits(0x1p-14f), 0x0400);             // smallest normal
+  EXPECT_EQ(float_to_fp16_bits(0x1p-24f), 0x0001);             // smallest subnormal
+  EXPECT_EQ(float_to_fp16_bits(0x1p-25f), 0x0000);             // tie between 0 and 2^-24: to 0
   EXPECT_EQ(float_to_fp16_bits(1.5f * 0x1p-25f), 0x0001);
-  EXPECT_EQ(float_to_fp16_bits(3 * 0x1p-25f), 0x0002);            // tie between 1 and 2 units: to 2
-  EXPECT_EQ(float_to_fp16_bits(1023.5f * 0x1p-24f), 0x0400);      // largest subnormal + half: up to the normal
+  EXPECT_EQ(float_to_fp16_bits(3 * 0x1p-25f), 0x0002);        // tie between 1 and 2 units: to 2
+  EXPECT_EQ(float_to_fp16_bits(1023.5f * 0x1p-24f), 0x0400);  // largest subnormal + half: up to the normal
   EXPECT_EQ(float_to_fp16_bits(-0x1p-30f), 0x8000);
   EXPECT_EQ(float_to_fp16_bits(-INFINITY), 0xfc00);
   EXPECT_TRUE(std::isnan(fp16_bits_to_float(float_to_fp16_bits(NAN))));

@@ -18,7 +18,8 @@ std::int64_t total(const std::vector<int>& lengths) {
 }
 
 // Padded, packed (concatenated: bleed, documents cut at row ends; best fit: cropped) and varlen.
-std::vector<Layout> layouts_of(const std::vector<int>& lengths, int pad_to, int row_len, bool causal, Window window = {}) {
+std::vector<Layout> layouts_of(const std::vector<int>& lengths, int pad_to, int row_len, bool causal,
+                               Window window = {}) {
   return {make_padded_layout(lengths, pad_to, causal, window),
           make_packed_layout(lengths, row_len, PackingPolicy::concatenate, causal, window),
           make_packed_layout(lengths, row_len, PackingPolicy::best_fit, causal, window),
@@ -99,12 +100,15 @@ TEST(ReferenceBackward, MatchesFiniteDifferencesOfTheLossOnTinyCases) {
           if (pos[t] < 0) continue;  // cropped by best-fit packing: not in the layout at all
           for (int d = 0; d < head_dim; ++d) {
             for (int h = 0; h < in.heads; ++h) {
-              const double fd = finite_difference(layout, in, &AttentionInputs::q, (t * 2 + h) * head_dim + d, grad_output, scale);
+              const double fd =
+                  finite_difference(layout, in, &AttentionInputs::q, (t * 2 + h) * head_dim + d, grad_output, scale);
               EXPECT_NEAR(plain.dq_at(pos[t], h, d), fd, 1e-6) << name_of(layout) << " dQ token " << t;
               EXPECT_NEAR(tiled.dq_at(pos[t], h, d), fd, 1e-6) << name_of(layout) << " dQ token " << t;
             }
-            const double fd_k = finite_difference(layout, in, &AttentionInputs::k, t * head_dim + d, grad_output, scale);
-            const double fd_v = finite_difference(layout, in, &AttentionInputs::v, t * head_dim + d, grad_output, scale);
+            const double fd_k =
+                finite_difference(layout, in, &AttentionInputs::k, t * head_dim + d, grad_output, scale);
+            const double fd_v =
+                finite_difference(layout, in, &AttentionInputs::v, t * head_dim + d, grad_output, scale);
             EXPECT_NEAR(plain.dk_at(pos[t], 0, d), fd_k, 1e-6) << name_of(layout) << " dK token " << t;
             EXPECT_NEAR(tiled.dk_at(pos[t], 0, d), fd_k, 1e-6) << name_of(layout) << " dK token " << t;
             EXPECT_NEAR(plain.dv_at(pos[t], 0, d), fd_v, 1e-6) << name_of(layout) << " dV token " << t;
@@ -121,8 +125,9 @@ TEST(ReferenceBackward, MaterializedAndTiledAgreeOnEveryLayout) {
     std::vector<int> lengths(1 + rng() % 5);
     for (int& len : lengths) len = 1 + rng() % 40;
     const bool causal = trial % 2 == 0;
-    const Window window = trial % 4 < 2 ? Window{} : causal ? Window{1 + int(rng() % 20), 0}
-                                                            : Window{int(rng() % 20), int(rng() % 20)};
+    const Window window = trial % 4 < 2 ? Window{}
+                          : causal      ? Window{1 + int(rng() % 20), 0}
+                                        : Window{int(rng() % 20), int(rng() % 20)};
     const int longest = *std::max_element(lengths.begin(), lengths.end());
     const int kv_heads = trial % 3 == 0 ? 2 : 1;
     const AttentionInputs in = make_random_inputs(total(lengths), 4, kv_heads, 8 + trial % 3 * 4, DType::fp16, trial);
@@ -205,7 +210,8 @@ TEST(ReferenceBackward, SamplesWholeKvGroupsAndChosenRows) {
   EXPECT_TRUE(std::isnan(part.dq_at(9 + 1, 4, 0)));  // row 1 not computed
   EXPECT_TRUE(std::isnan(part.dk_at(1, 0, 0)));      // kv head 0 not computed
   // The full gradients as floats, compared on the chosen part only.
-  const GradientErrorStats e = compare_gradients_to_reference(padded, part, as_float(all.dq), as_float(all.dk), as_float(all.dv));
+  const GradientErrorStats e =
+      compare_gradients_to_reference(padded, part, as_float(all.dq), as_float(all.dk), as_float(all.dv));
   EXPECT_EQ(e.dq.values, (5 + 3) * 3 * 4);  // tokens x heads x D
   EXPECT_EQ(e.dk.values, (5 + 3) * 1 * 4);  // tokens x kv heads x D
   EXPECT_LE(e.worst().rel_l2, 1e-7);
@@ -213,8 +219,9 @@ TEST(ReferenceBackward, SamplesWholeKvGroupsAndChosenRows) {
   // Part of a group cannot give dK and dV; a forward without the chosen part cannot give the tiled backward.
   EXPECT_THROW(reference_backward_materialized(padded, in, grad_output, 0.5, ReferenceOptions{{}, {4}, 1}),
                std::invalid_argument);
-  EXPECT_THROW(reference_backward_tiled(padded, in, forward, grad_output, 0.5, {4, 4}, ReferenceOptions{{1}, {3, 4, 5}, 1}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      reference_backward_tiled(padded, in, forward, grad_output, 0.5, {4, 4}, ReferenceOptions{{1}, {3, 4, 5}, 1}),
+      std::invalid_argument);
   EXPECT_THROW(reference_backward_tiled(padded, in, forward, grad_output, 0.5, {4, 4}), std::invalid_argument);
   EXPECT_THROW(reference_backward_materialized(padded, in, std::vector<float>(7), 0.5), std::invalid_argument);
 }

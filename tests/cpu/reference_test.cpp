@@ -53,7 +53,8 @@ TEST(Reference, TwoTokensOneDimensionMatchTheFormula) {
   const double o1 = (std::exp(s10) * 3 + std::exp(s11) * 7) / (std::exp(s10) + std::exp(s11));
   const double lse1 = std::log(std::exp(s10) + std::exp(s11));
   for (const Layout& layout : every_layout({2}, 3, 4, true)) {
-    for (const ReferenceOutput& out : {reference_materialized(layout, in, 1.0), reference_tiled(layout, in, 1.0, {1, 1})}) {
+    for (const ReferenceOutput& out :
+         {reference_materialized(layout, in, 1.0), reference_tiled(layout, in, 1.0, {1, 1})}) {
       EXPECT_DOUBLE_EQ(out.o_at(0, 0, 0), 3.0) << layout_kind_name(layout.kind);
       EXPECT_DOUBLE_EQ(out.lse_at(0, 0), 0.5);
       EXPECT_NEAR(out.o_at(1, 0, 0), o1, 1e-15);

@@ -85,9 +85,9 @@ TEST_F(ResultsCsv, HeaderStartsWithTheFixedColumns) {
 TEST_F(ResultsCsv, RowsRoundTripExactly) {
   ResultRow peer = measured_row();
   peer.source = "pytorch";
-  peer.implementation = "padded";  // the attnlab implementation it stands beside
+  peer.implementation = "padded";    // the attnlab implementation it stands beside
   peer.gpu = "Vendor \"X\", rev 2";  // a comma and quotes
-  peer.commit = " padded ";           // edge spaces survive the reader's trimming
+  peer.commit = " padded ";          // edge spaces survive the reader's trimming
   peer.dtype = DType::fp16;
   peer.pass = Pass::bwd;
   peer.causal = false;
@@ -113,11 +113,11 @@ TEST_F(ResultsCsv, RowsRoundTripExactly) {
 }
 
 TEST_F(ResultsCsv, ColumnsMayComeInAnyOrderAndExtrasMayBeMissingOrUnknown) {
-  const fs::path path = write(
-      "shuffled.csv",
-      "pass,rel_l2_error,my_note,scenario,causal,dtype,heads,head_dim,gpu,source,implementation,median_us,min_us,"
-      "max_us,useful_tflops,scores_computed,scores_useful,bleed_rel_l2\n"
-      "bwd,,hello,long-doc,false,fp16,8,64,H100,attnlab,packed,10.5,10,11,,100,50,0.125\n");
+  const fs::path path =
+      write("shuffled.csv",
+            "pass,rel_l2_error,my_note,scenario,causal,dtype,heads,head_dim,gpu,source,implementation,median_us,min_us,"
+            "max_us,useful_tflops,scores_computed,scores_useful,bleed_rel_l2\n"
+            "bwd,,hello,long-doc,false,fp16,8,64,H100,attnlab,packed,10.5,10,11,,100,50,0.125\n");
   const std::vector<ResultRow> rows = read_results_csv(path);
   ASSERT_EQ(rows.size(), 1u);
   const ResultRow& r = rows[0];
@@ -139,8 +139,9 @@ TEST_F(ResultsCsv, ColumnsMayComeInAnyOrderAndExtrasMayBeMissingOrUnknown) {
 }
 
 TEST_F(ResultsCsv, MissingRequiredColumnNamesFileAndColumn) {
-  const std::string header_without_median = "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,"
-                                            "min_us,max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error";
+  const std::string header_without_median =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,"
+      "min_us,max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error";
   const std::string message = read_error(header_without_median + "\n");
   EXPECT_EQ(message, (dir_ / "bad.csv").string() + ": missing column median_us");
 }
@@ -151,11 +152,14 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   const auto with_line3 = [&](std::string row) { return required_header + "\n" + good + "\n" + row + "\n"; };
   // Line 3 of a file whose line 2 is good, and the message it must give.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01", ":3: median_us: expected a finite number >= 0, got \"abc\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01",
+       ":3: median_us: expected a finite number >= 0, got \"abc\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01",
        ":3: scores_computed: expected an integer >= 0, got \"1.5\""},
-      {"s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01", ":3: dtype: expected bf16 or fp16, got \"bf32\""},
-      {"s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01", ":3: causal: expected true or false, got \"yes\""},
+      {"s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01",
+       ":3: dtype: expected bf16 or fp16, got \"bf32\""},
+      {"s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01",
+       ":3: causal: expected true or false, got \"yes\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01",
        ":3: pass: expected fwd or bwd, got \"forward\""},
       {"s,varlen,attnlab,H100,bf16,,128,true,fwd,1,1,1,1,10,5,0.01", ":3: heads: expected a value, got an empty cell"},
@@ -199,7 +203,8 @@ TEST_F(ResultsCsv, ReadersHoldOnlyTheRowsTheyKeep) {
     FAIL() << "kept more than max_results_rows rows";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("more than " + std::to_string(max_results_rows) + " rows to keep"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -47,7 +47,8 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 // The message is one line naming the file, the key and what was expected.
-void expect_names(const std::string& message, const fs::path& file, const std::string& key, const std::string& expected) {
+void expect_names(const std::string& message, const fs::path& file, const std::string& key,
+                  const std::string& expected) {
   EXPECT_NE(message.find(file.string()), std::string::npos) << message;
   EXPECT_NE(message.find(key), std::string::npos) << message;
   EXPECT_NE(message.find(expected), std::string::npos) << message;
@@ -63,8 +64,8 @@ TEST_F(ScenarioFileTest, ParsesEveryShippedScenario) {
     EXPECT_FALSE(s.doc_lengths.empty()) << s.name;
     EXPECT_EQ(s.heads % s.kv_heads, 0) << s.name;
   }
-  for (const char* expected : {"uniform-64x512", "uniform-16x2048", "web-mix-2048", "web-mix-2048-bestfit",
-                               "long-tail", "one-doc-16384", "sft-chats"})
+  for (const char* expected : {"uniform-64x512", "uniform-16x2048", "web-mix-2048", "web-mix-2048-bestfit", "long-tail",
+                               "one-doc-16384", "sft-chats"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
 }
 
@@ -91,16 +92,20 @@ TEST_F(ScenarioFileTest, CsvSourceReadsTheLengthColumnRelativeToTheScenarioFile)
   EXPECT_EQ(s.kv_heads, 4);
 
   write("lengths.csv", "# a comment line\nid,length\n0,7\n1, 9\n");
-  const Scenario mine = load_scenario(write("mine.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"lengths.csv\"\n").string());
+  const Scenario mine = load_scenario(
+      write("mine.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"lengths.csv\"\n").string());
   EXPECT_EQ(mine.doc_lengths, (std::vector<int>{7, 9}));
   write("marked.csv", "\xEF\xBB\xBFlength\n5\n");  // a spreadsheet's UTF-8 byte-order mark first
-  const Scenario marked = load_scenario(write("marked.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"marked.csv\"\n").string());
+  const Scenario marked = load_scenario(
+      write("marked.toml", valid_head + "\n[documents]\nsource = \"csv\"\npath = \"marked.csv\"\n").string());
   EXPECT_EQ(marked.doc_lengths, (std::vector<int>{5}));
 }
 
 TEST_F(ScenarioFileTest, ExplicitListAndFixedPadding) {
   const Scenario s = load_scenario(
-      write("list.toml", valid_head + "pad_to = 700\npacking = \"best_fit\"\n[documents]\nsource = \"list\"\nlengths = [3, 600, 5]\n")
+      write(
+          "list.toml",
+          valid_head + "pad_to = 700\npacking = \"best_fit\"\n[documents]\nsource = \"list\"\nlengths = [3, 600, 5]\n")
           .string());
   EXPECT_EQ(s.doc_lengths, (std::vector<int>{3, 600, 5}));
   EXPECT_EQ(s.padded_length(), 700);
@@ -118,7 +123,8 @@ TEST_F(ScenarioFileTest, NonexistentNameNamesTheFileLookedFor) {
 }
 
 TEST_F(ScenarioFileTest, UnknownKey) {
-  expect_names(load_error(valid_head + "head = 3\n" + uniform_docs), dir_ / "bad.toml", "head: unknown key", "expected one of why, heads");
+  expect_names(load_error(valid_head + "head = 3\n" + uniform_docs), dir_ / "bad.toml", "head: unknown key",
+               "expected one of why, heads");
   expect_names(load_error(valid_head + uniform_docs + "seed = 3\n"), dir_ / "bad.toml", "documents.seed: unknown key",
                "expected one of source, count, length");
 }
@@ -175,13 +181,15 @@ TEST_F(ScenarioFileTest, LayoutsMustFitThePositionLimit) {
   const Scenario best_fit = load_scenario(write("best.toml", head + "packing = \"best_fit\"\n" + docs).string());
   EXPECT_EQ(best_fit.packed_rows_bound(), 20);
   EXPECT_LE(best_fit.packed_layout().num_rows(), 20);
-  expect_names(load_error(head + "pad_to = 1048576\n" + replaced(docs, "count = 40000", "count = 17")), dir_ / "bad.toml",
-               "documents", "expected at most 16777216 positions in the padded layout, got 17825792");
+  expect_names(load_error(head + "pad_to = 1048576\n" + replaced(docs, "count = 40000", "count = 17")),
+               dir_ / "bad.toml", "documents",
+               "expected at most 16777216 positions in the padded layout, got 17825792");
 }
 
 TEST_F(ScenarioFileTest, BudgetThatYieldsNoDocument) {
   const std::string docs =
-      "[documents]\nsource = \"lognormal\"\nmedian = 400.0\nsigma = 1.0\nmin = 32\nmax = 2048\ntoken_budget = 10\nseed = 1\n";
+      "[documents]\nsource = \"lognormal\"\nmedian = 400.0\nsigma = 1.0\nmin = 32\nmax = 2048\ntoken_budget = 10\nseed "
+      "= 1\n";
   expect_names(load_error(valid_head + docs), dir_ / "bad.toml", "documents.token_budget",
                "expected at least min (32) tokens so that one document fits");
 }
@@ -211,7 +219,8 @@ TEST_F(ScenarioFileTest, LogNormalLengthsAreFixedByTheSeed) {
   const LogNormalLengths web{400.0, 1.0, 32, 2048, 32768, 2};
   const std::vector<int> lengths = lognormal_lengths(web);
   ASSERT_EQ(lengths.size(), 71u);
-  EXPECT_EQ(std::vector<int>(lengths.begin(), lengths.begin() + 8), (std::vector<int>{398, 441, 167, 379, 317, 103, 187, 446}));
+  EXPECT_EQ(std::vector<int>(lengths.begin(), lengths.begin() + 8),
+            (std::vector<int>{398, 441, 167, 379, 317, 103, 187, 446}));
   EXPECT_EQ(std::accumulate(lengths.begin(), lengths.end(), 0), 32768);  // the last document is cut to the budget
   EXPECT_EQ(lognormal_lengths(web), lengths);
   EXPECT_NE(lognormal_lengths({400.0, 1.0, 32, 2048, 32768, 3}), lengths);

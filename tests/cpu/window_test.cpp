@@ -56,13 +56,11 @@ TEST(Window, NoKeyMeansNoWindow) {
 }
 
 TEST(Window, BadValuesNameTheFileAndTheKey) {
-  for (const std::string& lines : {std::string("causal = true\nwindow = 0\n"), std::string("causal = true\nwindow = -3\n"),
-                                   std::string("causal = true\nwindow = [4, 4]\n"),
-                                   std::string("causal = false\nwindow = 5\n"),
-                                   std::string("causal = false\nwindow = [0, 0]\n"),
-                                   std::string("causal = false\nwindow = [-1, 4]\n"),
-                                   std::string("causal = false\nwindow = [1, 2, 3]\n"),
-                                   std::string("causal = true\nwindow = \"512\"\n")}) {
+  for (const std::string& lines :
+       {std::string("causal = true\nwindow = 0\n"), std::string("causal = true\nwindow = -3\n"),
+        std::string("causal = true\nwindow = [4, 4]\n"), std::string("causal = false\nwindow = 5\n"),
+        std::string("causal = false\nwindow = [0, 0]\n"), std::string("causal = false\nwindow = [-1, 4]\n"),
+        std::string("causal = false\nwindow = [1, 2, 3]\n"), std::string("causal = true\nwindow = \"512\"\n")}) {
     const std::string message = load_error(lines);
     EXPECT_NE(message.find("window_bad.toml"), std::string::npos) << lines << " -> " << message;
     EXPECT_NE(message.find("window:"), std::string::npos) << lines << " -> " << message;
@@ -70,7 +68,8 @@ TEST(Window, BadValuesNameTheFileAndTheKey) {
 }
 
 TEST(Window, SavedScenarioReadsBackWithItsWindow) {
-  for (const std::string& lines : {std::string("causal = true\nwindow = 64\n"), std::string("causal = false\nwindow = [3, 9]\n")}) {
+  for (const std::string& lines :
+       {std::string("causal = true\nwindow = 64\n"), std::string("causal = false\nwindow = [3, 9]\n")}) {
     const Scenario s = load_scenario(write_scenario("window_source", lines).string());
     const fs::path copy = fs::path(::testing::TempDir()) / "window_copy.toml";
     save_scenario(s, copy);
@@ -106,8 +105,9 @@ TEST(Window, TiledReferenceEqualsPlainUnderAWindow) {
     const Window w = causal ? Window{1 + int(rng() % 20), 0} : Window{int(rng() % 10), int(rng() % 10) + 1};
     const int longest = *std::max_element(lengths.begin(), lengths.end());
     const AttentionInputs in = make_random_inputs(tokens, 2, 1, 8, DType::bf16, trial);
-    for (const Layout& layout : {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, longest + 3, causal, w),
-                                 make_packed_layout(lengths, 32, PackingPolicy::concatenate, causal, w)}) {
+    for (const Layout& layout :
+         {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, longest + 3, causal, w),
+          make_packed_layout(lengths, 32, PackingPolicy::concatenate, causal, w)}) {
       const ReferenceOutput plain = reference_materialized(layout, in, 0.3);
       for (TileShape tile : {TileShape{4, 4}, TileShape{16, 8}, TileShape{5, 13}}) {
         const ReferenceOutput tiled = reference_tiled(layout, in, 0.3, tile);

@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const Ceilings c = read_ceilings(path);
     if (!(std::isfinite(c.tflops) && c.tflops > 0 && std::isfinite(c.tbps) && c.tbps > 0)) std::abort();
-    for (const std::string& text : {c.gemm.what, c.gemm.gpu, c.gemm.date, c.gemm.source, c.copy.what, c.copy.gpu,
-                                    c.copy.date, c.copy.source})
+    for (const std::string& text :
+         {c.gemm.what, c.gemm.gpu, c.gemm.date, c.gemm.source, c.copy.what, c.copy.gpu, c.copy.date, c.copy.source})
       if (text.empty() || printable(text, text.size()) != text) std::abort();
   } catch (const InputError& e) {
     const std::string message = e.what();

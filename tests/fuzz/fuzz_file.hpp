@@ -23,8 +23,8 @@ inline std::filesystem::path fuzz_folder() {
 // Writes the input as fuzz_folder()/name and returns that path.
 inline std::filesystem::path write_input(const std::uint8_t* data, std::size_t size, const std::string& name) {
   const std::filesystem::path path = fuzz_folder() / name;
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-                                                                  static_cast<std::streamsize>(size));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return path;
 }
 

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "core/scenario_file.hpp"
-#include "run/attention_run.hpp"
 #include "kernels/backward.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_backward.hpp"
+#include "run/attention_run.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace attnlab::test {
@@ -131,7 +131,8 @@ TEST_P(Backward, ManyOneTokenDocuments) {
   EXPECT_LT(run.error.dv.rel_l2, rel_l2_bound(GetParam().dtype));
   EXPECT_LT(run.error.dq.max_abs, 1e-4);
   EXPECT_LT(run.error.dk.max_abs, 1e-4);
-  expect_close(Implementation::packed, make_packed_layout(ones, 128, PackingPolicy::concatenate, GetParam().causal), 28);
+  expect_close(Implementation::packed, make_packed_layout(ones, 128, PackingPolicy::concatenate, GetParam().causal),
+               28);
 }
 
 // Three query heads per KV head (and one KV head for all): dK, dV summed over the group.
@@ -161,7 +162,8 @@ TEST(BackwardSmall, EveryImplementationOnTheSanitizerScenario) {
   const AttentionProblem p = attention_problem(s);
   const ScenarioLayouts layouts(s);
   for (FlashKernel kernel : backward_kernels_here())
-    for (Implementation impl : {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
+    for (Implementation impl :
+         {Implementation::naive, Implementation::padded, Implementation::packed, Implementation::varlen}) {
       if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
       const Layout& layout = layouts.of(impl);
       const BackwardRun run = run_backward_and_check(impl, layout, p, 31, kernel);
@@ -198,7 +200,8 @@ TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
       for (const auto& [impl, layout] :
            {std::pair{Implementation::varlen, make_varlen_layout(lengths, c.causal, c.window)},
             std::pair{Implementation::padded, padded},
-            std::pair{Implementation::packed, make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
+            std::pair{Implementation::packed,
+                      make_packed_layout(lengths, 1000, PackingPolicy::concatenate, c.causal, c.window)},
             std::pair{Implementation::naive, padded}}) {
         if (materializes_scores(impl) && kernel != backward_kernels_here().front()) continue;  // naive's once
         const BackwardRun run = run_backward_and_check(impl, layout, p, 30, kernel);
@@ -207,8 +210,8 @@ TEST(BackwardWindows, EveryImplementationMatchesItsReference) {
         print_run(implementation_name(impl), layout, run);
         expect_written(run);
         EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype))
-            << flash_kernel_info(kernel).name << " " << implementation_name(impl) << " window (" << c.window.left << ", "
-            << c.window.right << "): worst is " << run.error.worst_name();
+            << flash_kernel_info(kernel).name << " " << implementation_name(impl) << " window (" << c.window.left
+            << ", " << c.window.right << "): worst is " << run.error.worst_name();
       }
     }
   }
@@ -235,8 +238,8 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
           run_flash(kernel, device_layout, p, t, &forward);
           run_flash_backward(kernel, device_layout, p, t, g, &backward);
           const std::string what = std::string(flash_kernel_info(kernel).name) + " " + layout_kind_name(layout.kind) +
-                                   (causal ? " causal" : " full") +
-                                   " window (" + std::to_string(w.left) + ", " + std::to_string(w.right) + ")";
+                                   (causal ? " causal" : " full") + " window (" + std::to_string(w.left) + ", " +
+                                   std::to_string(w.right) + ")";
           EXPECT_EQ(backward.visited_tiles, forward.visited_tiles) << what;
           EXPECT_EQ(backward.cells, forward.cells) << what;
           EXPECT_EQ(backward.cells, count_layout(layout, kernel_tile(kernel)).times(p.heads)) << what;
@@ -254,7 +257,8 @@ TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
   p.heads = 4;
   p.kv_heads = 2;
   const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
-  const AttentionInputs inputs = make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
+  const AttentionInputs inputs =
+      make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
   for (FlashKernel kernel : backward_kernels_here()) {
     SCOPED_TRACE(flash_kernel_info(kernel).name);
     DeviceLayout device_layout(layout, kernel_tile(kernel));

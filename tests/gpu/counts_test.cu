@@ -19,17 +19,18 @@ TEST(KernelCounts, EqualTheCostModelForEveryShippedScenario) {
     p.head_dim = 64;  // counts do not depend on the head dim; 64 keeps the run short
     const ScenarioLayouts layouts(s);
     for (FlashKernel kernel : test_kernels()) {
-    const CostModel model = model_costs(s, kernel_tile(kernel));
-    for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
-      const KernelCounts counted = count_on_gpu(layouts.of(impl), p, kernel);
-      const ImplementationCost& expected = model[impl];
-      std::printf("  %-10s %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", flash_kernel_info(kernel).name, s.name.c_str(),
-                  implementation_name(impl), static_cast<long long>(counted.visited_tiles),
-                  static_cast<long long>(counted.cells.computed()), static_cast<long long>(counted.cells[CellKind::useful]));
-      EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
-      EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
-      EXPECT_EQ(counted.finite_scores, expected.scores_attended()) << s.name << " " << implementation_name(impl);
-    }
+      const CostModel model = model_costs(s, kernel_tile(kernel));
+      for (Implementation impl : {Implementation::padded, Implementation::packed, Implementation::varlen}) {
+        const KernelCounts counted = count_on_gpu(layouts.of(impl), p, kernel);
+        const ImplementationCost& expected = model[impl];
+        std::printf("  %-10s %-22s %-6s tiles %12lld  scores %15lld  useful %15lld\n", flash_kernel_info(kernel).name,
+                    s.name.c_str(), implementation_name(impl), static_cast<long long>(counted.visited_tiles),
+                    static_cast<long long>(counted.cells.computed()),
+                    static_cast<long long>(counted.cells[CellKind::useful]));
+        EXPECT_EQ(counted.visited_tiles, expected.tiles_visited) << s.name << " " << implementation_name(impl);
+        EXPECT_EQ(counted.cells, expected.scores) << s.name << " " << implementation_name(impl);
+        EXPECT_EQ(counted.finite_scores, expected.scores_attended()) << s.name << " " << implementation_name(impl);
+      }
     }
   }
 }
@@ -42,16 +43,16 @@ TEST(KernelCounts, EqualCountLayoutOnAwkwardLayouts) {
   p.head_dim = 64;
   for (bool causal : {true, false}) {
     for (const Layout& layout : counting_layouts(causal))
-    for (FlashKernel kernel : test_kernels()) {
-      SCOPED_TRACE(flash_kernel_info(kernel).name);
-      const KernelCounts counted = count_on_gpu(layout, p, kernel);
-      const TileShape tile = kernel_tile(kernel);
-      const CellCounts expected = count_layout(layout, tile).times(p.heads);
-      EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
-      EXPECT_EQ(counted.finite_scores, expected.attended()) << layout_kind_name(layout.kind);
-      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited)
-          << layout_kind_name(layout.kind);
-    }
+      for (FlashKernel kernel : test_kernels()) {
+        SCOPED_TRACE(flash_kernel_info(kernel).name);
+        const KernelCounts counted = count_on_gpu(layout, p, kernel);
+        const TileShape tile = kernel_tile(kernel);
+        const CellCounts expected = count_layout(layout, tile).times(p.heads);
+        EXPECT_EQ(counted.cells, expected) << layout_kind_name(layout.kind) << (causal ? " causal" : " full");
+        EXPECT_EQ(counted.finite_scores, expected.attended()) << layout_kind_name(layout.kind);
+        EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited)
+            << layout_kind_name(layout.kind);
+      }
   }
 }
 
@@ -76,7 +77,7 @@ TEST(NaiveMemory, RefusesAWorkspaceLargerThanFreeMemory) {
 // allocated, naming the bytes of all five tensors and the bytes free.
 TEST(TensorMemory, RefusesInputsLargerThanFreeMemory) {
   ATTNLAB_REQUIRE_GPU();
-  AttentionProblem p;  // 16 heads and KV heads, head dim 128, bf16: 16448 bytes per position
+  AttentionProblem p;                          // 16 heads and KV heads, head dim 128, bf16: 16448 bytes per position
   const std::int64_t positions = 100'000'000;  // about 1.6 TB
   try {
     AttentionTensors tensors(positions, p);

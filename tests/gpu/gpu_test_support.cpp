@@ -57,7 +57,8 @@ void PrintTo(const KernelConfig& c, std::ostream* os) {
 
 std::string config_name(const ::testing::TestParamInfo<KernelConfig>& info) {
   const KernelConfig& c = info.param;
-  std::string name = std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
+  std::string name =
+      std::string(dtype_name(c.dtype)) + "_d" + std::to_string(c.head_dim) + (c.causal ? "_causal" : "_full");
   if (c.kernel != FlashKernel::mma_sm80) {
     name += std::string("_") + flash_kernel_info(c.kernel).name;
     std::replace(name.begin(), name.end(), '-', '_');  // gtest names take no dashes

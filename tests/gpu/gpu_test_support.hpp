@@ -26,9 +26,9 @@ std::vector<FlashKernel> test_kernels();
 bool runs_here(FlashKernel kernel);
 
 // Skips the calling test where the GPU or the build cannot run `kernel` (wgmma-sm90 off sm_90).
-#define ATTNLAB_REQUIRE_KERNEL(kernel)                                                              \
-  ATTNLAB_REQUIRE_GPU();                                                                            \
-  if (!::attnlab::test::runs_here(kernel))                                                          \
+#define ATTNLAB_REQUIRE_KERNEL(kernel)     \
+  ATTNLAB_REQUIRE_GPU();                   \
+  if (!::attnlab::test::runs_here(kernel)) \
   GTEST_SKIP() << ::attnlab::flash_kernel_info(kernel).name << " does not run on this GPU or build"
 
 // Canonical tokens a layout holds (1 + the largest token_source).

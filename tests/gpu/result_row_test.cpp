@@ -33,7 +33,8 @@ TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
   const RunInfo run{"Some GPU", "580.1", "13.0", "abc123", "2026-01-01T00:00:00Z"};
   const GpuTiming timing = timing_of({100, 200, 300});
 
-  const ResultRow varlen = timed_result_row(s, Implementation::varlen, FlashKernel::mma_sm80, model[Implementation::varlen], timing, run);
+  const ResultRow varlen =
+      timed_result_row(s, Implementation::varlen, FlashKernel::mma_sm80, model[Implementation::varlen], timing, run);
   EXPECT_EQ(varlen.scenario, "uniform-64x512");
   EXPECT_EQ(varlen.implementation, "varlen");
   EXPECT_EQ(varlen.source, "attnlab");
@@ -51,7 +52,8 @@ TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
   EXPECT_FALSE(varlen.rel_l2_error.has_value());  // measured by `attnlab run` alone, never made up here
 
   // results/README.md: the tile column is empty where no flash tile applies.
-  const ResultRow naive = timed_result_row(s, Implementation::naive, FlashKernel::mma_sm80, model[Implementation::naive], timing, run);
+  const ResultRow naive =
+      timed_result_row(s, Implementation::naive, FlashKernel::mma_sm80, model[Implementation::naive], timing, run);
   EXPECT_EQ(naive.tile, "");
   EXPECT_EQ(naive.kernel, "cublas");
 }

@@ -50,9 +50,9 @@ class WindowAccuracy : public ::testing::TestWithParam<WindowConfig> {
   void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed, FlashKernel kernel) {
     const RunCheck run = run_and_check(impl, layout, problem(), seed, kernel);
     std::printf("  %-10s %-6s %-6s window (%d, %d)  rel_l2 %.3e  max_abs %.3e\n",
-                materializes_scores(impl) ? naive_kernel_name : flash_kernel_info(kernel).name, implementation_name(impl),
-                layout_kind_name(layout.kind), layout.window.left, layout.window.right, run.error.rel_l2,
-                run.error.max_abs);
+                materializes_scores(impl) ? naive_kernel_name : flash_kernel_info(kernel).name,
+                implementation_name(impl), layout_kind_name(layout.kind), layout.window.left, layout.window.right,
+                run.error.rel_l2, run.error.max_abs);
     EXPECT_GT(run.error.values, 0);
     EXPECT_EQ(run.written.unwritten, 0);
     EXPECT_EQ(run.written.padding_not_zero, 0);
@@ -93,14 +93,14 @@ TEST(WindowCounts, KernelCountsEqualTheModel) {
     const auto lengths = awkward_lengths();
     for (const Layout& layout : {make_varlen_layout(lengths, true, w), make_padded_layout(lengths, 1600, true, w),
                                  make_packed_layout(lengths, 777, PackingPolicy::concatenate, true, w)})
-    for (FlashKernel kernel : test_kernels()) {
-      SCOPED_TRACE(flash_kernel_info(kernel).name);
-      const KernelCounts counted = count_on_gpu(layout, p, kernel);
-      const TileShape tile = kernel_tile(kernel);
-      EXPECT_EQ(counted.cells, count_layout(layout, tile).times(p.heads)) << layout_kind_name(layout.kind);
-      EXPECT_EQ(counted.finite_scores, count_layout(layout, tile).times(p.heads).attended());
-      EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited);
-    }
+      for (FlashKernel kernel : test_kernels()) {
+        SCOPED_TRACE(flash_kernel_info(kernel).name);
+        const KernelCounts counted = count_on_gpu(layout, p, kernel);
+        const TileShape tile = kernel_tile(kernel);
+        EXPECT_EQ(counted.cells, count_layout(layout, tile).times(p.heads)) << layout_kind_name(layout.kind);
+        EXPECT_EQ(counted.finite_scores, count_layout(layout, tile).times(p.heads).attended());
+        EXPECT_EQ(counted.visited_tiles, p.heads * count_layout_by_query_tile(layout, tile).tiles_visited);
+      }
   }
 }
 

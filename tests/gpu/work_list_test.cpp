@@ -37,7 +37,8 @@ void expect_schedule(const std::vector<WorkItem>& items, const Layout& layout, W
   std::vector<std::int64_t> row_tiles(v.num_rows, 0);
   for (int r = 0; r < v.num_rows; ++r) {
     expected += query_tiles(v, work_tile, r);
-    for (int qt = 0; qt < query_tiles(v, work_tile, r); ++qt) row_tiles[r] += key_tiles_visited(v, work_tile, r, qt).count();
+    for (int qt = 0; qt < query_tiles(v, work_tile, r); ++qt)
+      row_tiles[r] += key_tiles_visited(v, work_tile, r, qt).count();
   }
   EXPECT_EQ(items.size(), expected);
   std::set<int> rows_done;

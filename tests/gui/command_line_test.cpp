@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "gui/platform/window_size.hpp"
 #include "core/input_error.hpp"
+#include "gui/platform/window_size.hpp"
 
 namespace attnlab::gui {
 namespace {

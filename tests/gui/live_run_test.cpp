@@ -34,8 +34,8 @@ TEST(LiveRun, RowsOfTheRunAreAdded) {
   const auto rows = unique_temp_path("live-rows.csv");
   write_results_csv(rows, {our_row("varlen", 510), our_row("packed", 2300)});
   // $1 = run, $2 = the saved scenario, $3 = --out, $4 = the CSV to write.
-  const auto cli = fake_cli("cli-ok.sh", "test \"$1\" = run && test -f \"$2\" && test \"$3\" = --out && cp " +
-                                             rows.string() + " \"$4\"\n");
+  const auto cli = fake_cli(
+      "cli-ok.sh", "test \"$1\" = run && test -f \"$2\" && test \"$3\" = --out && cp " + rows.string() + " \"$4\"\n");
   LiveRun run;
   LoadedResults results;
   start_live_run(run, load_scenario("uniform-64x512"), cli);

@@ -15,8 +15,8 @@ namespace attnlab {
 std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem& p) {
   const std::size_t n = std::size_t(positions);
   const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
-  return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)            // dO, dQ; dK, dV
-         + (n * p.heads + q_like) * sizeof(float);                    // Δ, the dQ accumulator
+  return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)  // dO, dQ; dK, dV
+         + (n * p.heads + q_like) * sizeof(float);          // Δ, the dQ accumulator
 }
 
 namespace {
@@ -71,8 +71,9 @@ __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_
   const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t pair = c / lanes_per_pair;
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
-  float sum = pair < pairs ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
-                           : 0.f;
+  float sum = pair < pairs
+                  ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
+                  : 0.f;
   if (zeros && pair < pairs) {
     reinterpret_cast<float4*>(zeros)[2 * c] = float4{};
     reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
@@ -86,7 +87,8 @@ template <typename T>
 __global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor) {
   const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
   if (first + chunk <= count) {
-    const float4 a = reinterpret_cast<const float4*>(from + first)[0], b = reinterpret_cast<const float4*>(from + first)[1];
+    const float4 a = reinterpret_cast<const float4*>(from + first)[0],
+                 b = reinterpret_cast<const float4*>(from + first)[1];
     const float v[chunk] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     uint4 packed;
     T* out = reinterpret_cast<T*>(&packed);
@@ -110,7 +112,8 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
   if (p.head_dim % chunk != 0 || 32 % lanes_per_pair != 0)
-    throw std::logic_error("compute_delta: head dim " + std::to_string(p.head_dim) + " is not 8, 16, 32, 64, 128 or 256");
+    throw std::logic_error("compute_delta: head dim " + std::to_string(p.head_dim) +
+                           " is not 8, 16, 32, 64, 128 or 256");
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
     row_dot<<<blocks, block>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o), pairs,

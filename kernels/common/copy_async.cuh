@@ -10,8 +10,7 @@ namespace attnlab::flash {
 
 // 16 bytes; src_bytes = 0 writes zeros.
 __device__ __forceinline__ void copy_async_16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
-               "r"(src_bytes)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src), "r"(src_bytes)
                : "memory");
 }
 // 4 bytes; src_bytes = 0 writes zeros.

@@ -149,8 +149,8 @@ namespace {
 
 // Refuses before any of Q, K, V, O, LSE is allocated, with the bytes of all five.
 std::int64_t fitting_positions(std::int64_t positions, const AttentionProblem& p) {
-  const std::size_t per_position =
-      std::size_t(2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype) + std::size_t(p.heads) * sizeof(float);
+  const std::size_t per_position = std::size_t(2 * p.heads + 2 * p.kv_heads) * p.head_dim * dtype_bytes(p.dtype) +
+                                   std::size_t(p.heads) * sizeof(float);
   require_device_memory(std::size_t(positions) * per_position,
                         "Q, K, V, O and LSE of " + std::to_string(positions) + " positions need");
   return positions;
@@ -196,11 +196,13 @@ void gather_buffer(const DeviceLayout& layout, std::int64_t positions, const Dev
 void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out) {
   const Layout& layout = to.host();
   if (out.positions != layout.buffer_tokens())
-    throw std::invalid_argument("gather_qkv: tensors hold " + std::to_string(out.positions) + " positions, the layout " +
-                                std::to_string(layout.buffer_tokens()));
+    throw std::invalid_argument("gather_qkv: tensors hold " + std::to_string(out.positions) +
+                                " positions, the layout " + std::to_string(layout.buffer_tokens()));
   for (std::int64_t src : layout.token_source)
-    if (src >= canonical.positions) throw std::invalid_argument("gather_qkv: the layout reads past the canonical tokens");
-  if (canonical.q.bytes() / std::max<std::int64_t>(canonical.positions, 1) != out.q.bytes() / std::max<std::int64_t>(out.positions, 1))
+    if (src >= canonical.positions)
+      throw std::invalid_argument("gather_qkv: the layout reads past the canonical tokens");
+  if (canonical.q.bytes() / std::max<std::int64_t>(canonical.positions, 1) !=
+      out.q.bytes() / std::max<std::int64_t>(out.positions, 1))
     throw std::invalid_argument("gather_qkv: canonical and output tensors differ in heads or head dim");
   gather_buffer(to, out.positions, canonical.q, out.q);
   gather_buffer(to, out.positions, canonical.k, out.k);

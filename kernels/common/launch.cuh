@@ -8,9 +8,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/input_error.hpp"
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include "core/input_error.hpp"
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch_config.hpp"
@@ -51,7 +51,8 @@ cudaFuncAttributes kernel_attributes(Kernel* kernel, int compute_capability) {
     throw NoGpuError("this build has no code for this GPU (compute capability " +
                      std::to_string(compute_capability / 10) + "." + std::to_string(compute_capability % 10) +
                      "; built for CUDA architectures " ATTNLAB_CUDA_ARCHITECTURES
-                     "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(compute_capability));
+                     "): rebuild with -DCMAKE_CUDA_ARCHITECTURES=" +
+                     std::to_string(compute_capability));
   }
   CUDA_CHECK(err);
   return a;
@@ -69,7 +70,8 @@ const LaunchConfig& launch_config_of(const std::string& what, int threads, int d
     const cudaFuncAttributes a = kernel_attributes(Kernel, device.compute_capability);
     const KernelNeeds needs{what, threads, a.numRegs, static_cast<int>(a.sharedSizeBytes), dynamic_shared};
     const LaunchConfig c = choose_launch(limits, needs);
-    if (c.opt_in) CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.dynamic_shared));
+    if (c.opt_in)
+      CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c.dynamic_shared));
     // Limits of a smaller GPU: the SM also keeps no more shared memory than that GPU's
     // (the driver rounds the percentage up to a size it supports), so no more CTAs share it.
     if (limits.shared_per_sm < device.shared_per_sm)
@@ -79,8 +81,7 @@ const LaunchConfig& launch_config_of(const std::string& what, int threads, int d
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&runtime_ctas, Kernel, threads, c.dynamic_shared));
     std::string line = describe_launch(limits, needs, c) + "; code sm_" + std::to_string(a.binaryVersion) +
                        " from compute_" + std::to_string(a.ptxVersion) + " PTX";
-    if (launch_as && *launch_as)
-      line += std::string("; limits of ") + launch_as + " (" + launch_as_variable + ")";
+    if (launch_as && *launch_as) line += std::string("; limits of ") + launch_as + " (" + launch_as_variable + ")";
     line += runtime_ctas == c.ctas_per_sm ? "; the CUDA runtime agrees"
                                           : "; the CUDA runtime says " + std::to_string(runtime_ctas) + " per SM";
     record_launch(std::move(line));

@@ -18,7 +18,7 @@ constexpr int warp_size = 32;
 constexpr int register_unit = 256;  // registers are handed to a warp in units of 256
 constexpr int sub_partitions = 4;   // an SM's register file is split in four; a warp lives in one
 constexpr int max_registers_per_thread = 255;
-constexpr int shared_unit = 128;    // shared memory is handed to a CTA in units of 128 bytes
+constexpr int shared_unit = 128;  // shared memory is handed to a CTA in units of 128 bytes
 
 int round_up(int x, int unit) { return (x + unit - 1) / unit * unit; }
 
@@ -57,9 +57,9 @@ LaunchConfig choose_launch(const DeviceLimits& d, const KernelNeeds& k) {
   c.shared_per_cta = round_up(shared + d.shared_reserved_per_block, shared_unit);
   const std::pair<const char*, int> limits[] = {
       {"shared memory", d.shared_per_sm / c.shared_per_cta},
-      {"registers", registers_per_warp == 0 ? INT_MAX
-                                            : d.registers_per_sm / sub_partitions / registers_per_warp *
-                                                  sub_partitions / warps},
+      {"registers", registers_per_warp == 0
+                        ? INT_MAX
+                        : d.registers_per_sm / sub_partitions / registers_per_warp * sub_partitions / warps},
       {"threads", d.threads_per_sm / warp_size / warps},
       {"CTA slots", d.blocks_per_sm},
   };

@@ -16,7 +16,7 @@ inline constexpr int oldest_compute_capability = 80;
 
 // What one GPU offers; bytes, registers and threads as cudaDeviceGetAttribute names them.
 struct DeviceLimits {
-  int compute_capability = 0;         // 86 for 8.6
+  int compute_capability = 0;  // 86 for 8.6
   int sm_count = 0;
   int shared_per_sm = 0;              // MaxSharedMemoryPerMultiprocessor
   int shared_per_block = 0;           // MaxSharedMemoryPerBlock: without opting in (48 KB)
@@ -26,12 +26,12 @@ struct DeviceLimits {
   int registers_per_block = 0;
   int threads_per_sm = 0;
   int threads_per_block = 0;
-  int blocks_per_sm = 0;              // MaxBlocksPerMultiprocessor
+  int blocks_per_sm = 0;  // MaxBlocksPerMultiprocessor
 };
 
 // What one kernel asks for per CTA.
 struct KernelNeeds {
-  std::string name;        // e.g. "mma-sm80 bf16 d128", for messages
+  std::string name;  // e.g. "mma-sm80 bf16 d128", for messages
   int threads = 0;
   int registers = 0;       // per thread, as compiled for this GPU (cudaFuncAttributes::numRegs)
   int static_shared = 0;   // bytes
@@ -39,12 +39,12 @@ struct KernelNeeds {
 };
 
 struct LaunchConfig {
-  int dynamic_shared = 0;   // bytes to launch with
-  bool opt_in = false;      // dynamic_shared exceeds the default per-CTA limit: set MaxDynamicSharedMemorySize first
-  int shared_per_cta = 0;   // what a CTA takes from the multiprocessor: static + dynamic + reserved, rounded up
-  int ctas_per_sm = 0;      // at least 1
-  int resident_ctas = 0;    // ctas_per_sm × SMs: the size of a persistent grid
-  std::string limited_by;   // the resources that cap ctas_per_sm, e.g. "shared memory and registers"
+  int dynamic_shared = 0;  // bytes to launch with
+  bool opt_in = false;     // dynamic_shared exceeds the default per-CTA limit: set MaxDynamicSharedMemorySize first
+  int shared_per_cta = 0;  // what a CTA takes from the multiprocessor: static + dynamic + reserved, rounded up
+  int ctas_per_sm = 0;     // at least 1
+  int resident_ctas = 0;   // ctas_per_sm × SMs: the size of a persistent grid
+  std::string limited_by;  // the resources that cap ctas_per_sm, e.g. "shared memory and registers"
 };
 
 // The configuration a kernel launches with on a GPU of these limits. Throws

@@ -59,8 +59,8 @@ __device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const Quer
 template <int n, int queries>
 __device__ __forceinline__ void mask_as_forward(float (&s)[n], const QueryInfo<queries>& info, int first_key,
                                                 bool masked, int lane) {
-  mask_transposed_scores(s, masked, info.first_key, info.last_key, first_key, lane, [](int, float x) { return x; },
-                         -INFINITY);
+  mask_transposed_scores(
+      s, masked, info.first_key, info.last_key, first_key, lane, [](int, float x) { return x; }, -INFINITY);
 }
 
 // Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound

@@ -23,7 +23,8 @@ std::vector<WorkItem> ordered_tiles(const Layout& layout, TileShape tile, Weight
       row_tiles[r] += key_tiles_visited(v, tile, r, qt).count();
     }
   std::stable_sort(items.begin(), items.end(), [&](const WorkItem& a, const WorkItem& b) {
-    if (a.row != b.row) return row_tiles[a.row] != row_tiles[b.row] ? row_tiles[a.row] > row_tiles[b.row] : a.row < b.row;
+    if (a.row != b.row)
+      return row_tiles[a.row] != row_tiles[b.row] ? row_tiles[a.row] > row_tiles[b.row] : a.row < b.row;
     return weight(v, tile, a.row, a.query_tile) > weight(v, tile, b.row, b.query_tile);
   });
   return items;

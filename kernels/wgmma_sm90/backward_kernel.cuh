@@ -93,8 +93,9 @@ __device__ __forceinline__ int step_first_query(const Item& item, int step) {
 // query column accumulator_column(e, lane) of the step (kernels/common/accumulator.cuh).
 
 using KeyScores = float[kStepQueries / 2];
-template <int D> using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
-using QueryGradient = float[32];                    // dQ of the step's 64 queries x 64 columns
+template <int D>
+using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
+using QueryGradient = float[32];   // dQ of the step's 64 queries x 64 columns
 using KeyFragments = std::uint32_t[kStepQueries / 16][4];
 
 // Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
 
     KeyScores s, ds;
     wgmma_fence();
-    start_key_scores<T, D>(s, k_rows, q_tile);   // Sᵀ = K·Qᵀ
+    start_key_scores<T, D>(s, k_rows, q_tile);    // Sᵀ = K·Qᵀ
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
     // The next step's copies are issued while the tensor cores start this step's
     // products, so they are not on the products' path; they land while it computes.

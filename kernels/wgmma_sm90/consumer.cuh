@@ -20,8 +20,9 @@
 
 namespace attnlab::wgmma_sm90 {
 
-using Scores = float[kCols / 2];               // S or P of the warpgroup's rows against one key tile
-template <int D> using Output = float[D / 2];  // the warpgroup's O accumulator
+using Scores = float[kCols / 2];  // S or P of the warpgroup's rows against one key tile
+template <int D>
+using Output = float[D / 2];  // the warpgroup's O accumulator
 using ProbabilityFragments = std::uint32_t[kCols / 16][4];
 
 // Starts s = Q·Kᵀ: D/16 wgmmas of 16 elements along d, each reading its slice of a

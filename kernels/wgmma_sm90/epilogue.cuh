@@ -20,7 +20,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   float inv_sum[2], lse[2];
   flash::finish_softmax(row_max, row_sum, p.scale_log2, inv_sum, lse);
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
-  sync_threads_of(rows_barrier(consumer), kWarpgroup);  // every warp's Q·Kᵀ reads of these rows are done
+  sync_threads_of(rows_barrier(consumer), kWarpgroup);         // every warp's Q·Kᵀ reads of these rows are done
   stage_accumulator<T, D>(o_tile, o, first_row, inv_sum, lane);
   sync_threads_of(rows_barrier(consumer), kWarpgroup);
   const int q0 = item.q0 + 64 * consumer;  // the warpgroup's first row

@@ -33,16 +33,14 @@ __device__ __forceinline__ void barrier_arrive_expect_bytes(std::uint64_t* bar, 
 }
 __device__ __forceinline__ bool barrier_try_wait(std::uint64_t* bar, int parity) {
   std::uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(shared_address(bar)), "r"(parity)
-      : "memory");
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done)
+               : "r"(shared_address(bar)), "r"(parity)
+               : "memory");
   return done != 0;
 }
 __device__ __forceinline__ void barrier_wait(std::uint64_t* bar, int parity) {
-  while (!barrier_try_wait(bar, parity)) {
-  }
+  while (!barrier_try_wait(bar, parity)) {}
 }
 
 // ---- the tensor-memory copy (TMA) ------------------------------------------------
@@ -50,10 +48,11 @@ __device__ __forceinline__ void barrier_wait(std::uint64_t* bar, int parity) {
 // Copies one box of a 3-D tensor map (coordinates innermost first) into shared
 // memory; the bytes count against `bar`'s announced transaction. The map lives
 // in the kernel's parameters (__grid_constant__).
-__device__ __forceinline__ void copy_box(void* dst, const CUtensorMap* map, std::uint64_t* bar, int c0, int c1, int c2) {
+__device__ __forceinline__ void copy_box(void* dst, const CUtensorMap* map, std::uint64_t* bar, int c0, int c1,
+                                         int c2) {
   asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
-          shared_address(dst)),
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::
+          "r"(shared_address(dst)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
@@ -123,21 +122,21 @@ __device__ __forceinline__ void pin_registers(std::uint32_t (&r)[n][m]) {
 }
 
 // The accumulator lists of the wgmma wrappers below.
-#define ATTNLAB_ACC32(d)                                                                                         \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]),   \
-      "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),     \
-      "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),    \
+#define ATTNLAB_ACC32(d)                                                                                      \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
+      "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),  \
+      "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), \
       "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-#define ATTNLAB_ACC64(d)                                                                                         \
-  ATTNLAB_ACC32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]),  \
-      "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),    \
-      "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),    \
-      "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),    \
+#define ATTNLAB_ACC64(d)                                                                                       \
+  ATTNLAB_ACC32(d), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), \
+      "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]),  \
+      "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),  \
+      "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),  \
       "+f"(d[63])
-#define ATTNLAB_REGS32                                                                                            \
+#define ATTNLAB_REGS32                                                                                              \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31}"
-#define ATTNLAB_REGS64                                                                                            \
+#define ATTNLAB_REGS64                                                                                              \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
   "%24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "  \
   "%46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
@@ -152,10 +151,10 @@ __device__ __forceinline__ void wgmma_64xn_shared(float (&d)[n / 2], std::uint64
                                                   bool accumulate) {
   static_assert(n == 128 || n == 64);
   // a_desc, b_desc, pred, ta, tb: the operands after d's, numbered.
-#define ATTNLAB_WGMMA_SS(shape, type, regs, acc, a_desc, b_desc, pred, ta, tb)                                \
+#define ATTNLAB_WGMMA_SS(shape, type, regs, acc, a_desc, b_desc, pred, ta, tb)                                   \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " pred ", 0;\nwgmma.mma_async.sync.aligned." shape ".f32." type \
-               "." type " " regs ", " a_desc ", " b_desc ", p, 1, 1, " ta ", " tb ";\n}\n"                        \
-               : acc(d)                                                                                        \
+               "." type " " regs ", " a_desc ", " b_desc ", p, 1, 1, " ta ", " tb ";\n}\n"                       \
+               : acc(d)                                                                                          \
                : "l"(a), "l"(b), "r"(int(accumulate)), "n"(int(a_mn_major)), "n"(int(b_mn_major)))
   if constexpr (n == 128 && bf16)
     ATTNLAB_WGMMA_SS("m64n128k16", "bf16", ATTNLAB_REGS64, ATTNLAB_ACC64, "%64", "%65", "%66", "%67", "%68");
@@ -175,10 +174,10 @@ template <bool bf16, int n>
 __device__ __forceinline__ void wgmma_64xn_registers(float (&d)[n / 2], const std::uint32_t (&a)[4], std::uint64_t b) {
   static_assert(n == 128 || n == 64);
   // a_regs, b_desc, pred: A's four registers, B's descriptor and the accumulate predicate, numbered after d's.
-#define ATTNLAB_WGMMA_RS(shape, type, regs, acc, a_regs, b_desc, pred)                                         \
+#define ATTNLAB_WGMMA_RS(shape, type, regs, acc, a_regs, b_desc, pred)                                           \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " pred ", 0;\nwgmma.mma_async.sync.aligned." shape ".f32." type \
-               "." type " " regs ", " a_regs ", " b_desc ", p, 1, 1, 1;\n}\n"                                   \
-               : acc(d)                                                                                         \
+               "." type " " regs ", " a_regs ", " b_desc ", p, 1, 1, 1;\n}\n"                                    \
+               : acc(d)                                                                                          \
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(1))
   if constexpr (n == 128 && bf16)
     ATTNLAB_WGMMA_RS("m64n128k16", "bf16", ATTNLAB_REGS64, ATTNLAB_ACC64, "{%64, %65, %66, %67}", "%68", "%69");

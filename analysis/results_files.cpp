@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "analysis/results_order.hpp"
+#include "core/input_error.hpp"
 
 namespace attnlab {
 
@@ -15,6 +16,10 @@ void load_file(LoadedResults& results, const std::filesystem::path& path) {
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
   try {
     ResultsFile file{path, read_results_csv(path)};
+    if (static_cast<std::int64_t>(total_rows(results) + file.rows.size()) > results.row_budget)
+      throw InputError(printable(path.string(), 4096) + ": " + std::to_string(file.rows.size()) +
+                       " rows would pass the " + std::to_string(results.row_budget) +
+                       " rows all results files may hold together; skipped");
     const auto at = std::upper_bound(results.files.begin(), results.files.end(), file,
                                      [](const auto& a, const auto& b) { return results_file_order(a.path, b.path); });
     results.files.insert(at, std::move(file));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/ceilings.hpp"
+#include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 
 namespace attnlab {
@@ -24,6 +25,9 @@ struct LoadedResults {
   // The ceilings.toml of the first loaded folder that has one; empty where none does.
   std::optional<Ceilings> ceilings;
   std::filesystem::path ceilings_file;
+  // Rows all loaded files may hold together; a file that would pass it is skipped as a problem,
+  // so memory stays bounded however many files a folder holds (results/README.md).
+  std::int64_t row_budget = max_results_folder_rows;
 };
 
 // The shipped measurements: $ATTNLAB_RESULTS if set, else the source tree's results/h100/.

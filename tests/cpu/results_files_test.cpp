@@ -35,6 +35,22 @@ TEST_F(ResultsFiles, EveryCsvLoadsInNameOrderWithoutItsExtension) {
   EXPECT_FALSE(results.ceilings);
 }
 
+// The rows of all files together are bounded: a file that would pass the budget is named and skipped.
+TEST_F(ResultsFiles, AFolderHoldsAtMostItsRowBudget) {
+  write_results_csv(dir_ / "a.csv", {our_row("varlen", 100), our_row("packed", 700)});
+  write_results_csv(dir_ / "b.csv", {our_row("varlen", 200), our_row("packed", 800)});
+  write_results_csv(dir_ / "c.csv", {our_row("varlen", 300)});
+  LoadedResults results;
+  results.row_budget = 3;
+  load_results_folder(results, dir_);
+  EXPECT_EQ(total_rows(results), 3u);
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("b.csv: 2 rows would pass the 3 rows all results files may hold together"),
+            std::string::npos)
+      << results.problems[0];
+  EXPECT_EQ(LoadedResults{}.row_budget, max_results_folder_rows);
+}
+
 TEST_F(ResultsFiles, ABrokenFileIsNamedAndSkippedAndLoadingAgainReplaces) {
   write_results_csv(dir_ / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});
   write("b-broken.csv", "this,is,not\na,results,file\n");

@@ -179,8 +179,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   long long visited = 0, finite = 0;
   const int steps = item.steps() * kHalves;
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
-  const auto start_step = [&](int step, int buffer) {
-    const int head = step_head(item, step), q0 = step_first_query(item, step);
+  // Starts the copies of the step of query head `head` from query q0 into `buffer`.
+  const auto start_step = [&](int head, int q0, int buffer) {
     const std::int64_t first = (std::int64_t(item.row_begin + q0) * p.heads + head) * D;
     const std::int64_t stride = std::int64_t(p.heads) * D;
     copy_rows_async<T, D, kStepQueries>(base + L::q + buffer * L::query_tile_bytes, static_cast<const T*>(p.q) + first,
@@ -191,7 +191,11 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   };
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
-  if (steps > 0) start_step(0, 0);
+  // The step's head and first query, decoded once, when its copies start (the decoding
+  // divides by the item's query-tile count), and carried into the step; step 0's are
+  // written out, since a CTA without steps has no query tiles to divide by.
+  int head = item.kv_head * item.group, q0 = item.first_query_tile * kRows;
+  if (steps > 0) start_step(head, q0, 0);
   flash::commit_copies();
 
   KeyGradient<D> dk = {}, dv = {};
@@ -201,7 +205,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
-    const int head = step_head(item, step), q0 = step_first_query(item, step);
     flash::wait_copies<0>();   // this step's copies (and K, V) landed
     fence_shared_for_async();  // wgmma reads what cp.async wrote
     // One barrier a step: this step's tiles in place for every thread, and the last
@@ -217,7 +220,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
     // The next step's copies are issued while the tensor cores start this step's
     // products, so they are not on the products' path; they land while it computes.
-    if (step + 1 < steps) start_step(step + 1, buffer ^ 1);
+    const int next_head = step_head(item, step + 1), next_q0 = step_first_query(item, step + 1);
+    if (step + 1 < steps) start_step(next_head, next_q0, buffer ^ 1);
     flash::commit_copies();
     wgmma_wait<1>();
     pin_registers(s);
@@ -275,6 +279,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
     pin_registers(dk);
     pin_registers(pf);
     pin_registers(dsf);
+    head = next_head;
+    q0 = next_q0;
   }
   flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
   __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
@@ -302,8 +308,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   }
   // Keeps the item's coordinates, the layout's pointers and V's address live to the end.
   // Without it LLVM hoists address computations of the step loop into registers held
-  // across the loop, and at 255 registers the loop ran 2-3% slower on the H100; with it
-  // the kernel's PTX up to here is the measured kernel's (kernels/NOTEBOOK.md).
+  // across the loop, and at 255 registers the loop runs 0.5-1% slower on the H100
+  // (kernels/NOTEBOOK.md).
   asm volatile("" ::"r"(item.row), "r"(item.k0), "r"(item.first_query_tile), "r"(item.query_tile_count),
                "r"(item.group), "l"(lv.row_start), "l"(lv.row_valid), "l"(lv.row_piece), "l"(lv.piece_start),
                "r"(shared_address(v_tile)));

@@ -11,7 +11,7 @@ inline constexpr std::int64_t max_scenario_file_bytes = std::int64_t{1} << 20;  
 inline constexpr std::int64_t max_lengths_csv_bytes = std::int64_t{64} << 20;    // 64 MiB
 inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{64} << 20;    // 64 MiB
 inline constexpr std::int64_t max_results_rows = std::int64_t{1} << 16;          // rows kept from one results CSV
-inline constexpr std::int64_t max_results_folder_rows = std::int64_t{1} << 18;  // rows loaded from all of them
+inline constexpr std::int64_t max_results_folder_rows = std::int64_t{1} << 18;   // rows loaded from all of them
 inline constexpr std::int64_t max_ceilings_file_bytes = std::int64_t{64} << 10;  // 64 KiB of TOML
 
 // ---- TOML shape (toml++ recurses once per level; see core/toml_guard.hpp) ---------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,8 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
 
     build = Path(build_dir).resolve()
     cache = (build / "CMakeCache.txt").read_text() if (build / "CMakeCache.txt").is_file() else ""
-    if "CMAKE_POSITION_INDEPENDENT_CODE:BOOL=ON" not in cache:
+    # -D without a type caches it as UNINITIALIZED: any type will do.
+    if not re.search(r"^CMAKE_POSITION_INDEPENDENT_CODE:[A-Z]+=ON$", cache, re.M):
         raise RuntimeError(
             f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
             "(the extension links its static libraries into a shared object)"

@@ -430,4 +430,13 @@ TEST(Cli, StepCsvQuotesTheScenarioName) {
   }
 }
 
+// cuBLAS is opened when naive first needs it: the attnlab binary does not name it among the
+// libraries loaded at start, so --help, model and step never map it.
+TEST(Cli, CublasIsNotLoadedAtStart) {
+  const CliRun r = cli_run::run_program("readelf", std::string("-d '") + ATTNLAB_CLI + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(NEEDED)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("libcublas"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -6,12 +6,12 @@
 
 #include "tests/cpu/cli_run.hpp"
 
+#ifdef ATTNLAB_BENCH_EXE
 namespace {
 
 using attnlab::cli_run::CliRun;
 using attnlab::cli_run::run_program;
 
-#ifdef ATTNLAB_BENCH_EXE
 TEST(BenchCli, BadFlagsExitTwoBeforeAnyGpuWork) {
   const std::pair<const char*, const char*> cases[] = {
       {"no-such-scenario", "no-such-scenario"},
@@ -26,6 +26,6 @@ TEST(BenchCli, BadFlagsExitTwoBeforeAnyGpuWork) {
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
   }
 }
-#endif
 
 }  // namespace
+#endif

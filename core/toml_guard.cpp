@@ -25,7 +25,7 @@ class TomlGuard {
   TomlGuard(std::string_view text, const std::string& file) : text_(text), file_(file) {}
 
   void run() {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte-order mark
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") i_ = begin_ = 3;  // a byte-order mark, which toml++ skips
     while (i_ < text_.size()) {
       const char c = text_[i_];
       if (static_cast<unsigned char>(c) >= 0x80)
@@ -132,7 +132,7 @@ class TomlGuard {
   // Only blanks since the last line end, and no bracket open: where a table header may start.
   bool at_line_start() const {
     if (!open_.empty()) return false;
-    for (std::size_t k = i_; k-- > 0;) {
+    for (std::size_t k = i_; k-- > begin_;) {
       if (text_[k] == '\n') return true;
       if (text_[k] != ' ' && text_[k] != '\t') return false;
     }
@@ -194,6 +194,7 @@ class TomlGuard {
 
   std::string_view text_;
   const std::string& file_;
+  std::size_t begin_ = 0;  // the first byte past a byte-order mark
   std::size_t i_ = 0;
   std::vector<char> open_;  // the brackets open now, innermost last
   bool in_key_ = true;      // a key may come next (the start of a line, after '{' or ',' in an inline table)

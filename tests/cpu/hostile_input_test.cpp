@@ -377,6 +377,13 @@ TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
   EXPECT_EQ(load_scenario(p.string()).total_tokens(), 12);
 }
 
+// toml++ skips the mark, so a table header right after it starts a line: its first key is checked.
+TEST_F(HostileInput, AHeaderRightAfterAByteOrderMarkIsChecked) {
+  for (const std::string header : {"[.a]", "[[[a]]", " [|"})
+    expect_line(scenario_error("\xEF\xBB\xBF" + header + "\n"),
+                {"bad.toml:1:", "a table header that does not start with a key"});
+}
+
 // Best fit is bounded before it packs: the refusal says the figure is that bound, not the layout's size.
 TEST_F(HostileInput, BestFitRefusalSaysItsBoundIsBeforePacking) {
   const std::string text = with(valid_head, "row_len = 4096", "row_len = 1024\npacking = \"best_fit\"") +

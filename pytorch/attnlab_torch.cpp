@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -35,10 +36,23 @@ struct TorchLayout {
 std::mutex registry_mutex;
 std::vector<std::unique_ptr<TorchLayout>> registry;  // index = handle; layouts live as long as the process
 
+// Refusals are std::runtime_error with a message built here (PyTorch and pybind11 both raise
+// RuntimeError from it): a TORCH_CHECK message that formats a number crashed the process
+// on the H100 machine, so no number goes through c10::str.
+[[noreturn]] void refuse(const std::string& message) { throw std::runtime_error("attnlab: " + message); }
+
+std::string n(std::int64_t value) { return std::to_string(value); }
+
+std::string shape_text(const Tensor& t) {
+  std::string text = "(";
+  for (std::int64_t d = 0; d < t.dim(); ++d) text += (d ? ", " : "") + n(t.size(d));
+  return text + ")";
+}
+
 const TorchLayout& registered(std::int64_t handle) {
   const std::lock_guard lock(registry_mutex);
-  TORCH_CHECK(handle >= 0 && handle < std::int64_t(registry.size()), "attnlab: no layout ", handle,
-              "; make one with make_layout");
+  if (handle < 0 || handle >= std::int64_t(registry.size()))
+    refuse("no layout " + n(handle) + "; make one with make_layout");
   return *registry[std::size_t(handle)];
 }
 
@@ -47,21 +61,22 @@ const TorchLayout& registered(std::int64_t handle) {
 // by `kernel` ("" = the fastest this GPU and build run with a backward).
 std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t window_left,
                          const std::string& kernel) {
-  TORCH_CHECK(!lengths.empty(), "attnlab: make_layout needs at least one sequence");
-  std::vector<int> n;
+  if (lengths.empty()) refuse("make_layout needs at least one sequence");
+  std::vector<int> sequences;
   std::int64_t tokens = 0;
   for (const std::int64_t l : lengths) {
-    TORCH_CHECK(l > 0 && l <= max_row_length, "attnlab: a sequence length must be 1 to ", max_row_length, ", got ", l);
+    if (l <= 0 || l > max_row_length)
+      refuse("a sequence length must be 1 to " + n(max_row_length) + ", got " + n(l));
     tokens += l;
-    n.push_back(int(l));
+    sequences.push_back(int(l));
   }
-  TORCH_CHECK(tokens <= max_tokens, "attnlab: at most ", max_tokens, " tokens in one layout, got ", tokens);
-  TORCH_CHECK(window_left >= -1 && window_left <= max_window, "attnlab: window_left must be -1 (none) or 0 to ",
-              max_window, ", got ", window_left);
+  if (tokens > max_tokens) refuse("at most " + n(max_tokens) + " tokens in one layout, got " + n(tokens));
+  if (window_left < -1 || window_left > max_window)
+    refuse("window_left must be -1 (none) or 0 to " + n(max_window) + ", got " + n(window_left));
   const cudaDeviceProp* gpu = at::cuda::getCurrentDeviceProperties();
   auto entry = std::make_unique<TorchLayout>();
   entry->device_index = c10::cuda::current_device();
-  entry->host = make_varlen_layout(n, /*causal=*/true, window_left < 0 ? Window{} : Window{int(window_left), 0});
+  entry->host = make_varlen_layout(sequences, /*causal=*/true, window_left < 0 ? Window{} : Window{int(window_left), 0});
   entry->kernel = choose_flash_kernel(kernel, gpu->major * 10 + gpu->minor, "kernel", /*backward=*/true);
   entry->device = std::make_unique<DeviceLayout>(entry->host, kernel_tile(entry->kernel));
   const std::lock_guard lock(registry_mutex);
@@ -74,27 +89,29 @@ std::int64_t layout_positions(std::int64_t handle) { return registered(handle).h
 
 // The kernels launch on the legacy default stream (their API takes none): refuse any other.
 void require_default_stream(int device) {
-  TORCH_CHECK(at::cuda::getCurrentCUDAStream(device) == at::cuda::getDefaultCUDAStream(device),
-              "attnlab: the kernels run on the default CUDA stream; call them outside torch.cuda.stream(...)");
+  if (at::cuda::getCurrentCUDAStream(device) != at::cuda::getDefaultCUDAStream(device))
+    refuse("the kernels run on the default CUDA stream; call them outside torch.cuda.stream(...)");
 }
 
 void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::int64_t heads, std::int64_t dim,
                   at::ScalarType dtype) {
-  TORCH_CHECK(t.is_cuda() && t.get_device() == l.device_index, "attnlab: ", name, " must be on cuda:", l.device_index,
-              " (the layout's device)");
-  TORCH_CHECK(t.dim() == 3 && t.size(0) == l.host.buffer_tokens() && t.size(1) == heads && t.size(2) == dim,
-              "attnlab: ", name, " must be (", l.host.buffer_tokens(), ", ", heads, ", ", dim, "), got ", t.sizes());
-  TORCH_CHECK(t.scalar_type() == dtype, "attnlab: ", name, " must be ", dtype, ", got ", t.scalar_type());
-  TORCH_CHECK(t.is_contiguous(), "attnlab: ", name, " must be contiguous");
-  TORCH_CHECK(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0, "attnlab: ", name,
-              " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
+  const std::string what = name;
+  if (!t.is_cuda() || t.get_device() != l.device_index)
+    refuse(what + " must be on cuda:" + n(l.device_index) + " (the layout's device)");
+  if (t.dim() != 3 || t.size(0) != l.host.buffer_tokens() || t.size(1) != heads || t.size(2) != dim)
+    refuse(what + " must be (" + n(l.host.buffer_tokens()) + ", " + n(heads) + ", " + n(dim) + "), got " +
+           shape_text(t));
+  if (t.scalar_type() != dtype)
+    refuse(what + " must be " + c10::toString(dtype) + ", got " + c10::toString(t.scalar_type()));
+  if (!t.is_contiguous()) refuse(what + " must be contiguous");
+  if (reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 != 0)
+    refuse(what + " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
 }
 
 // The problem q and k describe, q and k checked against the layout; the caller checks the others.
 AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, double scale) {
-  TORCH_CHECK(q.dim() == 3 && k.dim() == 3, "attnlab: q, k and v must be (positions, heads, head_dim)");
-  TORCH_CHECK(q.scalar_type() == at::kBFloat16 || q.scalar_type() == at::kHalf,
-              "attnlab: q must be bfloat16 or float16");
+  if (q.dim() != 3 || k.dim() != 3) refuse("q, k and v must be (positions, heads, head_dim)");
+  if (q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf) refuse("q must be bfloat16 or float16");
   AttentionProblem p;
   p.dtype = q.scalar_type() == at::kBFloat16 ? DType::bf16 : DType::fp16;
   p.heads = int(q.size(1));
@@ -142,9 +159,9 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
   check_tensor(out, "out", l, p.heads, p.head_dim, q.scalar_type());
   const Tensor d_o = grad_out.contiguous();
   check_tensor(d_o, "grad_out", l, p.heads, p.head_dim, q.scalar_type());
-  TORCH_CHECK(lse.is_cuda() && lse.scalar_type() == at::kFloat && lse.is_contiguous() && lse.dim() == 2 &&
-                  lse.size(0) == q.size(0) && lse.size(1) == q.size(1),
-              "attnlab: lse must be the forward's contiguous float32 (positions, heads)");
+  if (!lse.is_cuda() || lse.scalar_type() != at::kFloat || !lse.is_contiguous() || lse.dim() != 2 ||
+      lse.size(0) != q.size(0) || lse.size(1) != q.size(1))
+    refuse("lse must be the forward's contiguous float32 (positions, heads)");
   const c10::cuda::CUDAGuard guard(q.device());
   require_default_stream(l.device_index);
   Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);

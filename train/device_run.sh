@@ -8,16 +8,21 @@
 #   build                 CMake build with PIC static libraries and the attnlab CLI ($ATTNLAB_BUILD,
 #                         default build-torch); about 3 to 6 minutes on a fresh machine, seconds after
 #   operator              pytorch/test_operator.py: GPU tests against varlen_attn (compiles the
-#                         extension, about 1 minute, and one torch.compile test), then the operator
-#                         timed beside `attnlab run` on four scenarios; about 3 to 4 minutes
+#                         extension, about 1 minute, and one torch.compile test), the operator timed
+#                         beside `attnlab run` on uniform-64x512 and nanochat-d24, then the bad-input
+#                         test alone (a crash there cannot take the others with it)
 #   gemms                 train/gemms.py: the step's matrix products at d24's shapes; under a minute
-#   step:SCENARIO:LAYOUT  train/step.py for each backend (fa2, attnlab, cudnn) on one GPU; each run
-#                         compiles the model (1 to 2 minutes, less when an identical graph is in the
-#                         inductor cache from an earlier run on this machine) and times 25 steps
+#   step:SCENARIO:LAYOUT[:BACKEND]
+#                         train/step.py for BACKEND (default: fa2, attnlab and cudnn in turn) on one
+#                         GPU; each run compiles the model (1 to 2 minutes, seconds when an identical
+#                         graph is in the inductor cache from an earlier run on this machine) and
+#                         times 25 steps
 #   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
 #                         split it over device calls (10 minutes each) by naming its stages
 #   ddp:N                 train/step.py under torchrun with N ranks on nanochat-d24, both layouts, FA2
 #                         (a machine with N GPUs)
+# With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold
+# an exclusive flock on it: stages started side by side compile at once but never time at once.
 # OUTDIR receives step.csv (results rows, pass = step), step-parts.csv (each part's kernels),
 # gemms.csv, operator.csv and logs/.
 set -uo pipefail
@@ -31,8 +36,9 @@ build=${ATTNLAB_BUILD:-build-torch}
 cli=$build/cli/attnlab
 mkdir -p "$out/logs"
 export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios NCCL_NVLS_ENABLE=0
-# The varlen runs give cu_seqlens one static length (the article's fixed max_num_docs), so
-# the three scenarios share one compiled graph per backend where their windows agree.
+# Both layouts give cu_seqlens one static length (the article's fixed max_num_docs), so packed
+# and varlen, and the three scenarios where their windows agree, share one compiled graph
+# per backend (attnlab's layouts are constants of the graph: there only the Triton kernels are shared).
 max_num_docs=128
 
 limit() { timeout --signal=INT --kill-after=15 "$@"; }
@@ -52,9 +58,12 @@ for stage in $stages; do
       ;;
     operator)
       echo "== the PyTorch operator"
-      limit 540 python3 pytorch/test_operator.py --build "$build" --attnlab "$cli" -v \
-        --time uniform-64x512 uniform-16x2048 nanochat-d24 uniform-64x512-rows-2048-window512 \
+      gpu_lock=(); [ -n "${ATTNLAB_GPU_LOCK:-}" ] && gpu_lock=(flock "$ATTNLAB_GPU_LOCK")
+      limit 540 "${gpu_lock[@]}" python3 pytorch/test_operator.py --build "$build" --attnlab "$cli" -v \
+        -k varlen -k packed -k layout -k compiled --time uniform-64x512 nanochat-d24 \
         --out "$out/operator.csv" 2>&1 | tee "$out/logs/operator.log"
+      limit 120 "${gpu_lock[@]}" python3 pytorch/test_operator.py --build "$build" -v -k refuses 2>&1 |
+        tee -a "$out/logs/operator.log"
       ;;
     gemms)
       echo "== GEMMs at the model's shapes"
@@ -62,22 +71,20 @@ for stage in $stages; do
         tee "$out/logs/gemms.log"
       ;;
     step:*:*)
-      IFS=: read -r _ scenario layout <<<"$stage"
-      docs=(); [ "$layout" = varlen ] && docs=(--max-num-docs "$max_num_docs")
-      for backend in fa2 attnlab cudnn; do
+      IFS=: read -r _ scenario layout backends <<<"$stage"
+      for backend in ${backends:-fa2 attnlab cudnn}; do
         echo "== step $scenario $layout $backend"
-        limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" "${docs[@]}" \
-          --attnlab "$cli" --build "$build" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
-          tee "$out/logs/step-$scenario-$layout-$backend.log"
+        limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" \
+          --max-num-docs "$max_num_docs" --attnlab "$cli" --build "$build" --out "$out/step.csv" \
+          --parts-out "$out/step-parts.csv" 2>&1 | tee "$out/logs/step-$scenario-$layout-$backend.log"
       done
       ;;
     ddp:*)
       ranks=${stage#ddp:}
       for layout in packed varlen; do
         echo "== step nanochat-d24 $layout fa2 on $ranks GPUs"
-        docs=(); [ "$layout" = varlen ] && docs=(--max-num-docs "$max_num_docs")
         limit 400 torchrun --standalone --nproc_per_node "$ranks" train/step.py nanochat-d24 --layout "$layout" \
-          --backend fa2 "${docs[@]}" --attnlab "$cli" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
+          --backend fa2 --max-num-docs "$max_num_docs" --attnlab "$cli" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
           tee "$out/logs/step-ddp$ranks-nanochat-d24-$layout.log"
       done
       ;;

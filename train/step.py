@@ -21,6 +21,8 @@ varlen documents) prints `SCENARIO LAYOUT BACKEND: unavailable: REASON` and exit
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import os
 import sys
 import time
@@ -61,6 +63,22 @@ class GradientAllReduce:
         dist = self.torch.distributed
         for handle in [dist.all_reduce(b, op=dist.ReduceOp.AVG, async_op=True) for b in self.buckets]:
             handle.wait()
+
+
+@contextlib.contextmanager
+def gpu_to_itself():
+    """An exclusive flock on $ATTNLAB_GPU_LOCK while held, where that is set: a run started beside
+    others (train/device_run.sh) compiles at once with them but times alone."""
+    path = os.environ.get("ATTNLAB_GPU_LOCK")
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
@@ -174,9 +192,10 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     torch.cuda.synchronize()
     if rank == 0:
         print(f"{label}: first step (compiles) {time.monotonic() - began:.0f} s", flush=True)
-    us = time_calls(torch, step, args.warmup - 1, args.steps)
-    loss_value = float(losses[-1])
-    parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
+    with gpu_to_itself():
+        us = time_calls(torch, step, args.warmup - 1, args.steps)
+        loss_value = float(losses[-1])
+        parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
     if rank != 0:
         return
     env = read_environment(torch)

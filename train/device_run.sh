@@ -59,6 +59,9 @@ for stage in $stages; do
     operator)
       echo "== the PyTorch operator"
       gpu_lock=(); [ -n "${ATTNLAB_GPU_LOCK:-}" ] && gpu_lock=(flock "$ATTNLAB_GPU_LOCK")
+      # The extension compiles first, outside the lock: it needs no GPU.
+      limit 300 python3 -c "import sys; sys.path.insert(0, 'pytorch'); import attnlab_ops; attnlab_ops.load('$build')" \
+        >"$out/logs/extension-build.log" 2>&1 || { tail -30 "$out/logs/extension-build.log"; echo "device_run: extension failed"; }
       limit 540 "${gpu_lock[@]}" python3 pytorch/test_operator.py --build "$build" --attnlab "$cli" -v \
         -k varlen -k packed -k layout -k compiled --time uniform-64x512 nanochat-d24 \
         --out "$out/operator.csv" 2>&1 | tee "$out/logs/operator.log"

@@ -89,8 +89,9 @@ void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<Measure
       if (part.us == parts[5].us && *pu == 0 && *vu == 0) continue;  // one GPU: nothing to communicate
       chain.push_back({"step time saved " + std::string(part.where) + ", " + name,
                        format_percent((*pu - *vu) / packed.median_us),
-                       "packed " + format_us(*pu) + ", varlen " + format_us(*vu) + "; of the packed step " +
-                           format_us(packed.median_us) + " (the parts add up to the measured saving)"});
+                       "packed " + format_us(*pu) + ", varlen " + format_us(*vu) + ", of a packed step of " +
+                           format_us(packed.median_us) +
+                           (&part == parts ? "; this part and those below add up to the measured saving" : "")});
     }
   }
 }

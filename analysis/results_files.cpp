@@ -15,11 +15,12 @@ void load_file(LoadedResults& results, const std::filesystem::path& path) {
   std::erase_if(results.files, [&](const ResultsFile& f) { return f.path == path; });
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(path.string() + ":"); });
   try {
-    ResultsFile file{path, read_results_csv(path)};
-    if (static_cast<std::int64_t>(total_rows(results) + file.rows.size()) > results.row_budget)
-      throw InputError(printable(path.string(), 4096) + ": " + std::to_string(file.rows.size()) +
-                       " rows would pass the " + std::to_string(results.row_budget) +
-                       " rows all results files may hold together; skipped");
+    ResultsRows read = read_results_rows(path);
+    ResultsFile file{path, std::move(read.runs), std::move(read.steps)};
+    const std::size_t rows = file.rows.size() + file.steps.size();
+    if (static_cast<std::int64_t>(total_rows(results) + rows) > results.row_budget)
+      throw InputError(printable(path.string(), 4096) + ": " + std::to_string(rows) + " rows would pass the " +
+                       std::to_string(results.row_budget) + " rows all results files may hold together; skipped");
     const auto at = std::upper_bound(results.files.begin(), results.files.end(), file,
                                      [](const auto& a, const auto& b) { return results_file_order(a.path, b.path); });
     results.files.insert(at, std::move(file));
@@ -28,6 +29,33 @@ void load_file(LoadedResults& results, const std::filesystem::path& path) {
     // read_results_csv names the file; keep that, and name it where it does not (any
     // failure of a file, not only the reader's InputError, skips that file alone).
     results.problems.push_back(message.starts_with(path.string()) ? message : path.string() + ": " + message);
+  }
+}
+
+// Every *.csv of a folder, in the order of results_file_order; a folder that cannot be listed is a problem.
+std::vector<std::filesystem::path> csv_files(LoadedResults& results, const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> csvs;
+  // Every *.csv is handed to its reader, which names what is wrong with one that is not a readable
+  // file (a symlink loop, a FIFO) as a problem of that file alone; the GUI still starts.
+  for (std::filesystem::directory_iterator it(folder, ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec))
+    if (it->path().extension() == ".csv") csvs.push_back(it->path());
+  if (ec) results.problems.push_back(folder.string() + ": cannot list the folder (" + ec.message() + ")");
+  std::sort(csvs.begin(), csvs.end(), results_file_order);
+  return csvs;
+}
+
+void load_gemms(LoadedResults& results, const std::filesystem::path& folder) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) return;
+  for (const auto& path : csv_files(results, folder)) {
+    std::erase_if(results.gemms, [&](const GemmsFile& f) { return f.path == path; });
+    try {
+      results.gemms.push_back({path, read_gemms_csv(path)});
+    } catch (const std::exception& e) {
+      results.problems.push_back(e.what());  // read_gemms_csv names the file
+    }
   }
 }
 
@@ -41,14 +69,8 @@ std::filesystem::path default_results_folder() {
 void load_results_folder(LoadedResults& results, const std::filesystem::path& folder) {
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) return;
-  std::vector<std::filesystem::path> csvs;
-  // Every *.csv is handed to the reader, which names what is wrong with one that is not a readable
-  // file (a symlink loop, a FIFO) as a problem of that file alone; the GUI still starts.
-  for (std::filesystem::directory_iterator it(folder, ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec))
-    if (it->path().extension() == ".csv") csvs.push_back(it->path());
-  if (ec) results.problems.push_back(folder.string() + ": cannot list the folder (" + ec.message() + ")");
-  for (const auto& csv : csvs) load_file(results, csv);
+  for (const auto& csv : csv_files(results, folder)) load_file(results, csv);
+  load_gemms(results, folder / gemms_folder_name);
   const std::filesystem::path ceilings = folder / ceilings_file_name;
   if (results.ceilings || !std::filesystem::exists(ceilings, ec)) return;
   try {
@@ -71,7 +93,7 @@ void load_results(LoadedResults& results, const std::filesystem::path& path) {
 
 std::size_t total_rows(const LoadedResults& results) {
   std::size_t n = 0;
-  for (const auto& f : results.files) n += f.rows.size();
+  for (const auto& f : results.files) n += f.rows.size() + f.steps.size();
   return n;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The results files one reader sees: every *.csv of a folder, plus any file or folder
+// The results files one reader sees: every *.csv of a folder (and its gemms/*.csv), plus any file or folder
 // loaded later, kept in the order that decides which run of a configuration is the
 // primary one (results_order.hpp, primary_runs.hpp). A file that cannot be read is
 // reported (one line naming it) and skipped. The CLI and the GUI load through here.
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/ceilings.hpp"
+#include "analysis/measured_gemms.hpp"
 #include "core/input_limits.hpp"
 #include "core/results_csv.hpp"
 
@@ -16,7 +17,8 @@ namespace attnlab {
 
 struct ResultsFile {
   std::filesystem::path path;
-  std::vector<ResultRow> rows;
+  std::vector<ResultRow> rows;  // attention runs (pass fwd or bwd)
+  std::vector<StepRow> steps;   // measured training steps (pass step), apart from every attention table
 };
 
 struct LoadedResults {
@@ -25,6 +27,8 @@ struct LoadedResults {
   // The ceilings.toml of the first loaded folder that has one; empty where none does.
   std::optional<Ceilings> ceilings;
   std::filesystem::path ceilings_file;
+  // The GEMMs at a model's shapes, from each loaded folder's gemms/*.csv.
+  std::vector<GemmsFile> gemms;
   // Rows all loaded files may hold together; a file that would pass it is skipped as a problem,
   // so memory stays bounded however many files a folder holds (results/README.md).
   std::int64_t row_budget = max_results_folder_rows;
@@ -33,12 +37,13 @@ struct LoadedResults {
 // The shipped measurements: $ATTNLAB_RESULTS if set, else the source tree's results/h100/.
 std::filesystem::path default_results_folder();
 
-// Reads every *.csv in `folder`, whatever their names, and its ceilings.toml where no
-// ceilings are loaded yet. A missing folder adds nothing.
+// Reads every *.csv in `folder`, whatever their names, every gemms/*.csv under it, and its
+// ceilings.toml where no ceilings are loaded yet. A missing folder adds nothing.
 void load_results_folder(LoadedResults& results, const std::filesystem::path& folder);
 // Reads one file, or every *.csv when `path` is a folder; replaces a file read before from the same path.
 void load_results(LoadedResults& results, const std::filesystem::path& path);
 
+// Rows held: attention runs and measured steps.
 std::size_t total_rows(const LoadedResults& results);
 
 }  // namespace attnlab

@@ -27,12 +27,82 @@ double over_layers(const TrainingStep& step, PerLayer per_layer) {
   return varlen > 0 ? packed / varlen : 0.0;
 }
 
+std::string gpus_text(int gpus) { return gpus == 1 ? "one GPU" : std::to_string(gpus) + " GPUs"; }
+
+// The backend and, on several GPUs, their number: "FA2", "attnlab · wgmma-sm90, 8 GPUs".
+std::string pair_name(const MeasuredStepPair& p) { return p.label() + (p.gpus == 1 ? "" : ", " + gpus_text(p.gpus)); }
+
+std::string files_of(const MeasuredStepPair& p) {
+  if (p.packed && p.varlen && p.packed->file != p.varlen->file)
+    return "packed " + p.packed->file + ", varlen " + p.varlen->file;
+  return (p.packed ? p.packed : p.varlen)->file;
+}
+
+// The saving of each pair with the file and kernel it came from.
+void add_measured_savings(std::vector<ChainLink>& chain, const std::vector<MeasuredStepPair>& measured) {
+  for (const MeasuredStepPair& p : measured) {
+    const std::string label = "measured step saving, " + gpus_text(p.gpus) + ", " + p.label();
+    if (const auto saving = p.saving()) {
+      chain.push_back({label, format_percent(*saving),
+                       "1 - varlen / packed step median: " + format_us(p.varlen->row.median_us) + " against " +
+                           format_us(p.packed->row.median_us) + "; " + files_of(p)});
+    } else {
+      const char* only = p.packed ? "packed" : "varlen";
+      chain.push_back({label, "not measured",
+                       std::string("only the ") + only + " step was measured (" + files_of(p) + "), " +
+                           format_us((p.packed ? p.packed : p.varlen)->row.median_us) + "; no " +
+                           (p.packed ? "varlen" : "packed") + " row"});
+    }
+  }
+}
+
+struct StepPartLink {
+  const char* where;  // "in GEMMs"
+  std::optional<double> (*us)(const StepRow&);
+};
+
+// Where each backend's step time went: attention's share, then what each part saved, as shares of
+// the packed step; the parts and the idle time add up to the measured saving.
+void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<MeasuredStepPair>& measured) {
+  static constexpr StepPartLink parts[] = {
+      {"in attention (forward + backward)", step_attention_us},
+      {"in GEMMs", [](const StepRow& r) { return r.part_us(StepPart::gemm); }},
+      {"in elementwise work", [](const StepRow& r) { return r.part_us(StepPart::elementwise); }},
+      {"in the loss", [](const StepRow& r) { return r.part_us(StepPart::loss); }},
+      {"in the optimizer", [](const StepRow& r) { return r.part_us(StepPart::optimizer); }},
+      {"in communication", [](const StepRow& r) { return r.part_us(StepPart::communication); }},
+      {"in other kernels", [](const StepRow& r) { return r.part_us(StepPart::other); }},
+      {"while the GPU waited (median - kernels)", step_idle_us},
+  };
+  for (const MeasuredStepPair& p : measured) {
+    if (!p.has_parts()) continue;
+    const StepRow &packed = p.packed->row, &varlen = p.varlen->row;
+    const std::string name = pair_name(p);
+    const double pa = *step_attention_us(packed), va = *step_attention_us(varlen);
+    chain.push_back({"attention's share of the measured step, " + name, format_percent(pa / packed.median_us),
+                     "packed: attention " + format_us(pa) + " of " + format_us(packed.median_us) +
+                         "; varlen: " + format_us(va) + " of " + format_us(varlen.median_us) + " (" +
+                         format_percent(va / varlen.median_us) + "); the profiler's parts"});
+    for (const StepPartLink& part : parts) {
+      const auto pu = part.us(packed), vu = part.us(varlen);
+      if (!pu || !vu) continue;
+      if (part.us == parts[5].us && *pu == 0 && *vu == 0) continue;  // one GPU: nothing to communicate
+      chain.push_back({"step time saved " + std::string(part.where) + ", " + name,
+                       format_percent((*pu - *vu) / packed.median_us),
+                       "packed " + format_us(*pu) + ", varlen " + format_us(*vu) + ", of a packed step of " +
+                           format_us(packed.median_us) +
+                           (&part == parts ? "; this part and those below add up to the measured saving" : "")});
+    }
+  }
+}
+
 }  // namespace
 
 std::string article_millions(double n) { return format("%.1fM", n / (1 << 20)); }
 
 std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
-                                  const std::array<StepTimePrediction, 2>& times) {
+                                  const std::array<StepTimePrediction, 2>& times,
+                                  const std::vector<MeasuredStepPair>& measured) {
   const ArticleCounts counts = article_counts(s.doc_lengths, s.row_len);
   const std::string rows = "rows of " + std::to_string(s.row_len);
   std::vector<ChainLink> chain;
@@ -78,9 +148,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   for (const StepTimePrediction& t : times) {
     const auto share = t.attention_share_fwd();
     chain.push_back({std::string("attention's share of the forward time, ") + t.label(),
-                     share ? format_percent(*share) : "not measured",
-                     t.gemm_tflops ? "GEMMs at " + format("%.0f", *t.gemm_tflops) + " TFLOP/s, attention measured"
-                                   : std::string("no GEMM ceiling measured")});
+                     share ? format_percent(*share) : "not measured", t.gemm_pricing() + ", attention measured"});
   }
   chain.push_back(
       {"predicted step saving, from FLOPs", format_percent(step.saving_full_squares()),
@@ -91,12 +159,71 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
         {std::string("predicted step saving, from time, ") + t.label(), whole ? format_percent(*whole) : "not measured",
          std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
   }
-  // The results schema holds no whole-step rows yet (pass is fwd or bwd): the link waits for them.
-  chain.push_back({"the measured step, packed against varlen", "not measured",
-                   "a PyTorch training step of this model, timed whole: no results row of one ships"});
+  if (measured.empty())
+    chain.push_back({"the measured step, packed against varlen", "not measured",
+                     "a PyTorch training step of this model, timed whole: no step row of this scenario and its " +
+                         std::to_string(step.tokens) + " tokens in the results"});
+  add_measured_savings(chain, measured);
+  add_measured_parts(chain, measured);
   chain.push_back(
       {"the article's measured saving", format_percent(article_step_saving), "a whole nanochat d24 training run"});
   return chain;
+}
+
+}  // namespace attnlab
+
+namespace attnlab {
+
+namespace {
+
+// The one-GPU measured pair of a family's backend: for ours, the same kernel first.
+const MeasuredStepPair* pair_of(const StepTimePrediction& t, const std::vector<MeasuredStepPair>& measured) {
+  const std::string source = t.family == KernelFamily::attnlab ? "torch-step-attnlab" : "torch-step-fa2";
+  const MeasuredStepPair* any = nullptr;
+  for (const MeasuredStepPair& p : measured) {
+    if (p.source != source || p.gpus != 1 || !p.has_parts()) continue;
+    if (p.kernel == t.kernel) return &p;
+    if (!any) any = &p;
+  }
+  return any;
+}
+
+}  // namespace
+
+std::vector<std::string> step_explanation(const std::array<StepTimePrediction, 2>& times,
+                                          const std::vector<MeasuredStepPair>& measured) {
+  std::vector<std::string> text;
+  for (const StepTimePrediction& t : times) {
+    const MeasuredStepPair* p = pair_of(t, measured);
+    const auto predicted = t.saving_step();
+    const auto pf = t.packed.step_us(Pass::fwd, t.layers), pb = t.packed.step_us(Pass::bwd, t.layers);
+    if (!p || !predicted || !pf || !pb) continue;
+    const StepRow &packed = p->packed->row, &varlen = p->varlen->row;
+    const double predicted_packed = *pf + *pb;
+    const double predicted_saved =
+        predicted_packed - *t.varlen.step_us(Pass::fwd, t.layers) - *t.varlen.step_us(Pass::bwd, t.layers);
+    const double attention_saved = *step_attention_us(packed) - *step_attention_us(varlen);
+    const double gemm = (*t.packed.gemm_us)[int(Pass::fwd)] + (*t.packed.gemm_us)[int(Pass::bwd)];
+    const auto rest = [](const StepRow& r) {
+      return r.median_us - *step_attention_us(r) - r.part_us(StepPart::gemm).value_or(0.0);
+    };
+    text.push_back(
+        p->label() + ": predicted " + format_percent(*predicted) + " from time, measured " +
+        format_percent(*p->saving()) + " in the step (" + files_of(*p) + "). The prediction's packed step is its " +
+        "matrix products and attention alone, " + format_us(predicted_packed) + " (" + t.gemm_pricing() +
+        ", attention from the bench rows), of which varlen saves " + format_us(predicted_saved) +
+        "; in the measured step varlen saved " + format_us(attention_saved) +
+        " of attention, out of a packed step of " + format_us(packed.median_us) + ". GEMMs: " + format_us(gemm) +
+        " predicted, " +
+        (packed.part_us(StepPart::gemm) ? format_us(*packed.part_us(StepPart::gemm)) : std::string("not profiled")) +
+        " measured. The rest of the measured step (elementwise work, loss, optimizer, other kernels, idle), " +
+        format_us(rest(packed)) + " packed and " + format_us(rest(varlen)) +
+        " varlen, is not in the prediction: the measured packed step is " +
+        format_ratio(packed.median_us / predicted_packed) +
+        " the predicted one, and the attention time varlen saved in it " +
+        format_ratio(attention_saved / predicted_saved) + " the predicted saving.");
+  }
+  return text;
 }
 
 }  // namespace attnlab

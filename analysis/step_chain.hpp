@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/measured_step.hpp"
 #include "analysis/step_times.hpp"
 #include "core/training_step.hpp"
 
@@ -23,8 +24,16 @@ struct ChainLink {
   std::string how;    // where it comes from, in a few words
 };
 
-// `times` holds one prediction per kernel family (attnlab, FA2), in all_kernel_families order.
+// `times` holds one prediction per kernel family (attnlab, FA2), in all_kernel_families order;
+// `measured` the scenario's measured steps (measured_step_pairs): the chain closes on them, each
+// saving with the file and kernel it came from, then where each backend's step time went, part by part.
 std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
-                                  const std::array<StepTimePrediction, 2>& times);
+                                  const std::array<StepTimePrediction, 2>& times,
+                                  const std::vector<MeasuredStepPair>& measured);
+
+// For each kernel family with a prediction from time and a measured one-GPU step of its backend:
+// a few sentences setting the two side by side and saying where the difference comes from.
+std::vector<std::string> step_explanation(const std::array<StepTimePrediction, 2>& times,
+                                          const std::vector<MeasuredStepPair>& measured);
 
 }  // namespace attnlab

@@ -107,22 +107,40 @@ std::optional<double> StepTimePrediction::attention_share_fwd() const {
   return *attention / *step;
 }
 
+std::string StepTimePrediction::gemm_pricing() const {
+  if (gemms) return "GEMMs measured at the model's shapes, " + shown_path(gemms->file);
+  if (gemm_tflops) return "GEMMs at " + std::to_string(int(*gemm_tflops + 0.5)) + " TFLOP/s";
+  return "no GEMM time measured";
+}
+
+std::string shown_path(const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path cwd = std::filesystem::current_path(ec);
+  if (ec) return path.string();
+  const std::filesystem::path relative = path.lexically_proximate(cwd);
+  return relative.empty() || *relative.begin() == ".." ? path.string() : relative.string();
+}
+
 std::string StepTimePrediction::label() const {
   return std::string(kernel_family_name(family)) + (kernel.empty() ? "" : " \xC2\xB7 " + kernel);
 }
 
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
-                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs,
-                                     std::string_view kernel) {
+                                     std::optional<double> gemm_tflops, const std::optional<MeasuredGemms>& gemms,
+                                     const MeasuredRuns& runs, std::string_view kernel) {
   StepTimePrediction p;
   p.family = family;
   if (family == KernelFamily::attnlab) p.kernel = kernel.empty() ? default_step_kernel(runs) : std::string(kernel);
   p.gemm_tflops = gemm_tflops;
+  p.gemms = gemms;
   p.layers = step.layers;
   for (ImplementationStepTime* t : {&p.packed, &p.varlen}) {
     t->implementation = t == &p.packed ? Implementation::packed : Implementation::varlen;
     const StepFlops& matrix = step[t->implementation].matrix;
-    if (gemm_tflops) {
+    if (gemms) {
+      const StepFlops& measured = step[Implementation::varlen].matrix;  // the tokens the GEMMs ran over
+      t->gemm_us = {{gemms->fwd_us * matrix.fwd / measured.fwd, gemms->bwd_us * matrix.bwd / measured.bwd}};
+    } else if (gemm_tflops) {
       const double tokens = double(step.tokens), us_per_flop = 1e6 / (*gemm_tflops * 1e12);
       t->gemm_us = {{matrix.fwd * tokens * us_per_flop, matrix.bwd * tokens * us_per_flop}};
     }

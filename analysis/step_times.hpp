@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/measured_gemms.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario.hpp"
 #include "core/training_step.hpp"
@@ -53,11 +54,12 @@ std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, 
                                                          const MeasuredRuns& runs);
 
 // One implementation's step over the scenario's batch: measured attention per layer
-// kind and pass, and the matrix products priced at a GEMM ceiling.
+// kind and pass, and the matrix products priced at the GEMMs measured at the model's
+// shapes, or else at a GEMM ceiling.
 struct ImplementationStepTime {
   Implementation implementation = Implementation::varlen;
   std::array<std::array<std::optional<MeasuredAttention>, 2>, 2> layer;  // [LayerKind][Pass]
-  std::optional<std::array<double, 2>> gemm_us;  // [Pass]: the batch's matrix FLOPs / the ceiling; empty without one
+  std::optional<std::array<double, 2>> gemm_us;  // [Pass]: the batch's matrix products; empty without a price
 
   // Sum over the layers of their measured times; empty when a kind that has layers has no time.
   std::optional<double> attention_us(Pass pass, const std::array<int, 2>& layers) const;
@@ -67,8 +69,9 @@ struct ImplementationStepTime {
 
 struct StepTimePrediction {
   KernelFamily family = KernelFamily::attnlab;
-  std::string kernel;                 // ours: the flash kernel whose runs it took; empty for FA2
-  std::optional<double> gemm_tflops;  // the ceiling the GEMMs are priced at, if one was measured
+  std::string kernel;                  // ours: the flash kernel whose runs it took; empty for FA2
+  std::optional<double> gemm_tflops;   // the ceiling the GEMMs are priced at, if one was measured
+  std::optional<MeasuredGemms> gemms;  // the GEMMs at the model's shapes: these price the products where present
   std::array<int, 2> layers{};
   ImplementationStepTime packed, varlen;
 
@@ -80,11 +83,19 @@ struct StepTimePrediction {
   std::optional<double> attention_share_fwd() const;
   // Whose runs these are: "attnlab · wgmma-sm90", or "FA2" (its sources are named in the runs).
   std::string label() const;
+  // How the matrix products are priced: "GEMMs measured at the model's shapes, FILE",
+  // "GEMMs at 756 TFLOP/s", or "no GEMM time measured".
+  std::string gemm_pricing() const;
 };
 
-// `kernel`: ours of that kernel; empty: default_step_kernel(runs).
+// A file's path as the CLI and GUI name it: relative to the working folder where it lies below it.
+std::string shown_path(const std::filesystem::path& path);
+
+// `kernel`: ours of that kernel; empty: default_step_kernel(runs). The matrix products are priced at
+// `gemms` where given (packed's padded positions, if any, run the same products: scaled by its matrix
+// FLOPs over varlen's), else at `gemm_tflops`.
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
-                                     std::optional<double> gemm_tflops, const MeasuredRuns& runs,
-                                     std::string_view kernel = {});
+                                     std::optional<double> gemm_tflops, const std::optional<MeasuredGemms>& gemms,
+                                     const MeasuredRuns& runs, std::string_view kernel = {});
 
 }  // namespace attnlab

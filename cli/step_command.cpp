@@ -98,9 +98,8 @@ void print_article_counts(const Scenario& s) {
 }
 
 void print_time_table(const StepTimePrediction& t) {
-  std::printf(
-      "\n%s: attention measured (shipped results, median, scaled to the model's heads), GEMMs at %.0f TFLOP/s\n",
-      kernel_family_name(t.family), *t.gemm_tflops);
+  std::printf("\n%s: attention measured (shipped results, median, scaled to the model's heads), %s\n",
+              kernel_family_name(t.family), t.gemm_pricing().c_str());
   TextTable table({"us per batch", "pass", "measured run standing in: packed; varlen", "packed", "varlen"}, 3);
   const auto cell = [](const std::optional<MeasuredAttention>& m) {
     return m ? printf_string("%.0f", m->us) : std::string("not measured");
@@ -118,7 +117,8 @@ void print_time_table(const StepTimePrediction& t) {
                      cell(p), cell(v)});
     }
   for (Pass pass : {Pass::fwd, Pass::bwd})
-    table.add_row({"matrix products, all layers", pass_name(pass), "FLOPs / the GEMM ceiling",
+    table.add_row({"matrix products, all layers", pass_name(pass),
+                   t.gemms ? "the GEMMs at the model's shapes" : "FLOPs / the GEMM ceiling",
                    printf_string("%.0f", (*t.packed.gemm_us)[int(pass)]),
                    printf_string("%.0f", (*t.varlen.gemm_us)[int(pass)])});
   for (Pass pass : {Pass::fwd, Pass::bwd}) {
@@ -132,15 +132,19 @@ void print_time_table(const StepTimePrediction& t) {
 void print_savings(const TrainingStep& step, const LoadedResults& results,
                    const std::array<StepTimePrediction, 2>& times) {
   const std::optional<Ceilings>& ceiling = results.ceilings;
+  const StepTimePrediction& any = times.front();  // every family prices its GEMMs alike
   std::printf("\nPredicted saving of the step, packed rows -> varlen\n");
   std::printf("(a) from FLOPs: %s (nanochat's full squares), %s (computed: causal, tiled)\n",
               format_percent(step.saving_full_squares()).c_str(), format_percent(step.saving_computed()).c_str());
-  if (!ceiling) {
-    std::printf("(b) from time: not measured (no GEMM ceiling in the results folder)\n");
+  if (!any.gemms && !ceiling) {
+    std::printf("(b) from time: not measured (no GEMM time in the results folder)\n");
   } else {
-    std::printf("(b) from time, GEMMs at %.0f TFLOP/s: %s, %s, %s (%s says where it was measured)\n", ceiling->tflops,
-                ceiling->gemm.what.c_str(), ceiling->gemm.gpu.c_str(), ceiling->gemm.date.c_str(),
-                results.ceilings_file.string().c_str());
+    if (any.gemms)
+      std::printf("(b) from time, %s (scenario %s)\n", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
+    else
+      std::printf("(b) from time, %s: %s, %s, %s (%s says where it was measured)\n", any.gemm_pricing().c_str(),
+                  ceiling->gemm.what.c_str(), ceiling->gemm.gpu.c_str(), ceiling->gemm.date.c_str(),
+                  results.ceilings_file.string().c_str());
     for (const StepTimePrediction& t : times) {
       const auto fwd = t.saving_fwd(), whole = t.saving_step();
       std::printf("    %-8s forward alone %s; whole step (forward and backward) %s\n", kernel_family_name(t.family),
@@ -151,11 +155,31 @@ void print_savings(const TrainingStep& step, const LoadedResults& results,
   std::printf("the article: %s (a whole nanochat d24 training run)\n", format_percent(article_step_saving).c_str());
 }
 
-void print_chain(const std::vector<ChainLink>& chain) {
+// Each measured pair's step part by part, packed against varlen.
+void print_measured_steps(const std::vector<MeasuredStepPair>& measured) {
+  for (const MeasuredStepPair& p : measured) {
+    if (!p.has_parts()) continue;
+    std::printf("\nThe measured step, %s, %d GPU%s (%s): us per step\n", p.label().c_str(), p.gpus,
+                p.gpus == 1 ? "" : "s", p.packed->file.c_str());
+    TextTable table({"part", "packed", "varlen", "packed - varlen"}, 1);
+    const auto add = [&](const std::string& part, std::optional<double> pk, std::optional<double> vr) {
+      if (pk && vr) table.add_row({part, format_us(*pk), format_us(*vr), format_us(*pk - *vr)});
+    };
+    const StepRow &pk = p.packed->row, &vr = p.varlen->row;
+    for (StepPart part : all_step_parts) add(step_part_name(part), pk.part_us(part), vr.part_us(part));
+    add("kernels (the parts' sum)", pk.kernels_us, vr.kernels_us);
+    add("idle (median - kernels)", step_idle_us(pk), step_idle_us(vr));
+    add("step (median)", pk.median_us, vr.median_us);
+    std::fputs(table.render().c_str(), stdout);
+  }
+}
+
+void print_chain(const std::vector<ChainLink>& chain, const std::vector<std::string>& explanation) {
   std::printf("\nThe chain, from scores to step time\n");
   TextTable table({"link", "ours", "how"}, 3);
   for (const ChainLink& link : chain) table.add_row({link.label, link.value, link.how});
   std::fputs(table.render().c_str(), stdout);
+  for (const std::string& paragraph : explanation) std::printf("\n%s\n", paragraph.c_str());
 }
 
 void print_step_csv(const Scenario& s, const TrainingStep& step) {
@@ -224,13 +248,17 @@ void add_step_command(CLI::App& app) {
     const LoadedResults results = load_measured_results();
     const std::optional<Ceilings>& ceiling = results.ceilings;
     const MeasuredRuns runs = shipped_runs(s, results);
+    const std::optional<MeasuredGemms> gemms = gemms_for_step(s, step, results.gemms);
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily f : all_kernel_families)
-      times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, runs);
-    if (ceiling)
+      times[int(f)] =
+          predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, gemms, runs);
+    if (ceiling || gemms)
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);
-    print_chain(step_chain(s, step, times));
+    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results);
+    print_measured_steps(measured);
+    print_chain(step_chain(s, step, times, measured), step_explanation(times, measured));
   });
 }
 

@@ -113,12 +113,9 @@ struct BadCell {
 // none is negative, and none is NaN or infinite, which from_chars would accept.
 template <class Number>
 Number parse_number(const std::string& text, const char* expected) {
-  Number value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || !(value >= 0)) throw BadCell{expected};
-  if constexpr (std::is_floating_point_v<Number>)
-    if (!std::isfinite(value)) throw BadCell{expected};
-  return value;
+  const std::optional<Number> value = parse_cell_number<Number>(text);
+  if (!value || !(*value >= 0)) throw BadCell{expected};
+  return *value;
 }
 
 template <class Number>
@@ -129,6 +126,7 @@ constexpr const char* number_kind() {
 struct Parser {
   const std::string& text;
   ResultRow& row;
+  bool& step;  // pass = step: a measured training step, not an attention run
   // Text is printed as read (attnlab model, the GUI), so it must be printable: no control
   // character, no byte that is not UTF-8. An implementation is one of the four.
   void operator()(std::string ResultRow::*m) const {
@@ -148,8 +146,9 @@ struct Parser {
     row.*m = *dtype;
   }
   void operator()(Pass ResultRow::*m) const {
-    if (text != "fwd" && text != "bwd") throw BadCell{"fwd or bwd"};
-    row.*m = text == "fwd" ? Pass::fwd : Pass::bwd;
+    if (text != "fwd" && text != "bwd" && text != "step") throw BadCell{"fwd, bwd or step"};
+    step = text == "step";
+    row.*m = text == "bwd" ? Pass::bwd : Pass::fwd;
   }
   template <class T>
   void operator()(std::optional<T> ResultRow::*m) const {
@@ -159,6 +158,59 @@ struct Parser {
       row.*m = parse_number<T>(text, number_kind<T>());
   }
 };
+
+// ---- the step columns ------------------------------------------------------
+
+constexpr std::size_t step_column_count = 2 + std::size(all_step_parts) + 1;  // gpus, loss, the parts, their sum
+
+const std::array<std::string, step_column_count>& step_column_names() {
+  static const std::array<std::string, step_column_count> names = [] {
+    std::array<std::string, step_column_count> n{"gpus", "loss"};
+    for (StepPart p : all_step_parts) n[2 + int(p)] = std::string("step_") + step_part_name(p) + "_us";
+    n.back() = "step_kernels_us";
+    return n;
+  }();
+  return names;
+}
+
+// The step columns of one row into `step`; a cell that is not its column's kind throws BadCell.
+void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
+  if (i == 0) {
+    const int gpus = parse_number<int>(text, "an integer from 1 to 1024");
+    if (gpus < 1 || gpus > max_step_gpus) throw BadCell{"an integer from 1 to " + std::to_string(max_step_gpus)};
+    step.gpus = gpus;
+  } else if (i == 1) {  // a loss is no count: any finite number
+    step.loss = parse_cell_number<double>(text);
+    if (!step.loss) throw BadCell{"a finite number"};
+  } else {
+    (i == step_column_count - 1 ? step.kernels_us : step.parts[i - 2]) =
+        parse_number<double>(text, number_kind<double>());
+  }
+}
+
+// A step row: the columns both kinds of row share, then the step's own (already in `step`).
+StepRow step_row_of(ResultRow&& r, StepRow&& step) {
+  step.scenario = std::move(r.scenario);
+  step.implementation = std::move(r.implementation);
+  step.source = std::move(r.source);
+  step.gpu = std::move(r.gpu);
+  step.dtype = r.dtype;
+  step.heads = r.heads;
+  step.head_dim = r.head_dim;
+  step.causal = r.causal;
+  step.median_us = *r.median_us;
+  step.min_us = r.min_us;
+  step.max_us = r.max_us;
+  step.kv_heads = r.kv_heads;
+  step.tokens = r.tokens;
+  step.kernel = std::move(r.kernel);
+  step.reps = r.reps;
+  step.driver = std::move(r.driver);
+  step.cuda_version = std::move(r.cuda_version);
+  step.commit = std::move(r.commit);
+  step.date = std::move(r.date);
+  return std::move(step);
+}
 
 // Required columns whose cells may not be empty: they say what was run. Measurements
 // may be empty (not measured), and so may gpu: a row that ran on none (results/README.md).
@@ -170,13 +222,28 @@ bool must_have_value(const Column& c) {
 }
 
 // A data line that repeats the header (two files joined with `cat`): every fixed column holds its own name.
-bool is_repeated_header(const std::array<std::string, columns.size()>& cells) {
+template <std::size_t N>
+bool is_repeated_header(const std::array<std::string, N>& cells) {
   for (std::size_t i = 0; i < required_count; ++i)
     if (cells[i] != columns[i].name) return false;
   return true;
 }
 
 }  // namespace
+
+const char* step_part_name(StepPart p) {
+  switch (p) {
+    case StepPart::attention_fwd: return "attention_fwd";
+    case StepPart::attention_bwd: return "attention_bwd";
+    case StepPart::gemm: return "gemm";
+    case StepPart::elementwise: return "elementwise";
+    case StepPart::loss: return "loss";
+    case StepPart::optimizer: return "optimizer";
+    case StepPart::communication: return "communication";
+    case StepPart::other: return "other";
+  }
+  return "?";
+}
 
 const std::vector<std::string_view>& results_columns() {
   static const std::vector<std::string_view> names = [] {
@@ -190,6 +257,11 @@ const std::vector<std::string_view>& results_columns() {
 const std::vector<std::string_view>& required_results_columns() {
   static const std::vector<std::string_view> names(results_columns().begin(),
                                                    results_columns().begin() + required_count);
+  return names;
+}
+
+const std::vector<std::string_view>& step_results_columns() {
+  static const std::vector<std::string_view> names(step_column_names().begin(), step_column_names().end());
   return names;
 }
 
@@ -212,50 +284,85 @@ void write_results_csv(const std::filesystem::path& path, const std::vector<Resu
   write_file_atomically(path, text, "results file");
 }
 
-std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep) {
+ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep) {
   const std::string name = printable(path.string(), 4096);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec) && !ec) throw InputError(name + ": no such results file");
   const std::string text = read_input_file(path, "results file", max_results_csv_bytes);
-  std::vector<ResultRow> rows;
+  static const std::vector<std::string_view> wanted = [] {
+    std::vector<std::string_view> w = results_columns();
+    w.insert(w.end(), step_results_columns().begin(), step_results_columns().end());
+    return w;
+  }();
+  ResultsRows rows;
   CsvRecords records(text, CsvDialect{});
   try {
     std::vector<std::string> line;
     if (!records.next(line)) throw InputError(name + ": empty file, expected a header line");
-    const CsvHeader header(line, results_columns(), records.line());
+    const CsvHeader header(line, wanted, records.line());
     for (std::size_t i = 0; i < required_count; ++i)
       if (header.column_of[i] < 0) throw InputError(name + ": missing column " + std::string(columns[i].name));
-    std::array<std::string, columns.size()> cells;
+    std::array<std::string, columns.size() + step_column_count> cells;
     while (records.next(line)) {
       const std::string at = name + ":" + std::to_string(records.line()) + ": ";
       if (line.size() < header.cells) throw InputError(at + "fewer cells than the header has columns");
       if (line.size() > header.cells) throw InputError(at + "more cells than the header has columns");
-      for (std::size_t i = 0; i < columns.size(); ++i)  // columns absent from the file stay empty
+      for (std::size_t i = 0; i < cells.size(); ++i)  // columns absent from the file stay empty
         cells[i] = header.column_of[i] < 0 ? std::string() : std::move(line[header.column_of[i]]);
       if (is_repeated_header(cells))
         throw InputError(at + "the header line again (files joined?); expected a row of values");
       ResultRow row;
+      bool step = false;
+      const auto bad_cell = [&](std::string_view column, const std::string& what) {
+        return InputError(at + std::string(column) + ": " + what);
+      };
       for (std::size_t i = 0; i < columns.size(); ++i) {
         const Column& c = columns[i];
-        const auto bad_cell = [&](const std::string& what) {
-          return InputError(at + std::string(c.name) + ": " + what);
-        };
-        if (cells[i].empty() && must_have_value(c)) throw bad_cell("expected a value, got an empty cell");
+        if (cells[i].empty() && must_have_value(c)) throw bad_cell(c.name, "expected a value, got an empty cell");
         try {
-          std::visit(Parser{cells[i], row}, c.field);
+          std::visit(Parser{cells[i], row, step}, c.field);
         } catch (const BadCell& bad) {
-          throw bad_cell("expected " + bad.expected + ", got \"" + printable(cells[i]) + "\"");
+          throw bad_cell(c.name, "expected " + bad.expected + ", got \"" + printable(cells[i]) + "\"");
         }
       }
-      if (keep && !keep(row)) continue;
-      if (static_cast<std::int64_t>(rows.size()) >= max_results_rows)
+      StepRow step_columns;
+      for (std::size_t i = 0; i < step_column_count; ++i) {
+        const std::string& cell = cells[columns.size() + i];
+        const std::string& column = step_column_names()[i];
+        if (cell.empty()) {
+          if (step && i == 0) throw bad_cell(column, "a step row needs the GPUs it ran on, got an empty cell");
+          continue;
+        }
+        if (!step) throw bad_cell(column, "only a step row (pass step) holds a value, got \"" + printable(cell) + "\"");
+        try {
+          parse_step_cell(i, cell, step_columns);
+        } catch (const BadCell& bad) {
+          throw bad_cell(column, "expected " + bad.expected + ", got \"" + printable(cell) + "\"");
+        }
+      }
+      if (step) {
+        if (row.implementation != "packed" && row.implementation != "varlen")
+          throw bad_cell("implementation",
+                         "a step row's layout: expected packed or varlen, got \"" + row.implementation + "\"");
+        if (!row.median_us) throw bad_cell("median_us", "a step row needs the step's time, got an empty cell");
+      } else if (keep && !keep(row)) {
+        continue;
+      }
+      if (static_cast<std::int64_t>(rows.runs.size() + rows.steps.size()) >= max_results_rows)
         throw InputError(at + "more than " + std::to_string(max_results_rows) + " rows to keep from one file");
-      rows.push_back(std::move(row));
+      if (step)
+        rows.steps.push_back(step_row_of(std::move(row), std::move(step_columns)));
+      else
+        rows.runs.push_back(std::move(row));
     }
   } catch (const CsvSyntaxError& e) {
     throw InputError(name + ":" + std::to_string(e.line) + ": " + e.what());
   }
   return rows;
+}
+
+std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep) {
+  return read_results_rows(path, keep).runs;
 }
 
 }  // namespace attnlab

@@ -2,7 +2,11 @@
 // The results CSV every run writes and every reader loads (schema: results/README.md). One row per
 // (scenario, implementation, dtype, head dim, pass) of a real run, ours or a
 // peer's. A value that was not measured is an empty optional and an empty cell,
-// never a made-up number.
+// never a made-up number. Rows of a measured training step (pass = step, written by
+// train/step.py) are read into a type of their own, apart from the attention runs.
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -46,31 +50,92 @@ struct ResultRow {
   bool operator==(const ResultRow&) const = default;
 };
 
+// The parts of a measured training step (train/README.md, "Results"): column step_<name>_us.
+enum class StepPart { attention_fwd, attention_bwd, gemm, elementwise, loss, optimizer, communication, other };
+inline constexpr StepPart all_step_parts[] = {StepPart::attention_fwd, StepPart::attention_bwd, StepPart::gemm,
+                                              StepPart::elementwise,   StepPart::loss,          StepPart::optimizer,
+                                              StepPart::communication, StepPart::other};
+const char* step_part_name(StepPart p);  // "attention_fwd", "gemm", ...
+
+// The data-parallel GPUs a step row may name.
+inline constexpr int max_step_gpus = 1024;
+
+// One measured training step (pass = step): a PyTorch step of a scenario's [model], one row
+// per (scenario, layout, attention backend, GPUs). A type of its own, so that no table,
+// ratio or view of attention runs can take a whole step for a kernel's time.
+struct StepRow {
+  std::string scenario;
+  std::string implementation;  // the layout: packed or varlen
+  std::string source;          // torch-step-fa2, torch-step-cudnn, torch-step-attnlab
+  std::string gpu;
+  DType dtype = DType::bf16;
+  int heads = 0;
+  int head_dim = 0;
+  bool causal = true;
+  double median_us = 0;  // one whole step on rank 0
+  std::optional<double> min_us, max_us;
+  std::optional<int> kv_heads;
+  std::optional<std::int64_t> tokens;  // the micro-batch's tokens per GPU
+  std::string kernel;                  // attnlab's attention kernel in torch-step-attnlab rows, else empty
+  std::optional<int> reps;
+  int gpus = 1;                                                        // data-parallel ranks
+  std::optional<double> loss;                                          // nats: a check, equal across layouts
+  std::array<std::optional<double>, std::size(all_step_parts)> parts;  // [StepPart] µs per step; empty: not profiled
+  std::optional<double> kernels_us;                                    // the parts' sum: the GPU's busy time
+  std::string driver, cuda_version, commit, date;
+
+  std::optional<double> part_us(StepPart p) const { return parts[int(p)]; }
+  bool operator==(const StepRow&) const = default;
+};
+
 // Every column, fixed ones first, in the order write_results_csv prints them.
 const std::vector<std::string_view>& results_columns();
 // The first 16: any results file must have them (in any order).
 const std::vector<std::string_view>& required_results_columns();
+// The columns only a step row fills (gpus, loss, step_<part>_us, step_kernels_us): read, never written.
+const std::vector<std::string_view>& step_results_columns();
 
 // One cell of a CSV line: quoted (quotes inside doubled) when it holds a comma, a
 // quote or edge spaces (readers trim spaces). Throws InputError naming `column` when
 // the text holds a line break. Every CSV attnlab writes quotes its text through this.
 std::string csv_cell(const std::string& text, std::string_view column);
 
+// A whole cell as a number: all of its text, and finite (from_chars takes "nan" and "inf");
+// empty otherwise. The readers of measured rows check each column's range on it.
+template <class Number>
+std::optional<Number> parse_cell_number(std::string_view text) {
+  Number value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if constexpr (std::is_floating_point_v<Number>)
+    if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
 // Writes the header and rows to path atomically (a temp file beside it, then a
 // rename), creating the parent folder. Doubles print in their shortest
 // round-trip form. Throws InputError when the file cannot be written.
 void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows);
 
-// Which rows a reader keeps (every row is checked either way); empty keeps all.
+// Which attention runs a reader keeps (every row is checked either way); empty keeps all.
 using ResultFilter = std::function<bool(const ResultRow&)>;
+
+struct ResultsRows {
+  std::vector<ResultRow> runs;  // pass fwd or bwd, those `keep` accepts
+  std::vector<StepRow> steps;   // pass step, all of them
+};
 
 // Reads a results file; columns in any order, unknown columns ignored, missing
 // extra columns read as empty, a UTF-8 byte-order mark (as a spreadsheet saves
 // one) skipped (core/csv_text.hpp). Rows are checked one at a time and only those
-// `keep` accepts are held, at most max_results_rows (core/input_limits.hpp), so memory
-// follows what is kept, not the file. Throws InputError naming the file, and the line
-// and column where it applies, e.g.
+// kept are held, at most max_results_rows (core/input_limits.hpp), so memory
+// follows what is kept, not the file. A step row must hold median_us, gpus (1 to
+// max_step_gpus) and a layout (packed or varlen); its parts are finite and >= 0, its
+// loss finite; a fwd or bwd row leaves the step columns empty. Throws InputError naming
+// the file, and the line and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
+ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep = {});
+// The attention runs of a results file alone (read_results_rows(path, keep).runs).
 std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep = {});
 
 }  // namespace attnlab

@@ -1,7 +1,8 @@
 // The Training step view: the chain from the article's 8x fewer scores to its 1.8%
 // shorter run, each link with our number, for the scenario's documents and [model]
-// (analysis/step_chain.hpp, the same links `attnlab step` prints). Editing the lengths in
-// the Scenario view, or the model and its windows here, moves every link.
+// (analysis/step_chain.hpp, the same links `attnlab step` prints), closing on the measured
+// steps where step rows of these documents are loaded, with their parts side by side.
+// Editing the lengths in the Scenario view, or the model and its windows here, moves every link.
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -17,6 +18,7 @@
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/highlight.hpp"
+#include "gui/views/step_figures.hpp"
 #include "gui/views/story_text.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
@@ -32,12 +34,12 @@ struct StepPicture {
   Scenario scenario;  // what it was built from, with the tile, the kernel and the number of result rows
   TileShape tile;
   std::string kernel;
-  std::size_t result_rows = 0;
+  std::size_t result_rows = 0, gemm_files = 0;
   std::vector<std::string> kernels;  // our flash kernels loaded, the default first
-  TrainingStep step;
+  StepFigures figures;
   std::optional<Ceilings> ceiling;
-  std::array<StepTimePrediction, 2> times;
   std::vector<ChainLink> chain;
+  std::vector<std::string> explanation;
 };
 
 bool same_inputs(const Scenario& a, const Scenario& b) {
@@ -50,21 +52,20 @@ const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
   const std::size_t rows = total_rows(state.results);
   if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
-      picture->kernel == state.step_kernel && picture->result_rows == rows)
+      picture->kernel == state.step_kernel && picture->result_rows == rows &&
+      picture->gemm_files == state.results.gemms.size())
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->scenario = state.scenario;
   p->tile = state.tile;
   p->kernel = state.step_kernel;
   p->result_rows = rows;
+  p->gemm_files = state.results.gemms.size();
   p->kernels = our_flash_kernels(state.results);
-  p->step = model_training_step(state.scenario, *state.scenario.model, state.tile);
+  p->figures = step_figures(state);
   p->ceiling = state.results.ceilings;
-  const MeasuredRuns runs = measured_runs(state);
-  const std::optional<double> tflops = p->ceiling ? std::optional(p->ceiling->tflops) : std::nullopt;
-  for (KernelFamily f : all_kernel_families)
-    p->times[int(f)] = predict_step_time(state.scenario, p->step, f, tflops, runs, state.step_kernel);
-  p->chain = step_chain(state.scenario, p->step, p->times);
+  p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
+  p->explanation = step_explanation(p->figures.times, p->figures.measured);
   picture = std::move(p);
   return *picture;
 }
@@ -81,7 +82,7 @@ void edit_model(AppState& state, const std::function<void(ModelShape&)>& change)
 void show_kernel_choice(AppState& state, const StepPicture& p) {
   if (p.kernels.size() < 2) return;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  const std::string& shown = p.times[int(KernelFamily::attnlab)].kernel;
+  const std::string& shown = p.figures.times[int(KernelFamily::attnlab)].kernel;
   if (ImGui::BeginCombo("our kernel", shown.c_str())) {
     for (const std::string& k : p.kernels)
       if (ImGui::Selectable(k.c_str(), k == shown)) state.step_kernel = k;
@@ -121,7 +122,8 @@ void show_model_controls(AppState& state) {
 // Whether a chain link is one the Story's step is about.
 bool link_highlighted(const AppState& state, const ChainLink& link) {
   const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
-  return (is_highlighted(state, Figure::step_measured) && starts("the measured step")) ||
+  return (is_highlighted(state, Figure::step_measured) &&
+          (starts("the measured step") || starts("measured step saving") || starts("step time saved"))) ||
          (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
          (is_highlighted(state, Figure::step_saving) &&
           (starts("predicted step saving") || starts("the article's measured")));
@@ -158,8 +160,9 @@ void show_chain(const AppState& state, const StepPicture& p) {
 
 // Packed and varlen per token, as stacked bars: matrix products, then attention (computed).
 void show_step_bars(const StepPicture& p) {
-  const StepCost& packed = p.step[Implementation::packed];
-  const double most = std::max(packed.step_computed(), p.step[Implementation::varlen].step_computed());
+  const TrainingStep& step = p.figures.step;
+  const StepCost& packed = step[Implementation::packed];
+  const double most = std::max(packed.step_computed(), step[Implementation::varlen].step_computed());
   ImGui::TextUnformatted(
       "FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
   const float label = ImGui::CalcTextSize("packed  ").x;
@@ -167,7 +170,7 @@ void show_step_bars(const StepPicture& p) {
   const float height = ImGui::GetTextLineHeight() * 1.4f;
   ImDrawList* draw = ImGui::GetWindowDrawList();
   for (Implementation impl : {Implementation::packed, Implementation::varlen}) {
-    const StepCost& c = p.step[impl];
+    const StepCost& c = step[impl];
     ImGui::TextUnformatted(implementation_name(impl));
     ImGui::SameLine(label);
     ImVec2 at = ImGui::GetCursorScreenPos();
@@ -179,6 +182,35 @@ void show_step_bars(const StepPicture& p) {
     ImGui::Dummy(ImVec2(width, height));
     ImGui::SameLine();
     ImGui::Text("%s (attention %.1f%%)", format_count(c.step_computed()).c_str(), 100.0 * c.attention_share_computed());
+  }
+}
+
+// Each measured backend's step part by part, packed against varlen, µs per step.
+void show_measured_parts(const StepPicture& p) {
+  for (const MeasuredStepPair& pair : p.figures.measured) {
+    if (!pair.has_parts()) continue;
+    ImGui::Text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
+                pair.packed->file.c_str());
+    constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+    if (!ImGui::BeginTable(("parts " + pair.label() + std::to_string(pair.gpus)).c_str(), 4, flags)) continue;
+    for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})
+      ImGui::TableSetupColumn(column);
+    ImGui::TableHeadersRow();
+    const StepRow &packed = pair.packed->row, &varlen = pair.varlen->row;
+    const auto row = [](const char* part, std::optional<double> pk, std::optional<double> vr) {
+      if (!pk || !vr) return;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(part);
+      for (const double us : {*pk, *vr, *pk - *vr}) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(format_us(us).c_str());
+      }
+    };
+    for (StepPart part : all_step_parts) row(step_part_name(part), packed.part_us(part), varlen.part_us(part));
+    row("idle (median - kernels)", step_idle_us(packed), step_idle_us(varlen));
+    row("step (median)", packed.median_us, varlen.median_us);
+    ImGui::EndTable();
   }
 }
 
@@ -199,14 +231,19 @@ void show_step_view(AppState& state) {
   ImGui::Separator();
   ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
               count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
-              count_of(p.step.tokens, "token").c_str(), state.scenario.row_len,
-              format_count(double(p.step.matrix_params)).c_str());
+              count_of(p.figures.step.tokens, "token").c_str(), state.scenario.row_len,
+              format_count(double(p.figures.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();
   show_chain(state, p);
-  note_text("%s", attention_shares_text(p.step, p.times).c_str());
-  if (p.ceiling)
-    ImGui::TextDisabled("GEMMs priced at %.0f TFLOP/s: %s, %s, %s", p.ceiling->tflops, p.ceiling->gemm.what.c_str(),
+  for (const std::string& paragraph : p.explanation) note_text("%s", paragraph.c_str());
+  show_measured_parts(p);
+  note_text("%s", attention_shares_text(p.figures.step, p.figures.times).c_str());
+  const StepTimePrediction& any = p.figures.times.front();  // every family prices its GEMMs alike
+  if (any.gemms)
+    ImGui::TextDisabled("%s (scenario %s)", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
+  else if (p.ceiling)
+    ImGui::TextDisabled("%s: %s, %s, %s", any.gemm_pricing().c_str(), p.ceiling->gemm.what.c_str(),
                         p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());
   if (ImGui::Button("remove the model")) apply_edit(state, [](Scenario& s) { s.model.reset(); });
 }

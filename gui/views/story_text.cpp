@@ -9,6 +9,7 @@
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/views/byte_floor.hpp"
+#include "gui/views/step_figures.hpp"
 #include "gui/views/waste_callout.hpp"
 
 namespace attnlab::gui {
@@ -16,22 +17,6 @@ namespace attnlab::gui {
 namespace {
 
 std::string percent_or_not(const std::optional<double>& x) { return x ? format_percent(*x) : "not measured"; }
-
-// The step's training step and its measured predictions, per kernel family (as the Training step view makes them).
-struct StepFigures {
-  TrainingStep step;
-  std::array<StepTimePrediction, 2> times;
-};
-
-StepFigures step_figures(AppState& state) {
-  StepFigures f;
-  f.step = model_training_step(state.scenario, *state.scenario.model, state.tile);
-  const MeasuredRuns runs = measured_runs(state);
-  const auto tflops = state.results.ceilings ? std::optional(state.results.ceilings->tflops) : std::nullopt;
-  for (KernelFamily family : all_kernel_families)
-    f.times[int(family)] = predict_step_time(state.scenario, f.step, family, tflops, runs, state.step_kernel);
-  return f;
-}
 
 std::string the_8x(AppState& state) {
   const ScenarioModel& m = state.model();
@@ -122,11 +107,23 @@ std::string shares(AppState& state) {
          attention_shares_text(f.step, f.times) + " Whatever varlen saves, it saves only of this share.";
 }
 
-std::string measured_step(AppState&) {
-  return "The measured step, a PyTorch training step of this model with packed rows against varlen, is not "
-         "measured yet: no results row of a whole step ships, so the framed link says so. The links above it are "
-         "predictions: the matrix products priced at the measured GEMM ceiling plus each layer's attention as "
-         "measured on the runs that computed its cells, never a figure of another scenario.";
+std::string measured_step(AppState& state) {
+  const StepFigures f = step_figures(state);
+  std::string measured;
+  for (const MeasuredStepPair& p : f.measured)
+    if (const auto saving = p.saving())
+      measured += (measured.empty() ? "" : ", ") + format_percent(*saving) + " with " + p.label() + " on " +
+                  count_of(p.gpus, "GPU");
+  if (measured.empty())
+    return "The measured step, a PyTorch training step of this model with packed rows against varlen, is not "
+           "measured here: no results row of a whole step of these documents is loaded, so the framed link says "
+           "so. The links above it are predictions: the matrix products priced at measured GEMMs plus each "
+           "layer's attention as measured on the runs that computed its cells, never a figure of another scenario.";
+  return "A PyTorch training step of this model, the same tokens as packed rows and as varlen documents, timed "
+         "whole: varlen saves " +
+         measured +
+         ". The framed links below it split each step into the profiler's parts: how much of the step attention "
+         "is, and what each part saved.";
 }
 
 std::string saving(AppState& state) {

@@ -161,7 +161,7 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
       {"s,varlen,attnlab,H100,bf16,16,128,yes,fwd,1,1,1,1,10,5,0.01",
        ":3: causal: expected true or false, got \"yes\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,forward,1,1,1,1,10,5,0.01",
-       ":3: pass: expected fwd or bwd, got \"forward\""},
+       ":3: pass: expected fwd, bwd or step, got \"forward\""},
       {"s,varlen,attnlab,H100,bf16,,128,true,fwd,1,1,1,1,10,5,0.01", ":3: heads: expected a value, got an empty cell"},
       {"s,,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01",
        ":3: implementation: expected a value, got an empty cell"},

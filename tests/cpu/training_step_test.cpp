@@ -313,15 +313,17 @@ TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
   EXPECT_EQ(t->kernel, "mma-sm80");
 
   const TrainingStep step = model_training_step(docs, *docs.model);
-  const StepTimePrediction fastest = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs);
+  const StepTimePrediction fastest = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, std::nullopt, runs);
   EXPECT_EQ(fastest.kernel, "wgmma-sm90");
   ASSERT_TRUE(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]);
   EXPECT_EQ(fastest.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->kernel, "wgmma-sm90");
-  const StepTimePrediction teaching = predict_step_time(docs, step, KernelFamily::attnlab, 756.0, runs, "mma-sm80");
+  const StepTimePrediction teaching =
+      predict_step_time(docs, step, KernelFamily::attnlab, 756.0, std::nullopt, runs, "mma-sm80");
   EXPECT_DOUBLE_EQ(teaching.varlen.layer[int(LayerKind::long_context)][int(Pass::fwd)]->us, 400.0);
-  const StepTimePrediction fa2 = predict_step_time(docs, step, KernelFamily::flash_attention_2, 756.0, runs);
+  const StepTimePrediction fa2 =
+      predict_step_time(docs, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, runs);
   int ours = 0;
-  for (const ChainLink& link : step_chain(docs, step, {fastest, fa2})) {
+  for (const ChainLink& link : step_chain(docs, step, {fastest, fa2}, {})) {
     EXPECT_EQ(link.how.find("short"), std::string::npos) << link.how;  // pattern L: no short layer to speak of
     if (link.label.find("attnlab") != std::string::npos) {
       ++ours;
@@ -364,7 +366,7 @@ TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   const Scenario s = nanochat_d24();
   const TrainingStep step = model_training_step(s, *s.model);
   MeasuredRuns runs;  // nothing measured
-  const StepTimePrediction none = predict_step_time(s, step, KernelFamily::attnlab, 500.0, runs);
+  const StepTimePrediction none = predict_step_time(s, step, KernelFamily::attnlab, 500.0, std::nullopt, runs);
   EXPECT_FALSE(none.saving_fwd());
   EXPECT_FALSE(none.saving_step());
   ASSERT_TRUE(none.packed.gemm_us.has_value());
@@ -379,7 +381,8 @@ TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   EXPECT_NEAR(*t.saving_fwd(), 1.0 - (gemm + 24 * 100.0) / (gemm + 24 * 300.0), 1e-12);
   EXPECT_NEAR(*t.attention_share_fwd(), 24 * 300.0 / (gemm + 24 * 300.0), 1e-12);
   EXPECT_FALSE(t.saving_step());  // no backward
-  const StepTimePrediction no_ceiling = predict_step_time(s, step, KernelFamily::attnlab, std::nullopt, runs);
+  const StepTimePrediction no_ceiling =
+      predict_step_time(s, step, KernelFamily::attnlab, std::nullopt, std::nullopt, runs);
   EXPECT_FALSE(no_ceiling.packed.gemm_us.has_value());
 }
 
@@ -388,9 +391,9 @@ TEST(TrainingStep, ChainEndsAtTheArticlesSaving) {
   const TrainingStep step = model_training_step(s, *s.model);
   MeasuredRuns runs;
   const std::array<StepTimePrediction, 2> times{
-      predict_step_time(s, step, KernelFamily::attnlab, 756.0, runs),
-      predict_step_time(s, step, KernelFamily::flash_attention_2, 756.0, runs)};
-  const std::vector<ChainLink> chain = step_chain(s, step, times);
+      predict_step_time(s, step, KernelFamily::attnlab, 756.0, std::nullopt, runs),
+      predict_step_time(s, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, runs)};
+  const std::vector<ChainLink> chain = step_chain(s, step, times, {});
   ASSERT_GE(chain.size(), 4u);
   EXPECT_EQ(chain[0].value, "8.00x");
   EXPECT_EQ(chain[1].value, "4.00x");

@@ -19,7 +19,7 @@ int expect_step_times_of_the_same_cells(const AppState& state) {
   const MeasuredRuns runs = measured_runs(state);
   int found = 0;
   for (KernelFamily family : all_kernel_families) {
-    const StepTimePrediction p = predict_step_time(state.scenario, step, family, 700.0, runs);
+    const StepTimePrediction p = predict_step_time(state.scenario, step, family, 700.0, std::nullopt, runs);
     for (const ImplementationStepTime* t : {&p.packed, &p.varlen})
       for (LayerKind kind : all_layer_kinds)
         for (Pass pass : {Pass::fwd, Pass::bwd})

@@ -1,0 +1,75 @@
+#include "analysis/measured_step.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace attnlab {
+
+namespace {
+
+struct StepSource {
+  std::string_view source, label;
+};
+// The backends of train/attention.py, in the order the chain shows them.
+constexpr std::array<StepSource, 3> step_sources = {
+    {{"torch-step-fa2", "FA2"}, {"torch-step-attnlab", "attnlab"}, {"torch-step-cudnn", "cuDNN"}}};
+
+std::size_t source_rank(const std::string& source) {
+  const auto at =
+      std::find_if(step_sources.begin(), step_sources.end(), [&](const StepSource& s) { return s.source == source; });
+  return std::size_t(at - step_sources.begin());
+}
+
+}  // namespace
+
+std::string MeasuredStepPair::label() const {
+  const std::size_t rank = source_rank(source);
+  const std::string name = rank < step_sources.size() ? std::string(step_sources[rank].label) : source;
+  return kernel.empty() ? name : name + " \xC2\xB7 " + kernel;
+}
+
+std::optional<double> MeasuredStepPair::saving() const {
+  if (!packed || !varlen || !(packed->row.median_us > 0)) return std::nullopt;
+  return 1.0 - varlen->row.median_us / packed->row.median_us;
+}
+
+bool MeasuredStepPair::has_parts() const {
+  return packed && varlen && packed->row.kernels_us && varlen->row.kernels_us && step_attention_us(packed->row) &&
+         step_attention_us(varlen->row);
+}
+
+std::optional<double> step_attention_us(const StepRow& row) {
+  const auto fwd = row.part_us(StepPart::attention_fwd), bwd = row.part_us(StepPart::attention_bwd);
+  if (!fwd || !bwd) return std::nullopt;
+  return *fwd + *bwd;
+}
+
+std::optional<double> step_idle_us(const StepRow& row) {
+  if (!row.kernels_us) return std::nullopt;
+  return row.median_us - *row.kernels_us;
+}
+
+std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
+                                                  const LoadedResults& results) {
+  std::vector<MeasuredStepPair> pairs;
+  for (const ResultsFile& file : results.files)
+    for (const StepRow& row : file.steps) {
+      if (row.scenario != s.name || row.tokens != step.tokens) continue;
+      auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const MeasuredStepPair& p) {
+        return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus;
+      });
+      if (pair == pairs.end()) pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, {}, {}});
+      std::optional<MeasuredStepRun>& slot = row.implementation == "packed" ? pair->packed : pair->varlen;
+      if (!slot) slot = MeasuredStepRun{row, file.path.filename().string()};
+    }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const MeasuredStepPair& a, const MeasuredStepPair& b) {
+    const std::size_t ra = source_rank(a.source), rb = source_rank(b.source);
+    if (ra != rb) return ra < rb;
+    if (ra == step_sources.size() && a.source != b.source) return a.source < b.source;
+    return a.gpus < b.gpus;
+  });
+  return pairs;
+}
+
+}  // namespace attnlab

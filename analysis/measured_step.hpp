@@ -1,0 +1,44 @@
+#pragma once
+// The measured training step of a scenario (step rows, pass = step; train/README.md): for each
+// attention backend, kernel and GPU count, the packed step set against the varlen step of the
+// same tokens, and where their time went part by part. Only rows of the scenario's own name and
+// token count stand for it: a step of other documents is another measurement.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/results_files.hpp"
+#include "core/scenario.hpp"
+#include "core/training_step.hpp"
+
+namespace attnlab {
+
+struct MeasuredStepRun {
+  StepRow row;
+  std::string file;  // the file's name within its results folder
+};
+
+struct MeasuredStepPair {
+  std::string source;  // torch-step-fa2, torch-step-attnlab, torch-step-cudnn
+  std::string kernel;  // attnlab's kernel, else empty
+  int gpus = 1;
+  std::optional<MeasuredStepRun> packed, varlen;  // the first row of each, in results order
+
+  // "FA2", "attnlab · wgmma-sm90", "cuDNN"; an unknown source by its name.
+  std::string label() const;
+  // 1 - varlen / packed over the whole step's median; empty without both rows.
+  std::optional<double> saving() const;
+  // Both rows with their parts profiled.
+  bool has_parts() const;
+};
+
+// The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several.
+std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
+                                                  const LoadedResults& results);
+
+// Attention's time in a step row (forward + backward parts); empty where not profiled.
+std::optional<double> step_attention_us(const StepRow& row);
+// The step's median less its kernels' busy time; empty where not profiled.
+std::optional<double> step_idle_us(const StepRow& row);
+
+}  // namespace attnlab

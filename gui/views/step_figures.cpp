@@ -1,0 +1,19 @@
+#include "gui/views/step_figures.hpp"
+
+#include "gui/app/measured_scenario.hpp"
+
+namespace attnlab::gui {
+
+StepFigures step_figures(const AppState& state) {
+  StepFigures f;
+  f.step = model_training_step(state.scenario, *state.scenario.model, state.tile);
+  const MeasuredRuns runs = measured_runs(state);
+  const auto tflops = state.results.ceilings ? std::optional(state.results.ceilings->tflops) : std::nullopt;
+  const std::optional<MeasuredGemms> gemms = gemms_for_step(state.scenario, f.step, state.results.gemms);
+  for (KernelFamily family : all_kernel_families)
+    f.times[int(family)] = predict_step_time(state.scenario, f.step, family, tflops, gemms, runs, state.step_kernel);
+  f.measured = measured_step_pairs(state.scenario, f.step, state.results);
+  return f;
+}
+
+}  // namespace attnlab::gui

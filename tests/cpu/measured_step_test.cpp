@@ -1,0 +1,377 @@
+// The measured training step: step rows (pass = step) read apart from the attention runs,
+// their savings and parts as the chain shows them, and the GEMMs at the model's shapes.
+// Every fixture is written by the test; every expected figure is computed here from it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <numeric>
+#include <sstream>
+
+#include "analysis/measured_step.hpp"
+#include "analysis/number_format.hpp"
+#include "analysis/primary_runs.hpp"
+#include "analysis/step_chain.hpp"
+#include "core/input_error.hpp"
+#include "core/scenario_file.hpp"
+#include "tests/cpu/cli_run.hpp"
+#include "tests/cpu/test_folder.hpp"
+#include "tests/test_rows.hpp"
+
+namespace attnlab {
+namespace {
+
+namespace fs = std::filesystem;
+
+Scenario nanochat_d24() {
+  return load_scenario((fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string());
+}
+
+// One step row as train/step_rows.py writes it.
+struct StepFixture {
+  std::string implementation = "packed";
+  std::string source = "torch-step-fa2";
+  std::string kernel;
+  int gpus = 1;
+  double median_us = 0;
+  std::array<double, std::size(all_step_parts)> parts{};  // [StepPart]
+  std::int64_t tokens = 0;
+  std::string scenario = "nanochat-d24";
+
+  double kernels_us() const { return std::accumulate(parts.begin(), parts.end(), 0.0); }
+};
+
+std::string step_header() {
+  std::string h =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
+      "scores_computed,scores_useful,rel_l2_error,kv_heads,tokens,kernel,reps";
+  for (std::string_view c : step_results_columns()) h += "," + std::string(c);
+  return h + "\n";
+}
+
+std::string step_line(const StepFixture& f) {
+  std::ostringstream line;
+  line << f.scenario << "," << f.implementation << "," << f.source << ",NVIDIA H100 80GB HBM3,bf16,12,128,true,step,"
+       << f.median_us << "," << f.median_us << "," << f.median_us << ",,,,,12," << f.tokens << "," << f.kernel << ",20,"
+       << f.gpus << ",3.25";
+  for (double part : f.parts) line << "," << part;
+  line << "," << f.kernels_us() << "\n";
+  return line.str();
+}
+
+std::string step_csv(const std::vector<StepFixture>& rows) {
+  std::string text = step_header();
+  for (const StepFixture& f : rows) text += step_line(f);
+  return text;
+}
+
+class MeasuredStep : public TestFolder {
+ protected:
+  MeasuredStep() : TestFolder("attnlab-measured-step-") {}
+
+  void SetUp() override {
+    TestFolder::SetUp();
+    scenario = nanochat_d24();
+    step = model_training_step(scenario, *scenario.model);
+  }
+
+  // An FA2 pair with profiled parts: varlen saves attention time, the rest as packed's.
+  std::vector<StepFixture> fa2_pair() const {
+    StepFixture packed{
+        .median_us = 400000, .parts = {30000, 70000, 200000, 40000, 10000, 20000, 0, 5000}, .tokens = step.tokens};
+    StepFixture varlen = packed;
+    varlen.implementation = "varlen";
+    varlen.parts[int(StepPart::attention_fwd)] = 20000;
+    varlen.parts[int(StepPart::attention_bwd)] = 50000;
+    varlen.median_us = packed.median_us - 30000 + 1000;  // idle grows by 1000 µs
+    return {packed, varlen};
+  }
+
+  std::vector<MeasuredStepPair> pairs_of(const fs::path& folder) const {
+    LoadedResults results;
+    load_results_folder(results, folder);
+    EXPECT_TRUE(results.problems.empty()) << results.problems.front();
+    return measured_step_pairs(scenario, step, results);
+  }
+
+  std::vector<ChainLink> chain_of(const std::vector<MeasuredStepPair>& measured) const {
+    MeasuredRuns runs;
+    const std::array<StepTimePrediction, 2> times{
+        predict_step_time(scenario, step, KernelFamily::attnlab, 756.0, std::nullopt, runs),
+        predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, runs)};
+    return step_chain(scenario, step, times, measured);
+  }
+
+  Scenario scenario;
+  TrainingStep step;
+};
+
+const ChainLink* find_link(const std::vector<ChainLink>& chain, const std::string& label) {
+  for (const ChainLink& link : chain)
+    if (link.label == label) return &link;
+  return nullptr;
+}
+
+TEST_F(MeasuredStep, AStepCsvBesideAttentionCsvsChangesNoAttentionResult) {
+  const std::vector<ResultRow> attention = {our_row("varlen", 300, "wgmma-sm90"), our_row("packed", 900, "wgmma-sm90"),
+                                            peer_row("torch-varlen_attn", "varlen", 350)};
+  write_results_csv(dir_ / "attnlab-bench.csv", attention);
+  LoadedResults before;
+  load_results_folder(before, dir_);
+  const auto all = [](const ResultRow&) { return true; };
+  const std::vector<MeasuredRun> runs_before = primary_runs(before, all);
+
+  // The step file sorts before the attention file: neither its order nor its rows may matter.
+  write("attnlab-aa-step.csv", step_csv(fa2_pair()));
+  LoadedResults after;
+  load_results_folder(after, dir_);
+  EXPECT_TRUE(after.problems.empty());
+  ASSERT_EQ(after.files.size(), 2u);
+  std::vector<ResultRow> runs_after;
+  for (const ResultsFile& f : after.files) runs_after.insert(runs_after.end(), f.rows.begin(), f.rows.end());
+  EXPECT_EQ(runs_after, attention);
+  EXPECT_EQ(after.files[0].steps.size(), 2u);
+  const std::vector<MeasuredRun> primary_after = primary_runs(after, all);
+  ASSERT_EQ(primary_after.size(), runs_before.size());
+  for (std::size_t i = 0; i < primary_after.size(); ++i) {
+    EXPECT_EQ(*primary_after[i].primary.row, *runs_before[i].primary.row);
+    EXPECT_EQ(primary_after[i].runs(), runs_before[i].runs());
+  }
+  EXPECT_TRUE(read_results_csv(dir_ / "attnlab-aa-step.csv").empty());  // the attention reader sees no step
+}
+
+TEST_F(MeasuredStep, SavingsAreOneLessVarlenOverPackedNamingFileAndKernel) {
+  std::vector<StepFixture> rows = fa2_pair();
+  StepFixture ours_packed = rows[0], ours_varlen = rows[1];
+  ours_packed.source = ours_varlen.source = "torch-step-attnlab";
+  ours_packed.kernel = ours_varlen.kernel = "wgmma-sm90";
+  ours_packed.median_us = 350000;
+  ours_varlen.median_us = 341000;
+  StepFixture cudnn = rows[0];
+  cudnn.source = "torch-step-cudnn";
+  cudnn.median_us = 380000;
+  write("attnlab-step.csv", step_csv({rows[0], rows[1], ours_packed, ours_varlen, cudnn}));
+
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  ASSERT_EQ(pairs.size(), 3u);  // FA2, attnlab, cuDNN
+  const std::vector<ChainLink> chain = chain_of(pairs);
+  const ChainLink* fa2 = find_link(chain, "measured step saving, one GPU, FA2");
+  ASSERT_TRUE(fa2);
+  EXPECT_EQ(fa2->value, format_percent(1.0 - rows[1].median_us / rows[0].median_us));
+  EXPECT_NE(fa2->how.find("attnlab-step.csv"), std::string::npos) << fa2->how;
+  const ChainLink* ours = find_link(chain, "measured step saving, one GPU, attnlab \xC2\xB7 wgmma-sm90");
+  ASSERT_TRUE(ours);
+  EXPECT_EQ(ours->value, format_percent(1.0 - ours_varlen.median_us / ours_packed.median_us));
+  const ChainLink* only_packed = find_link(chain, "measured step saving, one GPU, cuDNN");
+  ASSERT_TRUE(only_packed);
+  EXPECT_EQ(only_packed->value, "not measured");
+  EXPECT_NE(only_packed->how.find("only the packed step was measured"), std::string::npos) << only_packed->how;
+  EXPECT_EQ(find_link(chain, "the measured step, packed against varlen"), nullptr);
+  EXPECT_EQ(chain.back().label, "the article's measured saving");
+}
+
+TEST_F(MeasuredStep, PartsShareTheStepAndAddUpToTheSaving) {
+  const std::vector<StepFixture> rows = fa2_pair();
+  write("step.csv", step_csv(rows));
+  const std::vector<ChainLink> chain = chain_of(pairs_of(dir_));
+  const StepFixture &packed = rows[0], &varlen = rows[1];
+  const auto attention = [](const StepFixture& f) {
+    return f.parts[int(StepPart::attention_fwd)] + f.parts[int(StepPart::attention_bwd)];
+  };
+  const ChainLink* share = find_link(chain, "attention's share of the measured step, FA2");
+  ASSERT_TRUE(share);
+  EXPECT_EQ(share->value, format_percent(attention(packed) / packed.median_us));
+  const ChainLink* saved = find_link(chain, "step time saved in attention (forward + backward), FA2");
+  ASSERT_TRUE(saved);
+  EXPECT_EQ(saved->value, format_percent((attention(packed) - attention(varlen)) / packed.median_us));
+  const ChainLink* gemm = find_link(chain, "step time saved in GEMMs, FA2");
+  ASSERT_TRUE(gemm);
+  EXPECT_EQ(gemm->value, format_percent(0.0));
+  const ChainLink* idle = find_link(chain, "step time saved while the GPU waited (median - kernels), FA2");
+  ASSERT_TRUE(idle);
+  const double idle_packed = packed.median_us - packed.kernels_us(),
+               idle_varlen = varlen.median_us - varlen.kernels_us();
+  EXPECT_EQ(idle->value, format_percent((idle_packed - idle_varlen) / packed.median_us));
+  EXPECT_EQ(find_link(chain, "step time saved in communication, FA2"), nullptr);  // one GPU: none
+
+  // Each part's saving and the idle time's add up to the measured saving.
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  ASSERT_EQ(pairs.size(), 1u);
+  double parts_saved = *step_idle_us(pairs[0].packed->row) - *step_idle_us(pairs[0].varlen->row);
+  for (StepPart p : all_step_parts) parts_saved += *pairs[0].packed->row.part_us(p) - *pairs[0].varlen->row.part_us(p);
+  EXPECT_NEAR(parts_saved / packed.median_us, *pairs[0].saving(), 1e-12);
+}
+
+TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
+  std::vector<StepFixture> rows = fa2_pair();
+  for (StepFixture& f : fa2_pair()) {
+    f.gpus = 8;
+    f.parts[int(StepPart::communication)] = 15000;
+    f.median_us += 20000;
+    rows.push_back(f);
+  }
+  write("step.csv", step_csv(rows));
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].gpus, 1);  // one GPU before several
+  const std::vector<ChainLink> chain = chain_of(pairs);
+  const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, FA2");
+  ASSERT_TRUE(eight);
+  EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
+  EXPECT_TRUE(find_link(chain, "step time saved in communication, FA2, 8 GPUs"));
+}
+
+TEST_F(MeasuredStep, RowsOfAnotherScenarioOrTokenCountAreNeverUsed) {
+  std::vector<StepFixture> rows;
+  for (StepFixture f : fa2_pair()) {
+    StepFixture other_scenario = f, other_tokens = f;
+    other_scenario.scenario = "nanochat-d24-web-mix";
+    other_tokens.tokens = step.tokens + 1;
+    rows.push_back(other_scenario);
+    rows.push_back(other_tokens);
+  }
+  write("step.csv", step_csv(rows));
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  EXPECT_TRUE(pairs.empty());
+  const std::vector<ChainLink> chain = chain_of(pairs);
+  const ChainLink* waiting = find_link(chain, "the measured step, packed against varlen");
+  ASSERT_TRUE(waiting);
+  EXPECT_EQ(waiting->value, "not measured");
+}
+
+// A bad step row is refused in one line naming the file, the line, the column and the limit.
+TEST_F(MeasuredStep, BadStepRowsAreRefusedInOneLine) {
+  StepFixture good = fa2_pair()[0];
+  const auto error_of = [&](const std::string& name, const std::string& text) {
+    const fs::path p = write(name, text);
+    try {
+      read_results_rows(p);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  StepFixture no_gpus = good;
+  no_gpus.gpus = 0;
+  const std::string gpus = error_of("gpus.csv", step_csv({good, no_gpus}));
+  EXPECT_NE(gpus.find("gpus.csv:3: gpus: expected an integer from 1 to 1024, got \"0\""), std::string::npos) << gpus;
+  StepFixture negative = good;
+  negative.parts[int(StepPart::gemm)] = -5;
+  const std::string part = error_of("part.csv", step_csv({negative}));
+  EXPECT_NE(part.find("part.csv:2: step_gemm_us: expected a finite number >= 0, got \"-5\""), std::string::npos)
+      << part;
+  std::string missing = step_line(good);
+  missing.replace(missing.find(",step,") + 6, std::to_string(int(good.median_us)).size(), "");
+  const std::string median = error_of("median.csv", step_header() + missing);
+  EXPECT_NE(median.find("median.csv:2: median_us: a step row needs the step's time"), std::string::npos) << median;
+  StepFixture padded = good;
+  padded.implementation = "padded";
+  const std::string layout = error_of("layout.csv", step_csv({padded}));
+  EXPECT_NE(layout.find("layout.csv:2: implementation: a step row's layout: expected packed or varlen"),
+            std::string::npos)
+      << layout;
+  std::string fwd_with_gpus = step_line(good);
+  fwd_with_gpus.replace(fwd_with_gpus.find(",step,"), 6, ",fwd,");
+  const std::string fwd = error_of("fwd.csv", step_header() + fwd_with_gpus);
+  EXPECT_NE(fwd.find("fwd.csv:2: gpus: only a step row (pass step) holds a value"), std::string::npos) << fwd;
+  for (const std::string& e : {gpus, part, median, layout, fwd}) EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+}
+
+// The model's products, as train/gemms.py times them: (m x k)·(k x n) per linear layer and pass.
+struct Product {
+  const char* gemm;
+  std::int64_t in, out;
+  int per_step;
+};
+
+std::string gemms_csv(const Scenario& s, const TrainingStep& step, double& fwd_us, double& bwd_us,
+                      std::size_t leave_out = SIZE_MAX) {
+  const ModelShape& m = *s.model;
+  const std::int64_t width = m.width, q = std::int64_t(m.heads) * m.head_dim,
+                     kv = std::int64_t(m.kv_heads) * m.head_dim;
+  const Product products[] = {{"attn.c_q", width, q, m.layers},
+                              {"attn.c_k", width, kv, m.layers},
+                              {"attn.c_v", width, kv, m.layers},
+                              {"attn.c_proj", q, width, m.layers},
+                              {"mlp.c_fc", width, std::int64_t(m.mlp_ratio) * width, m.layers},
+                              {"mlp.c_proj", std::int64_t(m.mlp_ratio) * width, width, m.layers},
+                              {"lm_head", width, m.vocab, 1}};
+  std::string text = "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us,commit,date\n";
+  fwd_us = bwd_us = 0;
+  std::size_t i = 0;
+  for (const Product& p : products) {
+    const std::int64_t t = step.tokens;
+    const std::array<std::array<std::int64_t, 3>, 3> mnk = {{{t, p.out, p.in}, {t, p.in, p.out}, {p.out, p.in, t}}};
+    const char* passes[] = {"fwd", "bwd_input", "bwd_weight"};
+    for (int pass = 0; pass < 3; ++pass, ++i) {
+      if (i == leave_out) continue;
+      const double median = 10.0 * double(i + 1);
+      (pass == 0 ? fwd_us : bwd_us) += median * p.per_step;
+      text += s.name + ",GPU,bf16," + p.gemm + "," + passes[pass] + "," + std::to_string(mnk[pass][0]) + "," +
+              std::to_string(mnk[pass][1]) + "," + std::to_string(mnk[pass][2]) + "," + std::to_string(p.per_step) +
+              "," + std::to_string(median) + ",c,d\n";
+    }
+  }
+  return text;
+}
+
+TEST_F(MeasuredStep, GemmsAtTheModelsShapesPriceTheStepAtTheirSum) {
+  double fwd_us = 0, bwd_us = 0;
+  fs::create_directories(dir_ / "gemms");
+  write("gemms/nanochat-d24.csv", gemms_csv(scenario, step, fwd_us, bwd_us));
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  ASSERT_TRUE(results.problems.empty()) << results.problems.front();
+  const std::optional<MeasuredGemms> gemms = gemms_for_step(scenario, step, results.gemms);
+  ASSERT_TRUE(gemms);
+  const StepTimePrediction t =
+      predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, gemms, MeasuredRuns{});
+  for (const ImplementationStepTime* impl : {&t.packed, &t.varlen}) {
+    ASSERT_TRUE(impl->gemm_us);
+    // nanochat-d24's packed rows hold exactly its tokens: both layouts run the same products.
+    EXPECT_NEAR((*impl->gemm_us)[int(Pass::fwd)], fwd_us, 1e-9 * fwd_us);
+    EXPECT_NEAR((*impl->gemm_us)[int(Pass::bwd)], bwd_us, 1e-9 * bwd_us);
+  }
+  EXPECT_EQ(t.gemm_pricing().rfind("GEMMs measured at the model's shapes, ", 0), 0u) << t.gemm_pricing();
+
+  // Without one of the products the rows are not the model's: the ceiling prices the step.
+  write("gemms/nanochat-d24.csv", gemms_csv(scenario, step, fwd_us, bwd_us, 4));
+  LoadedResults partial;
+  load_results_folder(partial, dir_);
+  EXPECT_FALSE(gemms_for_step(scenario, step, partial.gemms));
+  const StepTimePrediction ceiling =
+      predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, MeasuredRuns{});
+  EXPECT_EQ(ceiling.gemm_pricing(), "GEMMs at 756 TFLOP/s");
+}
+
+TEST_F(MeasuredStep, ABadGemmFileIsNamedInOneLine) {
+  fs::create_directories(dir_ / "gemms");
+  write("gemms/bad.csv", "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us\nx,GPU,bf16,lm_head,fwd,0,1,1,1,5\n");
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("bad.csv:2: m: expected an integer from 1 to "), std::string::npos)
+      << results.problems[0];
+  EXPECT_TRUE(results.gemms.empty());
+}
+
+// The CLI's consumers of a results folder all keep working with a step CSV in it.
+TEST_F(MeasuredStep, TheCliClosesTheChainOnAFixtureFolder) {
+  write_results_csv(dir_ / "attnlab-bench.csv", {our_row("varlen", 300, "wgmma-sm90")});
+  write("attnlab-step.csv", step_csv(fa2_pair()));
+  const std::string env = "ATTNLAB_RESULTS='" + dir_.string() + "'";
+  const cli_run::CliRun step_run = cli_run::attnlab(
+      "step '" + (fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string() + "'", env);
+  EXPECT_EQ(step_run.exit_code, 0) << step_run.err;
+  EXPECT_NE(step_run.out.find("measured step saving, one GPU, FA2"), std::string::npos) << step_run.out;
+  EXPECT_NE(step_run.out.find("The measured step, FA2, 1 GPU (attnlab-step.csv)"), std::string::npos);
+  EXPECT_EQ(step_run.err, "");
+  const cli_run::CliRun model = cli_run::attnlab("model", env);
+  EXPECT_EQ(model.exit_code, 0) << model.err;
+  EXPECT_EQ(model.err, "");
+  const cli_run::CliRun results = cli_run::attnlab("results '" + dir_.string() + "'");
+  EXPECT_EQ(results.exit_code, 0) << results.err;
+  EXPECT_EQ(results.out.find("torch-step"), std::string::npos) << results.out;
+}
+
+}  // namespace
+}  // namespace attnlab

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent / "bench"))
 sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
-from step_rows import GEMM_COLUMNS, append_rows, gemm_row  # noqa: E402
+from step_rows import GEMM_COLUMNS, append_rows, commit_column, gemm_row  # noqa: E402
 from timing import time_calls  # noqa: E402
 
 
@@ -67,7 +67,7 @@ def main():
         "gpu": env.gpu,
         "driver": env.driver,
         "cuda_version": env.cuda_version,
-        "commit": env.version,
+        "commit": commit_column(env.version),
         "date": env.date,
     }
     rows = []

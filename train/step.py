@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
 from step_parts import split_into_parts  # noqa: E402
-from step_rows import BACKENDS, STEP_COLUMNS, append_rows, step_row  # noqa: E402
+from step_rows import BACKENDS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
 from timing import time_calls  # noqa: E402
 
 PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
@@ -89,7 +89,13 @@ def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
             step()
         torch.cuda.synchronize()
     events = prof.events()
-    kernels = [(e.name, e.time_range.elapsed_us()) for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
+    # A record_function range (Optimizer.step#AdamW.step) is also listed on the GPU as a user
+    # annotation spanning its kernels: counting it would count those kernels twice.
+    kernels = [
+        (e.name, e.time_range.elapsed_us())
+        for e in events
+        if e.device_type == torch.autograd.DeviceType.CUDA and not getattr(e, "is_user_annotation", False)
+    ]
     if not kernels:  # a profiler that lists kernels only under the CPU ops that launched them
         kernels = [(k.name, k.duration) for e in events for k in e.kernels]
     if not kernels:
@@ -203,7 +209,6 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     if rank != 0:
         return
     env = read_environment(torch)
-    commit = os.environ.get("ATTNLAB_COMMIT", "")
     row = step_row(
         s,
         args.layout,
@@ -217,7 +222,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
             "gpu": env.gpu,
             "driver": env.driver,
             "cuda_version": env.cuda_version,
-            "commit": f"{commit} {env.version}".strip(),
+            "commit": commit_column(env.version),
             "date": env.date,
         },
     )

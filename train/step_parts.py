@@ -17,7 +17,7 @@ PARTS = [
     ("communication", r"nccl"),
     (
         "attention_bwd",
-        r"flash_bwd|fmha.*(bwd|bprop)|sdpa.*(bwd|bprop)|bprop.*sdpa|"
+        r"flash_bwd|fmha.*(bwd|bprop)|sdpa.*(bwd|bprop)|bprop.*sdpa|cudnn::fusion::(compute_dot_do_o|convert_dq)|"
         r"attnlab::.*(backward|row_dot|scaled_copy)",
     ),
     ("attention_fwd", r"flash_fwd|fmha|sdpa|attnlab::"),

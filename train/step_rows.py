@@ -8,6 +8,7 @@ required ones. train/README.md, "Results", describes every column.
 from __future__ import annotations
 
 import csv
+import os
 import statistics
 from pathlib import Path
 
@@ -43,6 +44,11 @@ GEMM_COLUMNS = [
     "commit",
     "date",
 ]
+
+
+def commit_column(torch_version: str) -> str:
+    """The `commit` of a row this folder writes: attnlab's commit ($ATTNLAB_COMMIT) and PyTorch's version."""
+    return f"{os.environ.get('ATTNLAB_COMMIT', '')} {torch_version}".strip()
 
 
 def timing_columns(us: list[float]) -> dict:

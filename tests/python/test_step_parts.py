@@ -23,6 +23,12 @@ NAMED = [
     ),
     ("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0", "attention_fwd"),
     ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_4_64x128x128_4x1x1_kernel0_0", "attention_bwd"),
+    (
+        "void cudnn::fusion::compute_dot_do_o_specialized<true, 128>(void const*, void const*, void*, void*, "
+        "unsigned int)",
+        "attention_bwd",
+    ),
+    ("void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int, unsigned int)", "attention_bwd"),
     ("void attnlab::hopper::forward<__nv_bfloat16, 128, 5u>(attnlab::hopper::Params, int)", "attention_fwd"),
     ("void attnlab::hopper::backward<__nv_bfloat16, 128>(attnlab::flash::BackwardParams)", "attention_bwd"),
     (

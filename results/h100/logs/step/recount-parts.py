@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""results/h100/attnlab-step.csv from step-as-measured.csv and the per-kernel log step-parts.csv,
+with each row's parts summed again by train/step_parts.py as it reads now. Two things differ
+from the parts as measured: the profiler listed the optimizer's record_function range
+(Optimizer.step#AdamW.step) as a GPU event spanning AdamW's kernels, which counted those
+kernels twice (train/step.py now leaves user annotations out), and cuDNN's backward helpers
+(cudnn::fusion::compute_dot_do_o, convert_dq) fell in `other` (now attention_bwd)."""
+
+import csv
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[3] / "train"))
+from step_parts import PART_NAMES, part_of  # noqa: E402
+
+ANNOTATIONS = {"Optimizer.step#AdamW.step"}
+KEY = ("scenario", "implementation", "source", "gpus")
+
+parts = defaultdict(lambda: dict.fromkeys(PART_NAMES, 0.0))
+with open(HERE / "step-parts.csv", newline="") as f:
+    for r in csv.DictReader(f):
+        if r["kernel_name"] not in ANNOTATIONS:
+            parts[tuple(r[c] for c in KEY)][part_of(r["kernel_name"])] += float(r["us_per_step"])
+with open(HERE / "step-as-measured.csv", newline="") as f:
+    reader = csv.DictReader(f)
+    columns, rows = reader.fieldnames, list(reader)
+for r in rows:
+    recounted = parts[tuple(r[c] for c in KEY)]
+    for part, us in recounted.items():
+        r[f"step_{part}_us"] = f"{us:.6g}"
+    r["step_kernels_us"] = f"{sum(recounted.values()):.6g}"
+out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[1] / "attnlab-step.csv"
+with open(out, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)

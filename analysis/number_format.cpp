@@ -64,7 +64,9 @@ std::string format_us(double us) {
 
 std::string format_percent(double fraction) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.2f%%", 100.0 * fraction);
+  // A difference that rounds to zero prints as 0.00%, not -0.00%.
+  const double percent = std::fabs(fraction) < 0.00005 ? 0.0 : 100.0 * fraction;
+  std::snprintf(text, sizeof text, "%.2f%%", percent);
   return text;
 }
 

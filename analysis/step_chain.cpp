@@ -190,6 +190,33 @@ const MeasuredStepPair* pair_of(const StepTimePrediction& t, const std::vector<M
 
 }  // namespace
 
+std::optional<std::string> article_distance(const std::vector<MeasuredStepPair>& measured) {
+  std::string saved, needed;
+  const MeasuredStepPair* first = nullptr;
+  for (const MeasuredStepPair& p : measured) {
+    if (p.gpus != 1 || !p.has_parts()) continue;
+    const double attention_saved = *step_attention_us(p.packed->row) - *step_attention_us(p.varlen->row);
+    const double step_needed = attention_saved / article_step_saving;
+    saved += std::string(saved.empty() ? "" : ", ") + format_us(attention_saved) + " (" + p.label() + ")";
+    needed += std::string(needed.empty() ? "" : ", ") + format_us(step_needed) + ", " +
+              format_ratio(step_needed / p.packed->row.median_us) + " the measured packed step (" + p.label() + ")";
+    if (!first) first = &p;
+  }
+  if (!first) return std::nullopt;
+  return "From this step to the article's " + format_percent(article_step_saving) + ": varlen saved " + saved +
+         " of attention per step here. For that to be " + format_percent(article_step_saving) +
+         " of a step, the step would have to take " + needed +
+         ". The article's run differs from this step in ways that add time varlen does not change, none "
+         "measured here: 8 GPUs, with the gradients' all-reduce in each step; nanochat's Muon optimizer instead "
+         "of AdamW; a whole run's evaluation, data loading and checkpoints, counted in its " +
+         format_percent(article_step_saving) +
+         "; and its "
+         "documents are real text of mixed lengths rather than this batch's, so packing wastes a different share "
+         "of attention (nanochat-d24-web-mix predicts such a batch). nanochat's own attention is FlashAttention-3, "
+         "of attnlab's kernel's class: a faster attention leaves varlen less to save, as the attnlab rows show "
+         "against FA2's.";
+}
+
 std::vector<std::string> step_explanation(const std::array<StepTimePrediction, 2>& times,
                                           const std::vector<MeasuredStepPair>& measured) {
   std::vector<std::string> text;
@@ -223,6 +250,7 @@ std::vector<std::string> step_explanation(const std::array<StepTimePrediction, 2
         " the predicted one, and the attention time varlen saved in it " +
         format_ratio(attention_saved / predicted_saved) + " the predicted saving.");
   }
+  if (auto distance = article_distance(measured)) text.push_back(std::move(*distance));
   return text;
 }
 

@@ -3,6 +3,7 @@
 // one link per step of the argument, each with our number: the same links in
 // `attnlab step`, the GUI's Training step view and results/REPRODUCE.md.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct ChainLink {
 std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                                   const std::array<StepTimePrediction, 2>& times,
                                   const std::vector<MeasuredStepPair>& measured);
+
+// From the measured one-GPU steps to the article's whole run: how long a step would have to be
+// for the attention time varlen saves in it to be the article's saving, and what that run has
+// that the step has not (work varlen does not change, which dilutes the saving). Empty without
+// a one-GPU pair with its parts profiled.
+std::optional<std::string> article_distance(const std::vector<MeasuredStepPair>& measured);
 
 // For each kernel family with a prediction from time and a measured one-GPU step of its backend:
 // a few sentences setting the two side by side and saying where the difference comes from.

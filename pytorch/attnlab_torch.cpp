@@ -37,8 +37,9 @@ std::mutex registry_mutex;
 std::vector<std::unique_ptr<TorchLayout>> registry;  // index = handle; layouts live as long as the process
 
 // Refusals are std::runtime_error with a message built here (PyTorch and pybind11 both raise
-// RuntimeError from it): a TORCH_CHECK message that formats a number crashed the process
-// on the H100 machine, so no number goes through c10::str.
+// RuntimeError from it). With PyTorch 2.11 on the GPU machine, a TORCH_CHECK whose message
+// formats a number crashes the process (results/h100/logs/step/operator-bad-inputs.sh), so
+// no number goes through c10::str.
 [[noreturn]] void refuse(const std::string& message) { throw std::runtime_error("attnlab: " + message); }
 
 std::string n(std::int64_t value) { return std::to_string(value); }
@@ -65,8 +66,7 @@ std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t 
   std::vector<int> sequences;
   std::int64_t tokens = 0;
   for (const std::int64_t l : lengths) {
-    if (l <= 0 || l > max_row_length)
-      refuse("a sequence length must be 1 to " + n(max_row_length) + ", got " + n(l));
+    if (l <= 0 || l > max_row_length) refuse("a sequence length must be 1 to " + n(max_row_length) + ", got " + n(l));
     tokens += l;
     sequences.push_back(int(l));
   }
@@ -76,7 +76,8 @@ std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t 
   const cudaDeviceProp* gpu = at::cuda::getCurrentDeviceProperties();
   auto entry = std::make_unique<TorchLayout>();
   entry->device_index = c10::cuda::current_device();
-  entry->host = make_varlen_layout(sequences, /*causal=*/true, window_left < 0 ? Window{} : Window{int(window_left), 0});
+  entry->host =
+      make_varlen_layout(sequences, /*causal=*/true, window_left < 0 ? Window{} : Window{int(window_left), 0});
   entry->kernel = choose_flash_kernel(kernel, gpu->major * 10 + gpu->minor, "kernel", /*backward=*/true);
   entry->device = std::make_unique<DeviceLayout>(entry->host, kernel_tile(entry->kernel));
   const std::lock_guard lock(registry_mutex);

@@ -18,8 +18,8 @@ from torch_peers import write_csv  # bench/peers/torch_peers.py: plain Python un
 BACKENDS = ("fa2", "cudnn", "attnlab")
 SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torch-step-attnlab
 
-# Columns a step row adds to the schema's: the data-parallel GPUs, the loss (equal across
-# layouts and backends up to rounding: the same tokens), and the profiler's parts (µs per
+# Columns a step row adds to the schema's: the data-parallel GPUs, the loss (a sanity check:
+# the same tokens, but each layout trains its own attention), and the profiler's parts (µs per
 # step on rank 0), whose sum is the GPU's busy time; median_us minus it is idle time.
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
 STEP_COLUMNS = ["gpus", "loss", *PART_COLUMNS, "step_kernels_us"]

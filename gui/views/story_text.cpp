@@ -134,9 +134,11 @@ std::string saving(AppState& state) {
          " shorter with varlen. From FLOPs the step saves " + format_percent(f.step.saving_full_squares()) +
          " as nanochat counts them (" + format_percent(f.step.saving_computed()) +
          " as computed); from measured attention times, " + percent_or_not(ours.saving_step()) + " with " +
-         ours.label() + " and " + percent_or_not(fa2.saving_step()) +
-         " with FA2. A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain "
-         "ends at the article's figure.";
+         ours.label() + " and " + percent_or_not(fa2.saving_step()) + " with FA2. " +
+         article_distance(f.measured)
+             .value_or(
+                 "A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain ends at "
+                 "the article's figure.");
 }
 
 const std::array<std::function<std::string(AppState&)>, story_step_count> paragraphs = {

@@ -201,6 +201,28 @@ TEST_F(MeasuredStep, PartsShareTheStepAndAddUpToTheSaving) {
   EXPECT_NEAR(parts_saved / packed.median_us, *pairs[0].saving(), 1e-12);
 }
 
+// The last paragraph prices the article's saving: the attention time varlen saved here, over 1.80%,
+// is the step the article's saving would need; the bench predictions play no part in it.
+TEST_F(MeasuredStep, TheExplanationEndsAtTheStepTheArticlesSavingWouldNeed) {
+  const std::vector<StepFixture> rows = fa2_pair();
+  write("step.csv", step_csv(rows));
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  ASSERT_EQ(pairs.size(), 1u);
+  const std::array<StepTimePrediction, 2> no_prediction{
+      predict_step_time(scenario, step, KernelFamily::attnlab, 756.0, std::nullopt, MeasuredRuns{}),
+      predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, MeasuredRuns{})};
+  const std::vector<std::string> text = step_explanation(no_prediction, pairs);
+  ASSERT_EQ(text.size(), 1u);  // no bench rows: no prediction to set beside the measurement
+  const double saved = *step_attention_us(pairs[0].packed->row) - *step_attention_us(pairs[0].varlen->row);
+  const double needed = saved / article_step_saving;
+  EXPECT_NE(text[0].find("varlen saved " + format_us(saved) + " (FA2)"), std::string::npos) << text[0];
+  EXPECT_NE(text[0].find(format_us(needed) + ", " + format_ratio(needed / rows[0].median_us) +
+                         " the measured packed step (FA2)"),
+            std::string::npos)
+      << text[0];
+  EXPECT_TRUE(step_explanation(no_prediction, {}).empty());
+}
+
 TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   std::vector<StepFixture> rows = fa2_pair();
   for (StepFixture& f : fa2_pair()) {

@@ -4,9 +4,11 @@
 
 #include "analysis/number_format.hpp"
 #include "analysis/source_ratios.hpp"
+#include "analysis/step_chain.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/app/story_steps.hpp"
+#include "gui/views/step_figures.hpp"
 #include "gui/views/story_text.hpp"
 #include "shipped_results.hpp"
 
@@ -61,10 +63,18 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   EXPECT_GE(named, 3);  // two kernels of ours and FlashAttention-2 ship
   open_story_step(state, 6);
   EXPECT_TRUE(says(story_paragraph(state, 6), "memory-bound"));
-  open_story_step(state, 8);  // the measured step: none ships
-  EXPECT_TRUE(says(story_paragraph(state, 8), "not measured"));
+  // The measured step: each shipped pair's saving, then the step the article's saving would need.
+  open_story_step(state, 8);
+  const StepFigures figures = step_figures(state);
+  ASSERT_FALSE(figures.measured.empty());
+  for (const MeasuredStepPair& p : figures.measured) {
+    if (const auto saving = p.saving()) {
+      EXPECT_TRUE(says(story_paragraph(state, 8), format_percent(*saving) + " with " + p.label())) << p.label();
+    }
+  }
   open_story_step(state, 9);
   EXPECT_TRUE(says(story_paragraph(state, 9), "1.80%"));
+  EXPECT_TRUE(says(story_paragraph(state, 9), *article_distance(figures.measured)));
 }
 
 }  // namespace

@@ -27,8 +27,8 @@ _module = None
 
 
 def load(build_dir: str | os.PathLike, verbose: bool = False):
-    """Builds (or reuses) the extension from the static libraries of a CMake build configured
-    with -DCMAKE_POSITION_INDEPENDENT_CODE=ON, loads it and returns the module."""
+    """Builds (or reuses) the extension from the static libraries of a CMake build of
+    position-independent code (every build unless configured otherwise), loads it and returns the module."""
     global _module
     if _module is not None:
         return _module
@@ -39,7 +39,7 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
     # -D without a type caches it as UNINITIALIZED: any type will do.
     if not re.search(r"^CMAKE_POSITION_INDEPENDENT_CODE:[A-Z]+=ON$", cache, re.M):
         raise RuntimeError(
-            f"{build}: not a CMake build configured with -DCMAKE_POSITION_INDEPENDENT_CODE=ON "
+            f"{build}: not a CMake build of position-independent code (CMAKE_POSITION_INDEPENDENT_CODE=ON) "
             "(the extension links its static libraries into a shared object)"
         )
     # Every attnlab library of the build, in one group: the linker takes from each only what

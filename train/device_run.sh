@@ -51,7 +51,7 @@ for stage in $stages; do
       gen=(); [ -n "$ninja" ] && gen=(-G Ninja -DCMAKE_MAKE_PROGRAM="$ninja")
       deps=(); [ -d .devdeps/root/usr/include ] && deps=(-DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include")
       { limit 540 cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-          -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+          -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" \
           -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF -DATTNLAB_BENCH=OFF "${deps[@]}" &&
         limit 540 cmake --build "$build" -j"$(nproc)" --target attnlab attnlab_kernels; } \
         >"$out/logs/build.log" 2>&1 || { tail -30 "$out/logs/build.log"; echo "device_run: build failed"; exit 1; }

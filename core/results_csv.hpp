@@ -79,7 +79,7 @@ struct StepRow {
   std::string kernel;                  // attnlab's attention kernel in torch-step-attnlab rows, else empty
   std::optional<int> reps;
   int gpus = 1;                                                        // data-parallel ranks
-  std::optional<double> loss;                                          // nats: a check, equal across layouts
+  std::optional<double> loss;                                          // nats: a sanity check, not a metric
   std::array<std::optional<double>, std::size(all_step_parts)> parts;  // [StepPart] µs per step; empty: not profiled
   std::optional<double> kernels_us;                                    // the parts' sum: the GPU's busy time
   std::string driver, cuda_version, commit, date;

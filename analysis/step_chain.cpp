@@ -96,6 +96,27 @@ void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<Measure
   }
 }
 
+// The rest of the step at its bytes (core/step_bytes.hpp), then each family's saving with it added.
+void add_rest_of_step(std::vector<ChainLink>& chain, const std::array<StepTimePrediction, 2>& times) {
+  const ImplementationStepTime& packed = times.front().packed;
+  const StepBytes& b = packed.rest_bytes;
+  const auto time_of = [&](double bytes) {
+    return times.front().copy_tbps ? ", " + format_us(bytes / (*times.front().copy_tbps * 1e12) * 1e6) : "";
+  };
+  chain.push_back({"the rest of the step at its bytes (packed)",
+                   packed.rest_us ? format_us(*packed.rest_us) : "not measured",
+                   "elementwise work " + format_bytes(b.elementwise) + time_of(b.elementwise) + ", loss " +
+                       format_bytes(b.loss) + time_of(b.loss) + ", optimizer " + format_bytes(b.optimizer) +
+                       time_of(b.optimizer) + "; each operation unfused, " +
+                       (times.front().copy_tbps ? "at the copy ceiling" : "no copy ceiling measured")});
+  for (const StepTimePrediction& t : times) {
+    const auto saving = t.saving_step_with_rest();
+    chain.push_back({"predicted step saving, from time with the rest, " + t.label(),
+                     saving ? format_percent(*saving) : "not measured",
+                     "GEMMs, attention and the rest of the step, forward and backward"});
+  }
+}
+
 }  // namespace
 
 std::string article_millions(double n) { return format("%.1fM", n / (1 << 20)); }
@@ -159,6 +180,7 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
         {std::string("predicted step saving, from time, ") + t.label(), whole ? format_percent(*whole) : "not measured",
          std::string("forward and backward; forward alone ") + (fwd ? format_percent(*fwd) : "not measured")});
   }
+  add_rest_of_step(chain, times);
   if (measured.empty())
     chain.push_back({"the measured step, packed against varlen", "not measured",
                      "a PyTorch training step of this model, timed whole: no step row of this scenario and its " +

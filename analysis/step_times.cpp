@@ -101,6 +101,13 @@ std::optional<double> StepTimePrediction::saving_step() const {
   return 1.0 - (*vf + *vb) / (*pf + *pb);
 }
 
+std::optional<double> StepTimePrediction::saving_step_with_rest() const {
+  const auto pf = packed.step_us(Pass::fwd, layers), pb = packed.step_us(Pass::bwd, layers);
+  const auto vf = varlen.step_us(Pass::fwd, layers), vb = varlen.step_us(Pass::bwd, layers);
+  if (!pf || !pb || !vf || !vb || !packed.rest_us || !varlen.rest_us) return std::nullopt;
+  return 1.0 - (*vf + *vb + *varlen.rest_us) / (*pf + *pb + *packed.rest_us);
+}
+
 std::optional<double> StepTimePrediction::attention_share_fwd() const {
   const auto attention = packed.attention_us(Pass::fwd, layers), step = packed.step_us(Pass::fwd, layers);
   if (!attention || !step) return std::nullopt;
@@ -127,12 +134,14 @@ std::string StepTimePrediction::label() const {
 
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
                                      std::optional<double> gemm_tflops, const std::optional<MeasuredGemms>& gemms,
-                                     const MeasuredRuns& runs, std::string_view kernel) {
+                                     const MeasuredRuns& runs, std::string_view kernel,
+                                     std::optional<double> copy_tbps) {
   StepTimePrediction p;
   p.family = family;
   if (family == KernelFamily::attnlab) p.kernel = kernel.empty() ? default_step_kernel(runs) : std::string(kernel);
   p.gemm_tflops = gemm_tflops;
   p.gemms = gemms;
+  p.copy_tbps = copy_tbps;
   p.layers = step.layers;
   for (ImplementationStepTime* t : {&p.packed, &p.varlen}) {
     t->implementation = t == &p.packed ? Implementation::packed : Implementation::varlen;
@@ -144,6 +153,8 @@ StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step
       const double tokens = double(step.tokens), us_per_flop = 1e6 / (*gemm_tflops * 1e12);
       t->gemm_us = {{matrix.fwd * tokens * us_per_flop, matrix.bwd * tokens * us_per_flop}};
     }
+    t->rest_bytes = step_bytes(step.model, step[t->implementation].positions);
+    if (copy_tbps) t->rest_us = t->rest_bytes.total() / (*copy_tbps * 1e12) * 1e6;
     for (LayerKind kind : all_layer_kinds) {
       const Scenario layer = layer_scenario(s, step.model, kind);
       for (Pass pass : {Pass::fwd, Pass::bwd})

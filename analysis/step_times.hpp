@@ -11,6 +11,7 @@
 #include "analysis/measured_gemms.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario.hpp"
+#include "core/step_bytes.hpp"
 #include "core/training_step.hpp"
 
 namespace attnlab {
@@ -60,6 +61,8 @@ struct ImplementationStepTime {
   Implementation implementation = Implementation::varlen;
   std::array<std::array<std::optional<MeasuredAttention>, 2>, 2> layer;  // [LayerKind][Pass]
   std::optional<std::array<double, 2>> gemm_us;  // [Pass]: the batch's matrix products; empty without a price
+  StepBytes rest_bytes;                          // the rest of the step: elementwise work, loss, optimizer
+  std::optional<double> rest_us;                 // rest_bytes at the copy ceiling; empty without one
 
   // Sum over the layers of their measured times; empty when a kind that has layers has no time.
   std::optional<double> attention_us(Pass pass, const std::array<int, 2>& layers) const;
@@ -72,6 +75,7 @@ struct StepTimePrediction {
   std::string kernel;                  // ours: the flash kernel whose runs it took; empty for FA2
   std::optional<double> gemm_tflops;   // the ceiling the GEMMs are priced at, if one was measured
   std::optional<MeasuredGemms> gemms;  // the GEMMs at the model's shapes: these price the products where present
+  std::optional<double> copy_tbps;     // the copy ceiling the rest of the step is priced at, if one was measured
   std::array<int, 2> layers{};
   ImplementationStepTime packed, varlen;
 
@@ -79,6 +83,8 @@ struct StepTimePrediction {
   std::optional<double> saving_fwd() const;
   // The same over the whole step (forward and backward): only where both passes were measured.
   std::optional<double> saving_step() const;
+  // The same with the rest of the step at its bytes added to both layouts: only with a copy ceiling too.
+  std::optional<double> saving_step_with_rest() const;
   // Attention's share of packed's forward pass.
   std::optional<double> attention_share_fwd() const;
   // Whose runs these are: "attnlab · wgmma-sm90", or "FA2" (its sources are named in the runs).
@@ -93,9 +99,10 @@ std::string shown_path(const std::filesystem::path& path);
 
 // `kernel`: ours of that kernel; empty: default_step_kernel(runs). The matrix products are priced at
 // `gemms` where given (packed's padded positions, if any, run the same products: scaled by its matrix
-// FLOPs over varlen's), else at `gemm_tflops`.
+// FLOPs over varlen's), else at `gemm_tflops`; the rest of the step at its bytes over `copy_tbps`.
 StepTimePrediction predict_step_time(const Scenario& s, const TrainingStep& step, KernelFamily family,
                                      std::optional<double> gemm_tflops, const std::optional<MeasuredGemms>& gemms,
-                                     const MeasuredRuns& runs, std::string_view kernel = {});
+                                     const MeasuredRuns& runs, std::string_view kernel = {},
+                                     std::optional<double> copy_tbps = std::nullopt);
 
 }  // namespace attnlab

@@ -251,8 +251,8 @@ void add_step_command(CLI::App& app) {
     const std::optional<MeasuredGemms> gemms = gemms_for_step(s, step, results.gemms);
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily f : all_kernel_families)
-      times[int(f)] =
-          predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, gemms, runs);
+      times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, gemms,
+                                        runs, {}, ceiling ? std::optional(ceiling->tbps) : std::nullopt);
     if (ceiling || gemms)
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);

@@ -78,6 +78,7 @@ TrainingStep model_training_step(const Scenario& s, const ModelShape& m, TileSha
                                          per_token(double(backward[int(impl)].flops), step.tokens)};
       c.attended_per_layer[int(kind)] = per_token(double(ic.scores_attended()), step.tokens);
       if (kind == LayerKind::long_context) {  // once: the buffer does not depend on the window
+        c.positions = ic.buffer_tokens;
         const double positions = per_token(double(ic.buffer_tokens), step.tokens);
         c.matrix = {2.0 * double(step.matrix_params) * positions, 4.0 * double(step.matrix_params) * positions};
       }

@@ -26,6 +26,7 @@ struct StepCost {
   // 2 FLOPs per matrix parameter per buffer position forward, 4 backward: a padded
   // position runs through every matrix product as a token does.
   StepFlops matrix;
+  std::int64_t positions = 0;  // buffer positions: the tokens and any padding
   // One layer of each kind (indexed by LayerKind). Full squares: nanochat's
   // 4 * heads * head_dim * min(window, E) per position of a row of extent E
   // forward, twice that backward (its 12 = 4 + 8). Computed: the cost model's

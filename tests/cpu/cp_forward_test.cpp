@@ -6,23 +6,18 @@
 
 #include "core/context_parallel.hpp"
 #include "reference/cp_forward.hpp"
+#include "tests/cpu/cp_scenario.hpp"
 
 namespace attnlab {
 namespace {
 
 constexpr double tolerance = 1e-12;
 
-Scenario documents(std::vector<int> lengths, bool causal = true, Window window = {}) {
-  Scenario s;
-  s.name = "cp-forward-test";
+// Two query heads reading one KV head, head dim 8.
+Scenario small_heads(Scenario s) {
   s.heads = 2;
   s.kv_heads = 1;
   s.head_dim = 8;
-  s.causal = causal;
-  s.window = window;
-  s.row_len = 1 << 20;
-  s.length_source = ListLengths{std::move(lengths)};
-  s.resolve();
   return s;
 }
 
@@ -51,7 +46,7 @@ TEST(CpMerge, TwoPartialsByHand) {
 // One document of 7 tokens, its keys cut in two halves: each half's partial, merged,
 // is the whole softmax of every query.
 TEST(CpMerge, TwoHalvesOfTheKeysMergeToTheWhole) {
-  const Scenario s = documents({7});
+  const Scenario s = small_heads(documents({7}));
   const Layout varlen = s.varlen_layout();
   const AttentionInputs in = inputs_of(s);
   const double scale = default_scale(s.head_dim);
@@ -118,13 +113,13 @@ void check_every_strategy(const Scenario& s, int ranks) {
 
 TEST(CpForward, MergedEqualsWholeForEveryStrategyAndRankCount) {
   // 1 and 7 tokens are shorter than 2N for most N; 129 and 300 cut unevenly.
-  const Scenario s = documents({1, 7, 64, 129, 300});
+  const Scenario s = small_heads(documents({1, 7, 64, 129, 300}));
   for (int ranks : {1, 2, 3, 4, 8}) check_every_strategy(s, ranks);
 }
 
 TEST(CpForward, MergedEqualsWholeUnderAWindowAndWithoutCausality) {
-  check_every_strategy(documents({1, 7, 64, 129}, true, Window{20, 0}), 3);
-  check_every_strategy(documents({5, 64, 129}, false), 4);
+  check_every_strategy(small_heads(documents({1, 7, 64, 129}, 1, true, Window{20, 0})), 3);
+  check_every_strategy(small_heads(documents({5, 64, 129}, 1, false)), 4);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
 #include "kernels/kernel_choice.hpp"
+#include "reference/cp_forward.hpp"
 
 namespace attnlab::cli {
 
@@ -25,15 +28,27 @@ struct CpOptions {
   std::string strategy = "all";
   std::string format = "table";
   std::string kernel;  // empty: the cost model's default tile
+  bool check = false;
+  std::string check_heads = "1";
+  std::uint64_t seed = 1;
 };
 
-int parse_ranks(const std::string& text) {
-  int ranks = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), ranks);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || ranks < 1 || ranks > max_cp_ranks)
-    throw InputError("--ranks: expected the context-parallel size, an integer from 1 to " +
-                     std::to_string(max_cp_ranks) + ", got \"" + text + "\"");
-  return ranks;
+// The check's bounds (cli/README.md, "attnlab cp"): its multiply-adds, useful scores x
+// heads x head dim, for each of the whole reference and the six runs; and the values of
+// Q (and of each partial output) it holds, tokens x heads x head dim.
+constexpr std::int64_t max_check_work = std::int64_t{1} << 31;
+constexpr std::int64_t max_check_values = std::int64_t{1} << 23;
+// The fp64 forward and the whole reference differ by rounding alone.
+constexpr double check_tolerance = 1e-12;
+
+// An integer flag from 1 to `most`.
+int parse_count(const std::string& text, const char* flag, const char* what, int most) {
+  int value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 1 || value > most)
+    throw InputError(std::string(flag) + ": expected " + what + ", an integer from 1 to " + std::to_string(most) +
+                     ", got \"" + text + "\"");
+  return value;
 }
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
@@ -139,6 +154,77 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
               static_cast<long long>(any.kv_bytes_per_token), json_array(costs, strategy).c_str());
 }
 
+// The model's K/V of all ranks, in tokens.
+std::int64_t model_tokens(const CpCost& c, std::int64_t CpRankCost::*bytes) {
+  return c.total(bytes) / c.kv_bytes_per_token;
+}
+
+// A check above the bounds is refused before anything is printed or allocated.
+void refuse_large_check(const Scenario& s, const CpCost& any, int heads) {
+  std::int64_t useful = 0;  // one head's
+  for (const CpRankCost& r : any.ranks) useful += r.scores_useful();
+  useful /= s.heads;
+  const std::string file = s.source.empty() ? s.name : s.source.string();
+  const std::int64_t work = useful * heads * s.head_dim, values = s.total_tokens() * heads * s.head_dim;
+  if (work > max_check_work)
+    throw InputError(
+        printf_string("%s: --check: useful scores (%lld) x heads (%d) x head_dim (%d) = %lld is above "
+                      "the check's limit of %lld; check fewer heads or a smaller scenario",
+                      file.c_str(), static_cast<long long>(useful), heads, s.head_dim, static_cast<long long>(work),
+                      static_cast<long long>(max_check_work)));
+  if (values > max_check_values)
+    throw InputError(
+        printf_string("%s: --check: tokens (%lld) x heads (%d) x head_dim (%d) = %lld is above the "
+                      "check's limit of %lld; check fewer heads or a smaller scenario",
+                      file.c_str(), static_cast<long long>(s.total_tokens()), heads, s.head_dim,
+                      static_cast<long long>(values), static_cast<long long>(max_check_values)));
+}
+
+// --check: the forward of each strategy, by ring and by all-gather, on the fp64 reference
+// (reference/cp_forward.hpp) with seeded random Q, K and V for the first `heads` heads, each
+// head its own K and V, against the whole varlen reference. Throws std::runtime_error (exit 1)
+// on an error above check_tolerance or K/V that differ from the model.
+void check_forward(const Scenario& s, const std::vector<CpCost>& costs, int heads, std::uint64_t seed) {
+  const Layout varlen = s.varlen_layout();
+  const AttentionInputs in = make_random_inputs(s.total_tokens(), heads, heads, s.head_dim, s.dtype, seed);
+  const double scale = default_scale(s.head_dim);
+  const ReferenceOutput whole = reference_materialized(varlen, in, scale);
+  std::printf(
+      "check        the forward on the fp64 reference, seed %llu, %d of %d heads (each its own K and V),\n"
+      "             against the whole varlen run; tolerance %.0e (output relative L2, LSE absolute)\n\n",
+      static_cast<unsigned long long>(seed), heads, s.heads, check_tolerance);
+  TextTable table({"strategy", "exchange", "rel L2", "LSE error", "blocks used", "blocks skipped", "K/V in",
+                   "K/V needed", "= model"},
+                  2);
+  bool passed = true;
+  for (const CpCost& c : costs)
+    for (CpExchange exchange : all_cp_exchanges) {
+      const CpForwardRun run = run_cp_forward(varlen, in, scale, c.plan, exchange, whole);
+      const std::int64_t received = model_tokens(c, &CpRankCost::kv_bytes_ring);
+      const std::int64_t needed = model_tokens(c, &CpRankCost::kv_bytes_needed);
+      const bool modelled = run.keys_received == received && run.keys_needed == needed;
+      passed = passed && modelled && run.worst_rel_l2 <= check_tolerance && run.worst_lse_abs <= check_tolerance;
+      table.add_row({cp_strategy_name(c.plan.strategy), cp_exchange_name(exchange),
+                     printf_string("%.2e", run.worst_rel_l2), printf_string("%.2e", run.worst_lse_abs),
+                     std::to_string(run.blocks_needed), std::to_string(run.blocks_skipped),
+                     std::to_string(run.keys_received), std::to_string(run.keys_needed),
+                     modelled ? "yes"
+                              : printf_string("no: %lld in, %lld needed", static_cast<long long>(received),
+                                              static_cast<long long>(needed))});
+    }
+  std::fputs(table.render().c_str(), stdout);
+  std::printf(
+      "\nrel L2, LSE error: the worst rank's, against the whole run. Blocks: the K/V shards the ranks\n"
+      "receive from each other (ring: one a step after a rank's own); a block holding no key of the\n"
+      "receiver's queries is skipped. K/V in and needed, in tokens over all ranks: received, and attended\n"
+      "by the receiver's queries; = model: both are the model's ring and needed bytes / bytes per token.\n");
+  if (!passed)
+    throw std::runtime_error(
+        printf_string("the context-parallel forward differs from the whole run above %.0e, or "
+                      "from the model's K/V",
+                      check_tolerance));
+}
+
 }  // namespace
 
 // `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]
@@ -155,16 +241,31 @@ void add_cp_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--kernel", options->kernel,
                   "Count scores at this flash kernel's tile: " + flash_kernel_names() + " (default: 64x64)");
+  cmd->add_flag("--check", options->check,
+                "Run each strategy's forward (ring and all-gather) on the fp64 reference and check its LSE merge "
+                "against the whole run; exit 1 on a mismatch");
+  cmd->add_option("--check-heads", options->check_heads, "Heads the check runs (the first ones)")
+      ->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the check's random Q, K, V, 0 to 2^64 - 1")->capture_default_str();
   cmd->callback([options] {
-    const int ranks = parse_ranks(options->ranks);
+    const int ranks = parse_count(options->ranks, "--ranks", "the context-parallel size", max_cp_ranks);
     const std::vector<CpStrategy> strategies = parse_strategies(options->strategy);
     if (options->format != "table" && options->format != "csv" && options->format != "json")
       throw InputError("--format: expected table, csv or json, got \"" + options->format + "\"");
     const TileShape tile =
         options->kernel.empty() ? default_flash_tile : kernel_tile(parse_flash_kernel(options->kernel));
+    if (options->check && options->format != "table")
+      throw InputError("--check: prints a table; --format " + options->format + " is the model's alone");
     const Scenario scenario = load_scenario(options->scenario);
+    const int check_heads =
+        parse_count(options->check_heads, "--check-heads", "the heads the check runs", scenario.heads);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
+    if (options->check) {
+      refuse_large_check(scenario, costs.front(), check_heads);
+      print_header(scenario, ranks, costs.front(), options->kernel);
+      return check_forward(scenario, costs, check_heads, options->seed);
+    }
     if (options->format == "csv") return print_csv(scenario, costs);
     if (options->format == "json") return print_json(scenario, costs);
     print_header(scenario, ranks, costs.front(), options->kernel);

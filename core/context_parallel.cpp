@@ -88,39 +88,28 @@ PieceCount count_piece(const LayoutView& v, TileShape t, const CpPiece& p) {
 }
 
 // Tokens of other ranks' pieces that the queries of `pieces` (one rank's, in document
-// order) attend. A piece's queries attend one range of keys (attended_keys is one range
-// per query and both its ends grow with the query), which holds the piece itself.
+// order) attend: the union of the pieces' attended ranges (piece_attended_keys, each holding
+// its piece) less the rank's own tokens.
 std::int64_t keys_needed_from_others(const LayoutView& v, const std::vector<CpPiece>& pieces) {
   std::int64_t attended = 0, own = 0;
   for (std::size_t i = 0; i < pieces.size();) {
     const int doc = pieces[i].doc;
     int reach = 0;  // keys [0, reach) of the document are counted; the ranges start in order
     for (; i < pieces.size() && pieces[i].doc == doc; ++i) {
-      const int first = attended_keys(v, doc, pieces[i].first).first;
-      const int end = attended_keys(v, doc, pieces[i].end - 1).last + 1;
-      attended += std::max(0, end - std::max(first, reach));
-      reach = std::max(reach, end);
+      const KeyRange keys = piece_attended_keys(v, pieces[i]);
+      attended += std::max(0, keys.last + 1 - std::max(keys.first, reach));
+      reach = std::max(reach, keys.last + 1);
       own += pieces[i].tokens();
     }
   }
   return attended - own;
 }
 
-// Tokens each rank holds of documents split over more than one rank: its shard of the K/V
-// that must travel. A document held whole by one rank never leaves it.
-std::vector<std::int64_t> travelling_shards(const CpPlan& plan, int documents) {
-  std::vector<int> holders(documents, 0), last_holder(documents, -1);
-  for (int r = 0; r < plan.ranks(); ++r)
-    for (const CpPiece& p : plan.pieces[r])
-      if (last_holder[p.doc] != r) {
-        last_holder[p.doc] = r;
-        ++holders[p.doc];
-      }
-  std::vector<std::int64_t> shard(plan.ranks(), 0);
-  for (int r = 0; r < plan.ranks(); ++r)
-    for (const CpPiece& p : plan.pieces[r])
-      if (holders[p.doc] > 1) shard[r] += p.tokens();
-  return shard;
+// Tokens of each rank's shard.
+std::vector<std::int64_t> travelling_shards(const CpPlan& plan) {
+  std::vector<std::int64_t> tokens;
+  for (const std::vector<CpPiece>& shard : cp_shards(plan)) tokens.push_back(tokens_of(shard));
+  return tokens;
 }
 
 // Each rank's count / the mean over the ranks, into `ratio`; returns the largest (max / mean).
@@ -151,6 +140,12 @@ std::optional<CpStrategy> parse_cp_strategy(std::string_view name) {
   for (CpStrategy s : all_cp_strategies)
     if (name == cp_strategy_name(s)) return s;
   return std::nullopt;
+}
+
+std::int64_t tokens_of(const std::vector<CpPiece>& pieces) {
+  std::int64_t tokens = 0;
+  for (const CpPiece& p : pieces) tokens += p.tokens();
+  return tokens;
 }
 
 CpPiece document_piece(int doc, int length, int index, int count) {
@@ -200,7 +195,7 @@ CpCost model_context_parallel(const Scenario& s, int ranks, CpStrategy strategy,
   c.plan = plan_context_parallel(varlen, ranks, strategy);
   c.tile = tile;
   c.kv_bytes_per_token = 2 * std::int64_t(s.kv_heads) * s.head_dim * dtype_bytes(s.dtype);
-  const std::vector<std::int64_t> shard = travelling_shards(c.plan, v.num_rows);
+  const std::vector<std::int64_t> shard = travelling_shards(c.plan);
   const std::int64_t shards = std::accumulate(shard.begin(), shard.end(), std::int64_t{0});
   const std::int64_t largest_shard = *std::max_element(shard.begin(), shard.end());
   for (int r = 0; r < ranks; ++r) {
@@ -221,6 +216,51 @@ CpCost model_context_parallel(const Scenario& s, int ranks, CpStrategy strategy,
   for (int d = 0; d < v.num_rows; ++d)
     c.one_gpu_scores_computed += count_piece(v, tile, {d, 0, doc_length(v, d)}).cells.computed() * s.heads;
   return c;
+}
+
+KeyRange piece_attended_keys(const LayoutView& v, const CpPiece& p) {
+  return {attended_keys(v, p.doc, p.first).first, attended_keys(v, p.doc, p.end - 1).last};
+}
+
+bool piece_attends(const LayoutView& v, const CpPiece& queries, const CpPiece& keys) {
+  if (queries.doc != keys.doc || queries.tokens() == 0 || keys.tokens() == 0) return false;
+  const KeyRange reach = piece_attended_keys(v, queries);
+  return keys.first <= reach.last && keys.end > reach.first;
+}
+
+std::vector<std::vector<CpPiece>> cp_shards(const CpPlan& plan) {
+  int documents = 0;
+  for (const auto& pieces : plan.pieces)
+    for (const CpPiece& p : pieces) documents = std::max(documents, p.doc + 1);
+  std::vector<int> holders(documents, 0), last_holder(documents, -1);
+  for (int r = 0; r < plan.ranks(); ++r)
+    for (const CpPiece& p : plan.pieces[r])
+      if (last_holder[p.doc] != r) {
+        last_holder[p.doc] = r;
+        ++holders[p.doc];
+      }
+  std::vector<std::vector<CpPiece>> shards(plan.ranks());
+  for (int r = 0; r < plan.ranks(); ++r)
+    for (const CpPiece& p : plan.pieces[r])
+      if (holders[p.doc] > 1) shards[r].push_back(p);
+  return shards;
+}
+
+const char* cp_exchange_name(CpExchange exchange) {
+  switch (exchange) {
+    case CpExchange::ring: return "ring";
+    case CpExchange::all_gather: return "all-gather";
+  }
+  return "?";
+}
+
+std::vector<std::vector<int>> cp_schedule(CpExchange exchange, int rank, int ranks) {
+  std::vector<int> holders;
+  for (int s = 0; s < ranks; ++s) holders.push_back(((rank - s) % ranks + ranks) % ranks);
+  if (exchange == CpExchange::all_gather) return {holders};
+  std::vector<std::vector<int>> steps;
+  for (int holder : holders) steps.push_back({holder});
+  return steps;
 }
 
 }  // namespace attnlab

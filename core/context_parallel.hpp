@@ -41,6 +41,9 @@ struct CpPiece {
   bool operator==(const CpPiece&) const = default;
 };
 
+// Tokens of some pieces together.
+std::int64_t tokens_of(const std::vector<CpPiece>& pieces);
+
 // [first, end) of piece `index` when a document of `length` tokens is cut into `count`
 // pieces: [floor(index * length / count), floor((index + 1) * length / count)), so pieces
 // differ by at most one token and a document shorter than `count` leaves some empty.
@@ -87,5 +90,29 @@ struct CpCost {
 
 CpCost model_context_parallel(const Scenario& scenario, int ranks, CpStrategy strategy,
                               TileShape tile = default_flash_tile);
+
+// ---- the forward's exchange, as plain data (reference/cp_forward.hpp runs it) ----
+
+// The keys of its document that a piece's queries attend: one range, since attended_keys
+// is one range per query and both its ends grow with the query.
+KeyRange piece_attended_keys(const LayoutView& varlen, const CpPiece& piece);
+// Whether some query of `queries` attends some key of `keys` (a piece of K/V).
+bool piece_attends(const LayoutView& varlen, const CpPiece& queries, const CpPiece& keys);
+
+// Per rank, its shard: its pieces of documents held by more than one rank, the K/V that
+// travels. A document held whole by one rank never leaves it.
+std::vector<std::vector<CpPiece>> cp_shards(const CpPlan& plan);
+
+enum class CpExchange {
+  ring,        // N steps; at step s rank r computes against the K/V held by rank (r - s) mod N
+  all_gather,  // one step against every rank's K/V, gathered at once
+};
+inline constexpr std::array<CpExchange, 2> all_cp_exchanges = {CpExchange::ring, CpExchange::all_gather};
+const char* cp_exchange_name(CpExchange exchange);
+
+// The ranks whose K/V rank `rank` computes its queries against, step by step: ring, step s:
+// {(rank - s) mod N} (step 0 its own); all-gather: one step holding the ring's N holders.
+// A rank's own K/V is all its pieces; another's is that rank's shard.
+std::vector<std::vector<int>> cp_schedule(CpExchange exchange, int rank, int ranks);
 
 }  // namespace attnlab

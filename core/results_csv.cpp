@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "core/atomic_file.hpp"
+#include "core/context_parallel.hpp"
 #include "core/csv_text.hpp"
 #include "core/implementation.hpp"
 #include "core/input_error.hpp"
@@ -31,7 +32,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 31> columns = {{
+const std::array<Column, 33> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -63,6 +64,8 @@ const std::array<Column, 31> columns = {{
     {"cuda_version", &ResultRow::cuda_version},
     {"commit", &ResultRow::commit},
     {"date", &ResultRow::date},
+    {"ranks", &ResultRow::ranks},
+    {"cp_strategy", &ResultRow::cp_strategy},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -133,6 +136,8 @@ struct Parser {
     if (printable(text, text.size()) != text) throw BadCell{"printable text (no control character, UTF-8)"};
     if (m == &ResultRow::implementation && !parse_implementation(text))
       throw BadCell{"naive, padded, packed or varlen"};
+    if (m == &ResultRow::cp_strategy && !text.empty() && !parse_cp_strategy(text))
+      throw BadCell{"contiguous, zigzag or documents"};
     row.*m = text;
   }
   void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
@@ -154,8 +159,16 @@ struct Parser {
   void operator()(std::optional<T> ResultRow::*m) const {
     if (text.empty())
       row.*m = std::nullopt;
+    else if constexpr (std::is_same_v<T, int>)
+      row.*m = m == &ResultRow::ranks ? parse_ranks() : parse_number<T>(text, number_kind<T>());
     else
       row.*m = parse_number<T>(text, number_kind<T>());
+  }
+  int parse_ranks() const {
+    const std::string expected = "an integer from 1 to " + std::to_string(max_cp_ranks);
+    const int ranks = parse_number<int>(text, expected.c_str());
+    if (ranks < 1 || ranks > max_cp_ranks) throw BadCell{expected};
+    return ranks;
   }
 };
 
@@ -340,6 +353,12 @@ ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFil
           throw bad_cell(column, "expected " + bad.expected + ", got \"" + printable(cell) + "\"");
         }
       }
+      if (step && (row.ranks || !row.cp_strategy.empty()))
+        throw bad_cell(row.ranks ? "ranks" : "cp_strategy",
+                       "only a context-parallel attention run holds a value, not a step row (pass step)");
+      if (row.ranks.has_value() != !row.cp_strategy.empty())
+        throw bad_cell(row.ranks ? "cp_strategy" : "ranks",
+                       "a context-parallel row names both ranks and cp_strategy, got an empty cell");
       if (step) {
         if (row.implementation != "packed" && row.implementation != "varlen")
           throw bad_cell("implementation",

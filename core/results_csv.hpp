@@ -46,6 +46,9 @@ struct ResultRow {
   std::optional<std::int64_t> hbm_bytes_model, hbm_bytes_measured, extra_memory_bytes;
   std::optional<int> reps;
   std::string driver, cuda_version, commit, date;  // date: ISO 8601 UTC
+  // A context-parallel run's: both set (ranks 1 to max_cp_ranks) or both empty.
+  std::optional<int> ranks;
+  std::string cp_strategy;  // contiguous, zigzag or documents (core/context_parallel.hpp)
 
   bool operator==(const ResultRow&) const = default;
 };
@@ -131,7 +134,8 @@ struct ResultsRows {
 // kept are held, at most max_results_rows (core/input_limits.hpp), so memory
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
 // max_step_gpus) and a layout (packed or varlen); its parts are finite and >= 0, its
-// loss finite; a fwd or bwd row leaves the step columns empty. Throws InputError naming
+// loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
+// both ranks and cp_strategy, every other row neither (a step row never). Throws InputError naming
 // the file, and the line and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
 ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep = {});

@@ -5,24 +5,11 @@
 
 #include "core/context_parallel.hpp"
 #include "core/scenario_file.hpp"
+#include "tests/cpu/cp_scenario.hpp"
 #include "tests/cpu/worked_example.hpp"
 
 namespace attnlab {
 namespace {
-
-Scenario documents(std::vector<int> lengths, int heads = 1, bool causal = true, Window window = {}) {
-  Scenario s;
-  s.name = "cp-test";
-  s.heads = heads;
-  s.kv_heads = heads;
-  s.head_dim = 64;
-  s.causal = causal;
-  s.window = window;
-  s.row_len = 1 << 20;
-  s.length_source = ListLengths{std::move(lengths)};
-  s.resolve();
-  return s;
-}
 
 std::int64_t total_useful(const CpCost& c) {
   std::int64_t sum = 0;

@@ -10,6 +10,7 @@
 #include "analysis/step_times.hpp"
 #include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
+#include "core/step_bytes.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab {
@@ -330,7 +331,7 @@ TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
       EXPECT_NE(link.label.find("attnlab \xC2\xB7 wgmma-sm90"), std::string::npos) << link.label;
     }
   }
-  EXPECT_EQ(ours, 3);  // measured, share of the forward time, saving from time
+  EXPECT_EQ(ours, 4);  // measured, share of the forward time, saving from time, and with the rest of the step
   runs.rows = {our_row("varlen", 300, "", "docs")};
   EXPECT_EQ(default_step_kernel(runs), "mma-sm80");
 }
@@ -384,6 +385,47 @@ TEST(TrainingStep, StepTimeSavingIsGemmsPlusMeasuredAttention) {
   const StepTimePrediction no_ceiling =
       predict_step_time(s, step, KernelFamily::attnlab, std::nullopt, std::nullopt, runs);
   EXPECT_FALSE(no_ceiling.packed.gemm_us.has_value());
+}
+
+// A model small enough to count by hand: width 4, one head of 4 (and one K/V head), MLP 4x,
+// vocabulary 8, over 10 positions.
+TEST(TrainingStep, TheRestOfTheStepIsCountedOperationByOperation) {
+  ModelShape m;
+  m.layers = 1;
+  m.width = 4;
+  m.heads = m.kv_heads = 1;
+  m.head_dim = 4;
+  m.vocab = 8;
+  const StepBytes b = step_bytes(m, 10);
+  // Per position, elements: forward 2 norms x 8 + rotary and QK norm 2 x 16 + 2 adds x 12 + ReLU² 32 = 104;
+  // backward 3 x (8 + 16 + 16) + 2 x 12 = 144; embedding, first and last norm 3 x 8 + 3 x 12 = 60.
+  // 2 bytes each over 10 positions: 2 x 10 x (104 + 144 + 60) = 6160.
+  EXPECT_DOUBLE_EQ(b.elementwise, 6160.0);
+  EXPECT_DOUBLE_EQ(b.loss, 24.0 * 10 * 8);  // 24 bytes per logit
+  // 224 fp32 matrix parameters (Q, K, V, output 64, MLP 128, LM head 32), 32 bf16 embedding ones,
+  // 7 accesses each: 7 x (4 x 224 + 2 x 32).
+  EXPECT_EQ(matrix_params(m), 224);
+  EXPECT_DOUBLE_EQ(b.optimizer, 7.0 * (4 * 224 + 2 * 32));
+  EXPECT_DOUBLE_EQ(b.total(), 6160.0 + 1920.0 + 6720.0);
+}
+
+TEST(TrainingStep, TheRestIsPricedAtTheCopyCeilingAndAddedToBothLayouts) {
+  const Scenario s = nanochat_d24();
+  const TrainingStep step = model_training_step(s, *s.model);
+  MeasuredRuns runs;
+  const StepTimePrediction none = predict_step_time(s, step, KernelFamily::attnlab, 500.0, std::nullopt, runs);
+  EXPECT_FALSE(none.packed.rest_us);  // no copy ceiling
+  StepTimePrediction t = predict_step_time(s, step, KernelFamily::attnlab, 500.0, std::nullopt, runs, {}, 2.5);
+  ASSERT_TRUE(t.packed.rest_us && t.varlen.rest_us);
+  EXPECT_NEAR(*t.packed.rest_us, step_bytes(*s.model, 32768).total() / 2.5e12 * 1e6, 1e-6);
+  for (auto* impl : {&t.packed, &t.varlen})
+    for (LayerKind k : all_layer_kinds)
+      for (Pass pass : {Pass::fwd, Pass::bwd})
+        impl->layer[int(k)][int(pass)] = MeasuredAttention{.us = impl == &t.packed ? 300.0 : 100.0};
+  const double gemm = (*t.packed.gemm_us)[0] + (*t.packed.gemm_us)[1], rest = *t.packed.rest_us;
+  ASSERT_TRUE(t.saving_step_with_rest());
+  EXPECT_NEAR(*t.saving_step_with_rest(), 1.0 - (gemm + 48 * 100.0 + rest) / (gemm + 48 * 300.0 + rest), 1e-12);
+  EXPECT_LT(*t.saving_step_with_rest(), *t.saving_step());  // work varlen does not change dilutes the saving
 }
 
 TEST(TrainingStep, ChainEndsAtTheArticlesSaving) {

@@ -249,6 +249,8 @@ TEST(TrainingStep, LargestAcceptedModelGivesFiniteShares) {
       EXPECT_LE(share, 1.0) << implementation_name(impl);
     }
     EXPECT_GT(c.step_computed(), 0.0);
+    const StepBytes rest = step_bytes(m, c.positions);  // counted in doubles: no overflow at the limits
+    EXPECT_TRUE(std::isfinite(rest.total()) && rest.elementwise > 0 && rest.loss > 0 && rest.optimizer > 0);
   }
 }
 

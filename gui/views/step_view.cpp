@@ -123,10 +123,11 @@ void show_model_controls(AppState& state) {
 bool link_highlighted(const AppState& state, const ChainLink& link) {
   const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
   return (is_highlighted(state, Figure::step_measured) &&
-          (starts("the measured step") || starts("measured step saving") || starts("step time saved"))) ||
+          (starts("the measured step") || starts("measured step saving") || starts("step time saved") ||
+           starts("attention's share of the measured step"))) ||
          (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
          (is_highlighted(state, Figure::step_saving) &&
-          (starts("predicted step saving") || starts("the article's measured")));
+          (starts("predicted step saving") || starts("the rest of the step") || starts("the article's measured")));
 }
 
 void show_chain(const AppState& state, const StepPicture& p) {

@@ -134,7 +134,9 @@ std::string saving(AppState& state) {
          " shorter with varlen. From FLOPs the step saves " + format_percent(f.step.saving_full_squares()) +
          " as nanochat counts them (" + format_percent(f.step.saving_computed()) +
          " as computed); from measured attention times, " + percent_or_not(ours.saving_step()) + " with " +
-         ours.label() + " and " + percent_or_not(fa2.saving_step()) + " with FA2. " +
+         ours.label() + " and " + percent_or_not(fa2.saving_step()) +
+         " with FA2; with the rest of the step (elementwise work, loss, optimizer) priced at its bytes, " +
+         percent_or_not(ours.saving_step_with_rest()) + " and " + percent_or_not(fa2.saving_step_with_rest()) + ". " +
          article_distance(f.measured)
              .value_or(
                  "A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain ends at "

@@ -21,6 +21,12 @@ std::size_t source_rank(const std::string& source) {
   return std::size_t(at - step_sources.begin());
 }
 
+// The step train/step.py runs: the scenario's documents, their packed rows and its [model].
+bool same_step(const Scenario& a, const Scenario& b) {
+  return a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing && a.pad_to == b.pad_to &&
+         a.model == b.model;
+}
+
 }  // namespace
 
 std::string MeasuredStepPair::label() const {
@@ -51,7 +57,9 @@ std::optional<double> step_idle_us(const StepRow& row) {
 }
 
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
-                                                  const LoadedResults& results) {
+                                                  const LoadedResults& results, std::span<const Scenario> defined) {
+  const auto named = std::find_if(defined.begin(), defined.end(), [&](const Scenario& d) { return d.name == s.name; });
+  if (named == defined.end() || !same_step(*named, s)) return {};
   std::vector<MeasuredStepPair> pairs;
   for (const ResultsFile& file : results.files)
     for (const StepRow& row : file.steps) {

@@ -4,6 +4,7 @@
 // same tokens, and where their time went part by part. Only rows of the scenario's own name and
 // token count stand for it: a step of other documents is another measurement.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ struct MeasuredStepPair {
 };
 
 // The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several.
+// A row counts only where `defined` (the scenarios as their files define them) holds the scenario it
+// names with the documents, rows and [model] of `s`: an edit that kept the name, or a model changed
+// in the GUI, is another step, never measured by these rows.
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
-                                                  const LoadedResults& results);
+                                                  const LoadedResults& results, std::span<const Scenario> defined);
 
 // Attention's time in a step row (forward + backward parts); empty where not profiled.
 std::optional<double> step_attention_us(const StepRow& row);

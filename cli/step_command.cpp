@@ -256,7 +256,7 @@ void add_step_command(CLI::App& app) {
     if (ceiling || gemms)
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);
-    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results);
+    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results, runs.scenarios);
     print_measured_steps(measured);
     print_chain(step_chain(s, step, times, measured), step_explanation(times, measured));
   });

@@ -90,7 +90,7 @@ class MeasuredStep : public TestFolder {
     LoadedResults results;
     load_results_folder(results, folder);
     EXPECT_TRUE(results.problems.empty()) << results.problems.front();
-    return measured_step_pairs(scenario, step, results);
+    return measured_step_pairs(scenario, step, results, std::span(&scenario, 1));
   }
 
   std::vector<ChainLink> chain_of(const std::vector<MeasuredStepPair>& measured) const {
@@ -240,6 +240,29 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
   EXPECT_TRUE(find_link(chain, "step time saved in communication, FA2, 8 GPUs"));
+}
+
+// The rows name a scenario as its file defines it: an edit that keeps the name and the token
+// count (another model, other documents) is another step, and no row measures it.
+TEST_F(MeasuredStep, AnEditThatKeepsTheNameIsNotTheMeasuredStep) {
+  write("step.csv", step_csv(fa2_pair()));
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  const Scenario defined = scenario;
+  ASSERT_EQ(measured_step_pairs(scenario, step, results, std::span(&defined, 1)).size(), 1u);
+
+  Scenario fewer_layers = scenario;
+  fewer_layers.model->layers = 12;
+  const TrainingStep fewer_step = model_training_step(fewer_layers, *fewer_layers.model);
+  ASSERT_EQ(fewer_step.tokens, step.tokens);
+  EXPECT_TRUE(measured_step_pairs(fewer_layers, fewer_step, results, std::span(&defined, 1)).empty());
+
+  Scenario shorter_documents = scenario;  // 128 documents of 256: the same 32,768 tokens
+  shorter_documents.doc_lengths.assign(128, 256);
+  const TrainingStep shorter_step = model_training_step(shorter_documents, *shorter_documents.model);
+  ASSERT_EQ(shorter_step.tokens, step.tokens);
+  EXPECT_TRUE(measured_step_pairs(shorter_documents, shorter_step, results, std::span(&defined, 1)).empty());
+  EXPECT_TRUE(measured_step_pairs(scenario, step, results, {}).empty());  // no file defines it
 }
 
 TEST_F(MeasuredStep, RowsOfAnotherScenarioOrTokenCountAreNeverUsed) {

@@ -6,6 +6,7 @@
 #include "core/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/views/step_figures.hpp"
 #include "shipped_results.hpp"
 
 namespace attnlab::gui {
@@ -49,6 +50,18 @@ TEST(MeasuredScenario, AnEditedStepIsMatchedByItsCellsNotItsName) {
 
 // Costs and Timings take the rows of the shipped scenario that computes the edit's cells:
 // an edit back to the shipped lengths has them, an edit to other lengths has none.
+// The Training step view's measured step is the shipped scenario's alone: a model edited in the
+// view (fewer layers, the same 32,768 tokens) shows none, and undoing the edit brings it back.
+TEST(MeasuredScenario, AnEditedModelHasNoMeasuredStep) {
+  AppState state = make_app_state("nanochat-d24", shipped_results_folder);
+  ASSERT_FALSE(step_figures(state).measured.empty());
+  apply_edit(state, [](Scenario& s) { s.model->layers = 12; });
+  ASSERT_EQ(state.scenario.name, "nanochat-d24");
+  EXPECT_TRUE(step_figures(state).measured.empty());
+  apply_edit(state, [](Scenario& s) { s.model->layers = 24; });
+  EXPECT_FALSE(step_figures(state).measured.empty());
+}
+
 TEST(MeasuredScenario, CostsAndTimingsMatchAnEditByItsCells) {
   AppState state = make_app_state("uniform-64x512", shipped_results_folder);
   const Configuration shipped = own_configuration(state.scenario, Pass::fwd);

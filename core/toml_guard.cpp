@@ -51,6 +51,11 @@ class TomlGuard {
         if (in_bare_value_ && (c == 'T' || c == 't') && i_ > 0 && is_digit(text_[i_ - 1]) &&
             !(i_ + 1 < text_.size() && is_digit(text_[i_ + 1])))
           fail("a date and time whose time does not follow the 'T'");
+        // It reads a digit after a date and one blank as the start of a time, and asserts when
+        // one digit ends there (`1979-05-27 2`): a time after a blank starts with hh:.
+        if (!in_key_ && is_digit(c) && i_ > 0 && text_[i_ - 1] == ' ' && date_ends_at(i_ - 1) &&
+            !(i_ + 2 < text_.size() && is_digit(text_[i_ + 1]) && text_[i_ + 2] == ':'))
+          fail("a date and time whose time after the blank does not start with hh:");
         last_ = c;
         in_bare_value_ = in_bare_value_ || !in_key_;
         if (in_key_ && ++part_bytes_ > max_key_bytes)
@@ -70,6 +75,15 @@ class TomlGuard {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(file_ + ":" + line_and_column(text_, i_) + ": not valid TOML: " + what);
+  }
+
+  // Whether text_[end - 10, end) is a date, yyyy-mm-dd, that starts a value.
+  bool date_ends_at(std::size_t end) const {
+    if (end < 10) return false;
+    const std::string_view d = text_.substr(end - 10, 10);
+    for (std::size_t k = 0; k < d.size(); ++k)
+      if (k == 4 || k == 7 ? d[k] != '-' : !is_digit(d[k])) return false;
+    return end == 10 || !is_bare_key_char(text_[end - 11]);
   }
 
   bool string_may_start() const {

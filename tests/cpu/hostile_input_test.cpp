@@ -372,6 +372,15 @@ TEST_F(HostileInput, ADateWithoutItsTimeIsRefusedBeforeToml) {
               {"bad.toml:1:", "a date and time whose time does not follow the 'T'"});
 }
 
+TEST_F(HostileInput, ADateWithOneDigitAfterItsBlankIsRefusedBeforeToml) {
+  for (const std::string value : {"1979-05-27 2", "[1979-05-27 0]", "{a = 1979-05-27 9}", "1979-05-27 2, 3"})
+    expect_line(scenario_error("x = " + value + "\n"),
+                {"bad.toml:1:", "a date and time whose time after the blank does not start with hh:"});
+  // A whole date and time with a blank still reads; so does a date alone.
+  for (const std::string value : {"1979-05-27 07:32:00", "1979-05-27"})
+    expect_line(scenario_error("x = " + value + "\n"), {"bad.toml: x: unknown key"});
+}
+
 TEST_F(HostileInput, AByteOrderMarkIsSkippedAsTomlSkipsIt) {
   const fs::path p = write("bom.toml", "\xEF\xBB\xBF" + valid_head + list_docs("5, 7"));
   EXPECT_EQ(load_scenario(p.string()).total_tokens(), 12);

@@ -12,6 +12,12 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// A character a bare value may end with: neither a blank nor a separator nor a quote.
+bool ends_a_value(char c) {
+  return c != ' ' && c != '\t' && c != '\n' && c != '\r' &&
+         std::string_view("=,[]{}#\"'").find(c) == std::string_view::npos;
+}
+
 bool is_bare_key_char(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
@@ -51,11 +57,12 @@ class TomlGuard {
         if (in_bare_value_ && (c == 'T' || c == 't') && i_ > 0 && is_digit(text_[i_ - 1]) &&
             !(i_ + 1 < text_.size() && is_digit(text_[i_ + 1])))
           fail("a date and time whose time does not follow the 'T'");
-        // It reads a digit after a date and one blank as the start of a time, and asserts when
-        // one digit ends there (`1979-05-27 2`): a time after a blank starts with hh:.
-        if (!in_key_ && is_digit(c) && i_ > 0 && text_[i_ - 1] == ' ' && date_ends_at(i_ - 1) &&
+        // It reads a digit after a value and one blank as a date's time, checking the date
+        // loosely, and asserts when one digit ends there (`1979-05-27 2`, `1%79-06-27 0`). In
+        // valid TOML only a date's time follows a value's blank, and it starts with hh:.
+        if (!in_key_ && is_digit(c) && i_ > 1 && text_[i_ - 1] == ' ' && ends_a_value(text_[i_ - 2]) &&
             !(i_ + 2 < text_.size() && is_digit(text_[i_ + 1]) && text_[i_ + 2] == ':'))
-          fail("a date and time whose time after the blank does not start with hh:");
+          fail("a value, a blank and a digit: only a date's time follows a blank, and it starts with hh:");
         last_ = c;
         in_bare_value_ = in_bare_value_ || !in_key_;
         if (in_key_ && ++part_bytes_ > max_key_bytes)
@@ -75,15 +82,6 @@ class TomlGuard {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(file_ + ":" + line_and_column(text_, i_) + ": not valid TOML: " + what);
-  }
-
-  // Whether text_[end - 10, end) is a date, yyyy-mm-dd, that starts a value.
-  bool date_ends_at(std::size_t end) const {
-    if (end < 10) return false;
-    const std::string_view d = text_.substr(end - 10, 10);
-    for (std::size_t k = 0; k < d.size(); ++k)
-      if (k == 4 || k == 7 ? d[k] != '-' : !is_digit(d[k])) return false;
-    return end == 10 || !is_bare_key_char(text_[end - 11]);
   }
 
   bool string_may_start() const {

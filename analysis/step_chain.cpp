@@ -183,8 +183,10 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   add_rest_of_step(chain, times);
   if (measured.empty())
     chain.push_back({"the measured step, packed against varlen", "not measured",
-                     "a PyTorch training step of this model, timed whole: no step row of this scenario and its " +
-                         std::to_string(step.tokens) + " tokens in the results"});
+                     "a PyTorch training step of this model, timed whole: no step row in the results measured these " +
+                         std::to_string(step.tokens) +
+                         " tokens' documents under this [model], as the scenario's "
+                         "file defines them"});
   add_measured_savings(chain, measured);
   add_measured_parts(chain, measured);
   chain.push_back(

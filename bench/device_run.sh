@@ -37,7 +37,7 @@ nvidia-smi >"$out/logs/nvidia-smi.txt" 2>&1
 # attnlab-bench times 30 passes per case after its warm-up, as the peers time 30 calls:
 # the same burst for both (a sustained run lets clocks settle lower, by a few percent).
 # The default flash kernel (the fastest the GPU runs), then the teaching kernel's flash rows
-# in the same call when the default is another (the tables' last column).
+# in the same run when the default is another (the tables' last column).
 if stage bench; then
   echo "== attnlab-bench"
   # shellcheck disable=SC2086

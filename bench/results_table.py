@@ -305,7 +305,7 @@ def summary(runs: list[Run]) -> str:
             else ""
         )
         + (
-            "\n² from an `attnlab run` in another device call.\n"
+            "\n² from an `attnlab run` in another device run.\n"
             if any(o.get("another_call") for r in runs for o in r.other_kernels.values())
             else ""
         )
@@ -591,7 +591,7 @@ def main():
         "--kernels",
         type=Path,
         nargs="+",
-        help="attnlab-bench CSVs of our flash kernels on the same cases (one device call)",
+        help="attnlab-bench CSVs of our flash kernels on the same cases (one device run)",
     )
     ap.add_argument(
         "--bytes",
@@ -618,7 +618,7 @@ def main():
         kernel_rows = of_pass(read_files(args.kernels, args.attnlab), "fwd")
         extra += [
             "## Our flash kernels side by side\n",
-            "One device call, every scenario, each flash layout, head dims 64 and 128 "
+            "One device run, every scenario, each flash layout, head dims 64 and 128 "
             f"(commit {', '.join(sorted({r['commit'] for r in kernel_rows if r.get('commit')}))}).\n",
             kernels_table(kernel_rows, table_kernel(runs)),
         ]

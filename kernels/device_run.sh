@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What one call of the GPU machine does, building there: build, run the GPU tests,
+# What one run on the GPU machine does, building there: build, run the GPU tests,
 # compute-sanitizer, and `attnlab run` over the shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
 #   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd]
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
@@ -28,7 +28,7 @@ sanitized() {
 }
 # The GPU tests matching FILTER (all when empty) in four processes at once, into LOG and
 # LOG's shards: the fp64 reference checks, not the GPU, bound them (the whole suite in one
-# process outlasted a call's stage; 40 to 112 tests ran in four processes in one to two
+# process outlasted a run's stage; 40 to 112 tests ran in four processes in one to two
 # minutes). False when one of them failed.
 sharded_tests() {
   local log=$1 filter=${2:-*} pids=() ok=0

@@ -109,8 +109,8 @@ void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::
     refuse(what + " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
 }
 
-// The problem q and k describe, q and k checked against the layout; the caller checks the others.
-AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, double scale) {
+// The problem q and k describe, q, k and v checked against the layout; the caller checks the others.
+AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, const Tensor& v, double scale) {
   if (q.dim() != 3 || k.dim() != 3) refuse("q, k and v must be (positions, heads, head_dim)");
   if (q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf) refuse("q must be bfloat16 or float16");
   AttentionProblem p;
@@ -122,6 +122,7 @@ AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor&
   p.validate();
   check_tensor(q, "q", l, p.heads, p.head_dim, q.scalar_type());
   check_tensor(k, "k", l, p.kv_heads, p.head_dim, q.scalar_type());
+  check_tensor(v, "v", l, p.kv_heads, p.head_dim, q.scalar_type());
   return p;
 }
 
@@ -140,8 +141,7 @@ AttentionViews views_of(const Tensor& q, const Tensor& k, const Tensor& v, const
 std::tuple<Tensor, Tensor> flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t layout,
                                          double scale) {
   const TorchLayout& l = registered(layout);
-  const AttentionProblem p = problem_of(l, q, k, scale);
-  check_tensor(v, "v", l, p.kv_heads, p.head_dim, q.scalar_type());
+  const AttentionProblem p = problem_of(l, q, k, v, scale);
   const c10::cuda::CUDAGuard guard(q.device());
   require_default_stream(l.device_index);
   Tensor out = at::empty_like(q);
@@ -155,8 +155,7 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
                                                   const Tensor& v, const Tensor& out, const Tensor& lse,
                                                   std::int64_t layout, double scale) {
   const TorchLayout& l = registered(layout);
-  const AttentionProblem p = problem_of(l, q, k, scale);
-  check_tensor(v, "v", l, p.kv_heads, p.head_dim, q.scalar_type());
+  const AttentionProblem p = problem_of(l, q, k, v, scale);
   check_tensor(out, "out", l, p.heads, p.head_dim, q.scalar_type());
   const Tensor d_o = grad_out.contiguous();
   check_tensor(d_o, "grad_out", l, p.heads, p.head_dim, q.scalar_type());

@@ -18,7 +18,7 @@
 #                         graph is in the inductor cache from an earlier run on this machine) and
 #                         times 25 steps
 #   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
-#                         split it over device calls (10 minutes each) by naming its stages
+#                         split it over device runs (10 minutes each) by naming its stages
 #   ddp:N                 train/step.py under torchrun with N ranks on nanochat-d24, both layouts, FA2
 #                         (a machine with N GPUs)
 # With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold

@@ -13,21 +13,21 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[3] / "train"))
-from step_parts import PART_NAMES, part_of  # noqa: E402
+from step_parts import split_into_parts  # noqa: E402
 
 ANNOTATIONS = {"Optimizer.step#AdamW.step"}
 KEY = ("scenario", "implementation", "source", "gpus")
 
-parts = defaultdict(lambda: dict.fromkeys(PART_NAMES, 0.0))
+kernels = defaultdict(list)  # each row's (kernel name, µs per step), annotations left out
 with open(HERE / "step-parts.csv", newline="") as f:
     for r in csv.DictReader(f):
         if r["kernel_name"] not in ANNOTATIONS:
-            parts[tuple(r[c] for c in KEY)][part_of(r["kernel_name"])] += float(r["us_per_step"])
+            kernels[tuple(r[c] for c in KEY)].append((r["kernel_name"], float(r["us_per_step"])))
 with open(HERE / "step-as-measured.csv", newline="") as f:
     reader = csv.DictReader(f)
     columns, rows = reader.fieldnames, list(reader)
 for r in rows:
-    recounted = parts[tuple(r[c] for c in KEY)]
+    recounted, _ = split_into_parts(kernels[tuple(r[c] for c in KEY)], 1)
     for part, us in recounted.items():
         r[f"step_{part}_us"] = f"{us:.6g}"
     r["step_kernels_us"] = f"{sum(recounted.values()):.6g}"

@@ -125,7 +125,8 @@ bool link_highlighted(const AppState& state, const ChainLink& link) {
   return (is_highlighted(state, Figure::step_measured) &&
           (starts("the measured step") || starts("measured step saving") || starts("step time saved") ||
            starts("attention's share of the measured step"))) ||
-         (is_highlighted(state, Figure::step_shares) && starts("attention's share")) ||
+         (is_highlighted(state, Figure::step_shares) && starts("attention's share") &&
+          !starts("attention's share of the measured step")) ||
          (is_highlighted(state, Figure::step_saving) &&
           (starts("predicted step saving") || starts("the rest of the step") || starts("the article's measured")));
 }

@@ -154,8 +154,8 @@ std::string attention_shares_text(const TrainingStep& step, const std::array<Ste
       "Attention's share of packed's step, three ways: " + format_percent(packed.attention_share_full_squares()) +
       " of the FLOPs as nanochat counts them (every layer a full square of its window); " +
       format_percent(packed.attention_share_computed()) +
-      " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time, with the "
-      "matrix products at the GEMM ceiling and attention as measured, ";
+      " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time (" +
+      times.front().gemm_pricing() + ", attention measured), ";
   bool slower = false;
   for (const StepTimePrediction& t : times) {
     const std::optional<double> share = t.attention_share_fwd();

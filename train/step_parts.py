@@ -3,7 +3,9 @@
 train/step.py profiles steps with torch.profiler and sums each kernel's time into the first
 part whose pattern matches its name (case-insensitive), in the order of PARTS; a kernel
 that matches none counts as `other`, and the log names the largest of those so a new
-kernel name can be given its part here.
+kernel name can be given its part here. A kernel that ran inside the optimizer's step (the
+profiler's range around it) is the optimizer's whatever its name: Muon's Newton–Schulz
+products are matrix products, but the optimizer's work, not the model's.
 """
 
 from __future__ import annotations
@@ -30,25 +32,28 @@ PART_NAMES = [p for p, _ in PARTS] + ["other"]
 _COMPILED = [(part, re.compile(pattern, re.IGNORECASE)) for part, pattern in PARTS]
 
 
-def part_of(kernel_name: str) -> str:
+def part_of(kernel_name: str, in_optimizer: bool = False) -> str:
+    """The part of a kernel; `in_optimizer`: it ran inside the optimizer's step (communication
+    there stays communication)."""
     for part, pattern in _COMPILED:
-        if pattern.search(kernel_name):
+        if pattern.search(kernel_name) and (part == "communication" or not in_optimizer):
             return part
-    return "other"
+    return "optimizer" if in_optimizer else "other"
 
 
-def split_into_parts(kernels: list[tuple[str, float]], steps: int) -> tuple[dict[str, float], dict[str, list]]:
-    """(kernel name, µs) of `steps` profiled steps -> µs per step of each part, and each
-    part's kernels by name with their µs per step, largest first."""
+def split_into_parts(
+    kernels: list[tuple[str, float, bool]], steps: int
+) -> tuple[dict[str, float], dict[str, list[tuple[str, float]]]]:
+    """(kernel name, µs, ran inside the optimizer's step) of `steps` profiled steps -> µs per
+    step of each part, and each part's kernels by name with their µs per step, largest first."""
     if steps < 1:
         raise ValueError(f"steps: expected at least 1, got {steps}")
-    by_name = defaultdict(float)
-    for name, us in kernels:
-        by_name[name] += us / steps
+    by_part_and_name = defaultdict(float)
+    for name, us, in_optimizer in kernels:
+        by_part_and_name[part_of(name, in_optimizer), name] += us / steps
     parts = {p: 0.0 for p in PART_NAMES}
     listed = {p: [] for p in PART_NAMES}
-    for name, us in sorted(by_name.items(), key=lambda kv: -kv[1]):
-        part = part_of(name)
+    for (part, name), us in sorted(by_part_and_name.items(), key=lambda kv: -kv[1]):
         parts[part] += us
         listed[part].append((name, us))
     return parts, listed

@@ -65,15 +65,24 @@ class StepParts(unittest.TestCase):
                 self.assertEqual(part_of(name), part)
 
     def test_parts_are_per_step_and_add_up(self):
-        kernels = [(name, 10.0 * (i + 1)) for i, (name, _) in enumerate(NAMED)] * 2  # two profiled steps
+        kernels = [(name, 10.0 * (i + 1), False) for i, (name, _) in enumerate(NAMED)] * 2  # two profiled steps
         parts, listed = split_into_parts(kernels, steps=2)
         self.assertEqual(list(parts), PART_NAMES)
-        self.assertAlmostEqual(sum(parts.values()), sum(us for _, us in kernels) / 2)
+        self.assertAlmostEqual(sum(parts.values()), sum(us for _, us, _ in kernels) / 2)
         for name, part in NAMED:
             self.assertIn(name, [n for n, _ in listed[part]])
         for kernels_of_part in listed.values():
             times = [us for _, us in kernels_of_part]
             self.assertEqual(times, sorted(times, reverse=True), "largest first")
+
+    def test_a_kernel_inside_the_optimizers_step_is_the_optimizers(self):
+        gemm, allreduce = "nvjet_tst_256x128_64x4_2x1_v_bz_coopA_TNT", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+        self.assertEqual(part_of(gemm, in_optimizer=True), "optimizer")  # Muon's Newton-Schulz products
+        self.assertEqual(part_of("Memset (Device)", in_optimizer=True), "optimizer")
+        self.assertEqual(part_of(allreduce, in_optimizer=True), "communication")
+        parts, listed = split_into_parts([(gemm, 30.0, False), (gemm, 10.0, True)], steps=1)
+        self.assertEqual((parts["gemm"], parts["optimizer"]), (30.0, 10.0))
+        self.assertEqual((listed["gemm"], listed["optimizer"]), ([(gemm, 30.0)], [(gemm, 10.0)]))
 
     def test_no_profiled_step_is_refused(self):
         with self.assertRaisesRegex(ValueError, "at least 1"):

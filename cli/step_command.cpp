@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -222,13 +223,24 @@ void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const
                 format_integer(step.tokens).c_str());
     return;
   }
-  TextTable table({"the measured step, ms (median, min-max)", "packed", "varlen", "saved", "attention's share"}, 1);
+  // Several GPUs: how much of their communication no other kernel hid (packed; varlen).
+  const bool several = std::any_of(measured.begin(), measured.end(), [](const auto& p) { return p.gpus > 1; });
+  std::vector<std::string> header{"the measured step, ms (median, min-max)", "packed", "varlen", "saved",
+                                  "attention's share"};
+  if (several) header.push_back("comm. exposed, ms");
+  TextTable table(header, 1);
+  const auto exposed = [](const std::optional<MeasuredStepRun>& r) {
+    return r && r->row.communication_exposed_us ? printf_string("%.1f", *r->row.communication_exposed_us / 1000)
+                                                : std::string("-");
+  };
   for (const MeasuredStepPair& p : measured) {
     const auto saving = p.saving();
     const auto attention = p.packed ? step_attention_us(p.packed->row) : std::nullopt;
-    table.add_row({measured_setting(p), step_ms(p.packed), step_ms(p.varlen),
-                   saving ? format_percent(*saving) : "not measured",
-                   attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"});
+    std::vector<std::string> row{measured_setting(p), step_ms(p.packed), step_ms(p.varlen),
+                                 saving ? format_percent(*saving) : "not measured",
+                                 attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"};
+    if (several) row.push_back(p.gpus > 1 ? exposed(p.packed) + "; " + exposed(p.varlen) : "-");
+    table.add_row(row);
   }
   std::fputs(table.render().c_str(), stdout);
 }

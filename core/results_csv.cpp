@@ -187,15 +187,16 @@ double parse_part_us(const std::string& text) {
   return us;
 }
 
-// gpus, optimizer, loss, the parts, their sum
-constexpr std::size_t step_column_count = 3 + std::size(all_step_parts) + 1;
-constexpr std::size_t first_part_column = 3;
+// gpus, optimizer, loss, the parts, their sum, the exposed communication
+constexpr std::size_t step_column_count = 3 + std::size(all_step_parts) + 2;
+constexpr std::size_t first_part_column = 3, kernels_column = first_part_column + std::size(all_step_parts);
 
 const std::array<std::string, step_column_count>& step_column_names() {
   static const std::array<std::string, step_column_count> names = [] {
     std::array<std::string, step_column_count> n{"gpus", "optimizer", "loss"};
     for (StepPart p : all_step_parts) n[first_part_column + int(p)] = std::string("step_") + step_part_name(p) + "_us";
-    n.back() = "step_kernels_us";
+    n[kernels_column] = "step_kernels_us";
+    n.back() = "step_communication_exposed_us";
     return n;
   }();
   return names;
@@ -216,7 +217,9 @@ void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
     step.loss = parse_cell_number<double>(text);
     if (!step.loss) throw BadCell{"a finite number"};
   } else {
-    (i == step_column_count - 1 ? step.kernels_us : step.parts[i - first_part_column]) = parse_part_us(text);
+    (i == kernels_column  ? step.kernels_us
+     : i > kernels_column ? step.communication_exposed_us
+                          : step.parts[i - first_part_column]) = parse_part_us(text);
   }
 }
 

@@ -92,6 +92,7 @@ struct StepRow {
   std::optional<double> loss;                                          // nats: a sanity check, not a metric
   std::array<std::optional<double>, std::size(all_step_parts)> parts;  // [StepPart] µs per step; empty: not profiled
   std::optional<double> kernels_us;                                    // the parts' sum: the GPU's busy time
+  std::optional<double> communication_exposed_us;                      // communication no other kernel ran beside
   std::string driver, cuda_version, commit, date;
 
   std::optional<double> part_us(StepPart p) const { return parts[int(p)]; }
@@ -102,7 +103,8 @@ struct StepRow {
 const std::vector<std::string_view>& results_columns();
 // The first 16: any results file must have them (in any order).
 const std::vector<std::string_view>& required_results_columns();
-// The columns only a step row fills (gpus, loss, step_<part>_us, step_kernels_us): read, never written.
+// The columns only a step row fills (gpus, optimizer, loss, step_<part>_us, step_kernels_us,
+// step_communication_exposed_us): read, never written.
 const std::vector<std::string_view>& step_results_columns();
 
 // One cell of a CSV line: quoted (quotes inside doubled) when it holds a comma, a

@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
 from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
-from step_parts import split_into_parts  # noqa: E402
+from step_parts import exposed_communication_us, part_of, split_into_parts  # noqa: E402
 from step_rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
 from timing import time_calls  # noqa: E402
 
@@ -85,7 +85,9 @@ def gpu_to_itself():
 OPTIMIZER_RANGE = "Optimizer.step#"  # how torch.optim names the profiler's range around an optimizer's step
 
 
-def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
+def profile_parts(torch, step, steps: int) -> tuple[dict | None, dict, float | None]:
+    """Each part's µs per step, each part's kernels, and the µs per step of exposed communication
+    (train/step_parts.py; None where the profiler gave no kernel times)."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -104,12 +106,18 @@ def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
         for e in on_gpu
         if not getattr(e, "is_user_annotation", False)
     ]
+    spans = [
+        (e.time_range.start, e.time_range.end, part_of(e.name) == "communication")
+        for e in on_gpu
+        if not getattr(e, "is_user_annotation", False)
+    ]
     if not kernels:  # a profiler that lists kernels only under the CPU ops that launched them
         kernels = [(k.name, k.duration, in_optimizer_range(e)) for e in events for k in e.kernels]
     if not kernels:
         print("step: the profiler listed no GPU kernel; the row gets no parts", flush=True)
-        return None, {}
-    return split_into_parts(kernels, steps)
+        return None, {}, None
+    parts, listed = split_into_parts(kernels, steps)
+    return parts, listed, exposed_communication_us(spans, steps) if spans else None
 
 
 def in_optimizer_range(op) -> bool:
@@ -230,7 +238,9 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     with gpu_to_itself():
         us = time_calls(torch, step, args.warmup - 1, args.steps)
         loss_value = float(losses[-1])
-        parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
+        parts, listed, exposed = (None, {}, None)
+        if args.profile_steps:
+            parts, listed, exposed = profile_parts(torch, step, args.profile_steps)
     if rank != 0:
         return
     env = read_environment(torch)
@@ -244,6 +254,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         parts,
         kernel,
         loss_value,
+        exposed,
         {
             "gpu": env.gpu,
             "driver": env.driver,
@@ -262,6 +273,8 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     )
     if parts:
         print("  parts (ms per step): " + ", ".join(f"{p} {v / 1000:.2f}" for p, v in parts.items()), flush=True)
+        if world > 1 and exposed is not None:
+            print(f"  communication exposed: {exposed / 1000:.2f} ms per step", flush=True)
         if args.parts_out:
             source = row["source"]
             append_rows(

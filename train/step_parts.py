@@ -57,3 +57,23 @@ def split_into_parts(
         parts[part] += us
         listed[part].append((name, us))
     return parts, listed
+
+
+def exposed_communication_us(kernels: list[tuple[float, float, bool]], steps: int) -> float:
+    """(start µs, end µs, is communication) of every kernel of `steps` profiled steps -> µs per step
+    during which communication ran and no other kernel did: the communication the step waited for.
+    An all-reduce after the backward is exposed whole; one overlapped with the backward's kernels
+    (on another stream) only where they left the GPU to it."""
+    if steps < 1:
+        raise ValueError(f"steps: expected at least 1, got {steps}")
+    edges = sorted(
+        [(start, 1, communication) for start, _, communication in kernels]
+        + [(end, -1, communication) for _, end, communication in kernels]
+    )
+    exposed, active, last = 0.0, {True: 0, False: 0}, None
+    for time, change, communication in edges:
+        if last is not None and active[True] > 0 and active[False] == 0:
+            exposed += time - last
+        active[communication] += change
+        last = time
+    return exposed / steps

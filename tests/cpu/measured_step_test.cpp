@@ -37,6 +37,7 @@ struct StepFixture {
   std::int64_t tokens = 0;
   std::string scenario = "nanochat-d24";
   std::string optimizer = "adamw";
+  double exposed_us = -1;  // step_communication_exposed_us; negative: empty
 
   double kernels_us() const { return std::accumulate(parts.begin(), parts.end(), 0.0); }
 };
@@ -55,7 +56,9 @@ std::string step_line(const StepFixture& f) {
        << f.median_us << "," << f.median_us << "," << f.median_us << ",,,,,12," << f.tokens << "," << f.kernel << ",20,"
        << f.gpus << "," << f.optimizer << ",3.25";
   for (double part : f.parts) line << "," << part;
-  line << "," << f.kernels_us() << "\n";
+  line << "," << f.kernels_us() << ",";
+  if (f.exposed_us >= 0) line << f.exposed_us;
+  line << "\n";
   return line.str();
 }
 
@@ -230,6 +233,7 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   for (StepFixture& f : fa2_pair()) {
     f.gpus = 8;
     f.parts[int(StepPart::communication)] = 15000;
+    f.exposed_us = 4000;
     f.median_us += 20000;
     rows.push_back(f);
   }
@@ -242,6 +246,8 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
   EXPECT_TRUE(find_link(chain, "step time saved in communication, 8 GPUs, AdamW, FA2"));
+  EXPECT_EQ(pairs[1].packed->row.communication_exposed_us, 4000);
+  EXPECT_FALSE(pairs[0].packed->row.communication_exposed_us);
 }
 
 // Muon steps pair with Muon steps: a setting is (backend, kernel, GPUs, optimizer), and the chain names each.

@@ -3,7 +3,7 @@
 import unittest
 
 import paths  # noqa: F401  (sys.path)
-from step_parts import PART_NAMES, part_of, split_into_parts
+from step_parts import PART_NAMES, exposed_communication_us, part_of, split_into_parts
 
 # Kernel names as the profiler reports them, each with the part it belongs to.
 NAMED = [
@@ -83,6 +83,16 @@ class StepParts(unittest.TestCase):
         parts, listed = split_into_parts([(gemm, 30.0, False), (gemm, 10.0, True)], steps=1)
         self.assertEqual((parts["gemm"], parts["optimizer"]), (30.0, 10.0))
         self.assertEqual((listed["gemm"], listed["optimizer"]), ([(gemm, 30.0)], [(gemm, 10.0)]))
+
+    def test_communication_is_exposed_where_no_other_kernel_runs(self):
+        after_backward = [(0.0, 100.0, False), (100.0, 130.0, True)]  # all-reduce once the backward is done
+        self.assertEqual(exposed_communication_us(after_backward, steps=1), 30.0)
+        overlapped = [(0.0, 100.0, False), (60.0, 90.0, True), (95.0, 120.0, True)]  # two buckets, another stream
+        self.assertEqual(exposed_communication_us(overlapped, steps=1), 20.0)  # 100 to 120 only
+        gap = [(0.0, 10.0, False), (20.0, 30.0, False), (5.0, 25.0, True)]  # the GPU idle but for the all-reduce
+        two_steps = gap + [(start + 100, end + 100, c) for start, end, c in gap]
+        self.assertEqual(exposed_communication_us(two_steps, steps=2), 10.0)
+        self.assertEqual(exposed_communication_us([(0.0, 5.0, False)], steps=1), 0.0)
 
     def test_no_profiled_step_is_refused(self):
         with self.assertRaisesRegex(ValueError, "at least 1"):

@@ -21,13 +21,4 @@ void AttentionProblem::validate() const {
                      std::to_string(kv_heads));
 }
 
-AttentionProblem attention_problem(const Scenario& s) {
-  AttentionProblem p;
-  p.dtype = s.dtype;
-  p.heads = s.heads;
-  p.kv_heads = s.kv_heads;
-  p.head_dim = s.head_dim;
-  return p;
-}
-
 }  // namespace attnlab

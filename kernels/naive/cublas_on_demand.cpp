@@ -1,4 +1,4 @@
-// The five cuBLAS functions naive calls, defined here and forwarded to libcublas opened on
+// The six cuBLAS functions naive calls, defined here and forwarded to libcublas opened on
 // first use (dlopen), so that a command that never runs naive (attnlab --help, model, step,
 // run --implementations varlen) does not load cuBLAS's libraries, hundreds of megabytes,
 // at start. The call sites and their CUBLAS_CHECK stay as they are.
@@ -53,6 +53,10 @@ cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* handle) {
 
 cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
   ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasDestroy_v2), cublasDestroy_v2, handle);
+}
+
+cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasSetStream_v2), cublasSetStream_v2, handle, stream);
 }
 
 const char* CUBLASWINAPI cublasGetStatusName(cublasStatus_t status) {

@@ -10,6 +10,7 @@
 // keep them finite, e.g. zero) and every implementation writes O = 0, LSE = -inf there.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -108,12 +109,17 @@ class DeviceLayout {
 struct AttentionProblem {
   DType dtype = DType::bf16;
   int heads = 16;
-  int kv_heads = 16;   // divides heads (grouped-query attention when fewer)
-  int head_dim = 128;  // 64 or 128
-  float scale = 0;     // softmax scale; 0 means 1/sqrt(head_dim)
+  int kv_heads = 16;           // divides heads (grouped-query attention when fewer)
+  int head_dim = 128;          // 64 or 128
+  std::optional<float> scale;  // the softmax scale; unset: 1/sqrt(head_dim)
   float softmax_scale() const;
-  void validate() const;  // throws InputError on an unsupported shape
+  void validate() const;  // throws InputError on an unsupported shape or scale
 };
+
+// The softmax scale a caller gives (a framework's double) as the kernels take it: InputError
+// naming `scale` unless it is positive and finite in fp32, and so is scale·log2 e (what the
+// kernels multiply scores by).
+float checked_softmax_scale(double scale);
 
 // Q, K, V, O, LSE for `positions` buffer positions of one layout, and the forward's work
 // counter (AttentionViews). Throws GpuMemoryError (all five's bytes needed vs free) before

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -104,8 +105,10 @@ void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::
     refuse(what + " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
 }
 
-// The problem q and k describe, q, k and v checked against the layout; the caller checks the others.
-AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, const Tensor& v, double scale) {
+// The problem q and k describe, q, k and v checked against the layout; the caller checks the
+// others. `scale` unset: 1/sqrt(head_dim).
+AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, const Tensor& v,
+                            std::optional<double> scale) {
   if (q.dim() != 3 || k.dim() != 3) refuse("q, k and v must be (positions, heads, head_dim)");
   if (q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf) refuse("q must be bfloat16 or float16");
   AttentionProblem p;
@@ -113,7 +116,7 @@ AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor&
   p.heads = int(q.size(1));
   p.kv_heads = int(k.size(1));
   p.head_dim = int(q.size(2));
-  p.scale = float(scale);
+  if (scale) p.scale = checked_softmax_scale(*scale);
   p.validate();
   check_tensor(q, "q", l, p.heads, p.head_dim, q.scalar_type());
   check_tensor(k, "k", l, p.kv_heads, p.head_dim, q.scalar_type());
@@ -142,7 +145,7 @@ cudaStream_t current_stream(const TorchLayout& l) { return at::cuda::getCurrentC
 
 // out (positions, heads, head_dim) in q's dtype and lse (positions, heads) fp32, natural log.
 std::tuple<Tensor, Tensor> flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t layout,
-                                         double scale) {
+                                         std::optional<double> scale) {
   const TorchLayout& l = registered(layout);
   const AttentionProblem p = problem_of(l, q, k, v, scale);
   const c10::cuda::CUDAGuard guard(q.device());
@@ -156,14 +159,16 @@ std::tuple<Tensor, Tensor> flash_forward(const Tensor& q, const Tensor& k, const
 // dq, dk, dv from the forward's inputs, out and lse and the gradient of out.
 std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k,
                                                   const Tensor& v, const Tensor& out, const Tensor& lse,
-                                                  std::int64_t layout, double scale) {
+                                                  std::int64_t layout, std::optional<double> scale) {
   const TorchLayout& l = registered(layout);
   const AttentionProblem p = problem_of(l, q, k, v, scale);
   check_tensor(out, "out", l, p.heads, p.head_dim, q.scalar_type());
   const Tensor d_o = grad_out.contiguous();
   check_tensor(d_o, "grad_out", l, p.heads, p.head_dim, q.scalar_type());
-  if (!lse.is_cuda() || lse.scalar_type() != at::kFloat || !lse.is_contiguous() || lse.dim() != 2 ||
-      lse.size(0) != q.size(0) || lse.size(1) != q.size(1))
+  if (!lse.is_cuda() || lse.get_device() != l.device_index)
+    refuse("lse must be on cuda:" + n(l.device_index) + " (the layout's device)");
+  if (lse.scalar_type() != at::kFloat || !lse.is_contiguous() || lse.dim() != 2 || lse.size(0) != q.size(0) ||
+      lse.size(1) != q.size(1))
     refuse("lse must be the forward's contiguous float32 (positions, heads)");
   const c10::cuda::CUDAGuard guard(q.device());
   Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
@@ -185,10 +190,10 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
 }  // namespace
 
 TORCH_LIBRARY(attnlab, m) {
-  m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float scale) -> (Tensor, Tensor)");
+  m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float? scale=None) -> (Tensor, Tensor)");
   m.def(
       "flash_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, int layout, "
-      "float scale) -> (Tensor, Tensor, Tensor)");
+      "float? scale=None) -> (Tensor, Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(attnlab, CUDA, m) {

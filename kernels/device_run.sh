@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What one run on the GPU machine does, building there: build, run the GPU tests,
 # compute-sanitizer, and `attnlab run` over the shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
-#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd] [operator] [compare]
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd] [operator]
+#                         [build-before] [compare]
 # sanitize = memcheck, racecheck, synccheck and initcheck, forward and backward, with each
 # flash kernel, on tests/gpu/sanitizer-small.toml, and on a few GPU tests;
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
@@ -10,7 +11,7 @@
 # hopper-bwd = wgmma-sm90's backward alone: its GPU tests and compute-sanitizer (what it
 # passed before it became the default backward, kernel_choice.hpp);
 # operator = pytorch/test_operator.py on this build (PyTorch's side streams among its tests);
-# compare = this tree's attnlab-bench against another tree's, alternating (below).
+# build-before, compare = this tree's attnlab-bench timed against another tree's, alternating (below).
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -75,14 +76,19 @@ for stage in "$@"; do
       small=tests/gpu/sanitizer-small.toml
       # The Accuracy names end in _wgmma_sm90 for the Hopper kernel: the trailing * takes both kernels.
       filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full*:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal*'
-      {
-        for tool in memcheck racecheck synccheck initcheck; do
-          for kernel in wgmma-sm90 mma-sm80; do
-            sanitized $tool $attnlab run $small --pass both --kernel $kernel --reps 1 --count
-          done
-          sanitized $tool $tests --gtest_filter="$filter"
+      # Side by side (each sanitized process keeps a core busy; the GPU holds them all).
+      pids=()
+      for tool in memcheck racecheck synccheck initcheck; do
+        for kernel in wgmma-sm90 mma-sm80; do
+          sanitized $tool $attnlab run $small --pass both --kernel $kernel --reps 1 --count \
+            >"$out/sanitizer-$tool-$kernel.log" 2>&1 &
+          pids+=($!)
         done
-      } >"$out/sanitizer.log" 2>&1
+        sanitized $tool $tests --gtest_filter="$filter" >"$out/sanitizer-$tool-tests.log" 2>&1 &
+        pids+=($!)
+      done
+      wait "${pids[@]}"
+      cat "$out"/sanitizer-*-*.log >"$out/sanitizer.log"
       sanitizer_summary "$out/sanitizer.log" || failed+=(sanitize)
       ;;
     quick)
@@ -156,22 +162,23 @@ for stage in "$@"; do
       timeout 540 python3 pytorch/test_operator.py --build $build -v >"$out/operator.log" 2>&1 || failed+=(operator)
       grep -E "^test_|^Ran|^OK|FAILED|Error" "$out/operator.log" | head -40
       ;;
-    compare)
-      # Both flash kernels, forward and backward, on the ladder's three scenarios: this tree's
-      # attnlab-bench (the build stage's) against another tree's, built here the same way from
-      # its files in $BEFORE_SRC (default build-before-src, carried: e.g.
-      # `git archive 5ee1c8d | tar -x -C build-before-src`), the two alternating, two rounds.
-      # The table: the mean of the rounds' medians, after / before.
-      before_src=${BEFORE_SRC:-build-before-src}
+    build-before)
+      # Another tree's attnlab-bench, built as `build` builds this one, for `compare`: its
+      # files in $BEFORE_SRC (default build-before-src, carried; e.g. from a checkout,
+      # `mkdir build-before-src && git archive 5ee1c8d | tar -x -C build-before-src`).
       ninja=$(command -v ninja || echo /opt/torch/.venv/bin/ninja)
-      if ! { cmake -S "$before_src" -B build-before -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" -DCMAKE_BUILD_TYPE=Release \
-               -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DATTNLAB_GUI=OFF -DATTNLAB_TESTS=OFF \
-               -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
+      if ! { cmake -S "${BEFORE_SRC:-build-before-src}" -B build-before -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" \
+               -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DATTNLAB_GUI=OFF \
+               -DATTNLAB_TESTS=OFF -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
              cmake --build build-before -j16 --target attnlab-bench; } >"$out/build-before.log" 2>&1; then
         tail -40 "$out/build-before.log"
-        failed+=(compare-build)
-        continue
+        failed+=(build-before)
       fi
+      ;;
+    compare)
+      # Both flash kernels, forward and backward, on the ladder's three scenarios: this tree's
+      # attnlab-bench (`build`'s) against build-before's (`build-before`), the two
+      # alternating, two rounds. The table: the mean of the rounds' medians, after / before.
       mkdir -p "$out/compare"
       for round in 1 2; do
         for kernel in wgmma-sm90 mma-sm80; do

@@ -151,10 +151,10 @@ __device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& 
   }
 }
 
-// A persistent grid: CTA b takes items b, b + gridDim.x, ... of the work list times
-// the heads (the scheduler's). While a CTA works on the last key tile of one item, the Q
-// and first K/V tiles of its next item are already on their way, so short documents pay
-// no load latency per item. With `counting` (the counting run's instantiation) it also
+// A persistent grid: the scheduler gives CTA b items b, b + gridDim.x, ... of the work
+// list times the heads. While a CTA works on the last key tile of one item, the Q and
+// first K/V tiles of its next item are already on their way, so short documents pay no
+// load latency per item. With `counting` (the counting run's instantiation) it also
 // counts its tiles, cells and the scores its mask leaves finite.
 template <typename T, int D, bool counting>
 __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, const flash::StaticScheduler scheduler) {

@@ -59,15 +59,14 @@ class CounterScheduler : public StaticScheduler {
   int* counter_;
 };
 
-// One CTA per work index: the grid is the work, and a CTA's one index its own (the backwards).
+// One CTA per work index (the backwards): the grid is the work, and a CTA's one work
+// index is its own, always valid, with none after it.
 class OneCtaPerWork {
  public:
   explicit OneCtaPerWork(int work) : work_(work) {}
   int grid_size(int) const { return work_; }
   void prepare(cudaStream_t) const {}
   __device__ WorkTile get_initial_work() const { return {static_cast<int>(blockIdx.x)}; }
-  __device__ bool is_valid(WorkTile w) const { return w.index < work_; }
-  __device__ WorkTile get_next_work(WorkTile) const { return {work_}; }
 
  private:
   int work_;

@@ -170,7 +170,7 @@ struct AttentionViews {
   void* o = nullptr;
   float* lse = nullptr;
   // Workspace: one int a forward's scheduler hands out work with (zeroed on the run's
-  // stream). Runs at the same time, on several streams, each need their own.
+  // stream, never null). Runs that overlap, on several streams, need one each.
   int* work_counter = nullptr;
   AttentionViews() = default;
   AttentionViews(const AttentionTensors& t)  // implicit: a run on owned tensors passes them as they are

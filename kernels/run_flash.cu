@@ -126,6 +126,7 @@ void check_run(const char* pass, FlashKernel kernel, const DeviceLayout& layout,
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, const AttentionViews& t,
                cudaStream_t stream, KernelCounts* counts) {
   check_run("run_flash", kernel, layout, problem, t.positions);
+  if (!t.work_counter) throw std::invalid_argument("run_flash: the tensors' views have no work counter");
   const flash::Launcher<flash::Params> launch = launcher(kernel, &KernelLaunchers::forward, problem);
   const flash::KernelCounters counters(counts, stream);
   flash::Params p{};

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/backward.hpp"
@@ -104,6 +105,22 @@ TEST(Streams, FlashKernelsRunOnTheStreamTheyAreGiven) {
       EXPECT_LT(rel_l2(got.dq, want.dq), 4e-3) << "dQ is summed by atomics, in any order, then rounded";
     }
   }
+}
+
+// Each run brings its own work counter (AttentionViews::work_counter): views without one
+// are refused before any launch.
+TEST(Streams, ViewsWithoutAWorkCounterAreRefused) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  p.heads = 2;
+  p.kv_heads = 2;
+  const Layout layout = make_varlen_layout({70}, true);
+  const FlashKernel kernel = test_kernel();
+  const DeviceLayout device_layout(layout, kernel_tile(kernel));
+  AttentionTensors t(layout.buffer_tokens(), p);
+  AttentionViews views = t;
+  views.work_counter = nullptr;
+  EXPECT_THROW(run_flash(kernel, device_layout, p, views), std::invalid_argument);
 }
 
 }  // namespace

@@ -153,8 +153,8 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
   std::vector<ChainLink> chain;
   chain.push_back({"the article's count", format_ratio(counts.article_ratio()),
                    rows + " as full squares (" + article_millions(counts.rows_full_squares) +
-                       ") against the documents as half squares (" + article_millions(counts.docs_full_squares / 2) +
-                       ")",
+                       ") against the documents as half squares (" +
+                       article_millions(double(counts.docs_full_squares) / 2) + ")",
                    LinkEvidence::counted, "the article's counting", counts.article_ratio()});
   chain.push_back({"the same counting on both sides", format_ratio(counts.same_counting_ratio()),
                    "full squares: " + article_millions(counts.rows_full_squares) + " against " +

@@ -7,7 +7,7 @@
 namespace attnlab {
 
 // Why a (query, key) cell of a score matrix is, or is not, part of the answer.
-// Adding a kind is one entry here plus its name below and its colour in gui/cell_colors.cpp.
+// Adding a kind is one entry here plus its name below and its colour in gui/mask_picture/cell_colors.cpp.
 enum class CellKind : std::uint8_t {
   useful,         // same document, visible under the causal rule and inside the window
   causal_masked,  // computed inside a visited tile, then masked because the key is in the future

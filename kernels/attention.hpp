@@ -10,6 +10,7 @@
 // keep them finite, e.g. zero) and every implementation writes O = 0, LSE = -inf there.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,8 +18,13 @@
 #include "core/implementation.hpp"
 #include "core/input_error.hpp"
 #include "core/layouts.hpp"
-#include "core/scenario.hpp"
-#include "kernels/kernel_choice.hpp"
+#include "core/scenario.hpp"  // DType
+#include "kernels/kernel_id.hpp"
+
+// The CUDA runtime's own declaration of a stream, so that plain C++ can pass one; nullptr
+// is the default stream.
+struct CUstream_st;
+using cudaStream_t = CUstream_st*;
 
 namespace attnlab {
 
@@ -89,14 +95,12 @@ class DeviceLayout {
   const void* work_list() const { return work_.data(); }
   const void* backward_work_list() const { return backward_work_.data(); }  // as many items
   const std::int64_t* token_source() const { return static_cast<const std::int64_t*>(token_source_.data()); }
-  // One int for a scheduler that hands out work items by atomics (the launcher zeroes it).
-  int* work_counter() const { return static_cast<int*>(work_counter_.data()); }
 
  private:
   const Layout* host_;
   TileShape work_tile_;
   DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_;
-  DeviceBuffer work_, backward_work_, work_counter_;
+  DeviceBuffer work_, backward_work_;
   int work_items_ = 0;
 };
 
@@ -105,22 +109,25 @@ class DeviceLayout {
 struct AttentionProblem {
   DType dtype = DType::bf16;
   int heads = 16;
-  int kv_heads = 16;   // divides heads (grouped-query attention when fewer)
-  int head_dim = 128;  // 64 or 128
-  float scale = 0;     // softmax scale; 0 means 1/sqrt(head_dim)
+  int kv_heads = 16;           // divides heads (grouped-query attention when fewer)
+  int head_dim = 128;          // 64 or 128
+  std::optional<float> scale;  // the softmax scale; unset: 1/sqrt(head_dim)
   float softmax_scale() const;
-  void validate() const;  // throws InputError on an unsupported shape
+  void validate() const;  // throws InputError on an unsupported shape or scale
 };
 
-// The shape a scenario asks for (dtype, heads, KV heads, head dim; default scale).
-AttentionProblem attention_problem(const Scenario& s);
+// The softmax scale a caller gives (a framework's double) as the kernels take it: InputError
+// naming `scale` unless it is positive and finite in fp32, and so is scale·log2 e (what the
+// kernels multiply scores by).
+float checked_softmax_scale(double scale);
 
-// Q, K, V, O, LSE for `positions` buffer positions of one layout. Throws
-// GpuMemoryError (all five's bytes needed vs free) before allocating any of them.
+// Q, K, V, O, LSE for `positions` buffer positions of one layout, and the forward's work
+// counter (AttentionViews). Throws GpuMemoryError (all five's bytes needed vs free) before
+// allocating any of them.
 struct AttentionTensors {
   AttentionTensors(std::int64_t positions, const AttentionProblem& problem);
   std::int64_t positions;
-  DeviceBuffer q, k, v, o, lse;
+  DeviceBuffer q, k, v, o, lse, work_counter;
 };
 
 // Host <-> device of one 16-bit tensor: floats that are values of the dtype,
@@ -137,8 +144,9 @@ std::vector<float> download_lse(const AttentionTensors& tensors);             //
 
 // Fills `out`'s Q, K, V (layout `to`'s buffer order) from tensors in canonical
 // token order (a varlen layout's buffer) on the device; padding gets zeros. So
-// inputs are uploaded once per run, however large the padded buffer.
-void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out);
+// inputs are uploaded once per run, however large the padded buffer. Asynchronous, on `stream`.
+void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out,
+                cudaStream_t stream = nullptr);
 
 // ---- the implementations -----------------------------------------------------
 
@@ -161,6 +169,9 @@ struct AttentionViews {
   const void* v = nullptr;
   void* o = nullptr;
   float* lse = nullptr;
+  // Workspace: one int a forward's scheduler hands out work with (zeroed on the run's
+  // stream, never null). Runs that overlap, on several streams, need one each.
+  int* work_counter = nullptr;
   AttentionViews() = default;
   AttentionViews(const AttentionTensors& t)  // implicit: a run on owned tensors passes them as they are
       : positions(t.positions),
@@ -168,15 +179,16 @@ struct AttentionViews {
         k(t.k.data()),
         v(t.v.data()),
         o(t.o.data()),
-        lse(static_cast<float*>(t.lse.data())) {}
+        lse(static_cast<float*>(t.lse.data())),
+        work_counter(static_cast<int*>(t.work_counter.data())) {}
 };
 
 // padded, packed and varlen: a tiled kernel over the layout, whose work list must be
-// at the kernel's tile. With `counts`, each CTA also adds count_tile of every tile it
-// visits and the scores its mask leaves finite (the kernel's counting instantiation),
-// and the call synchronizes to fill `counts`.
+// at the kernel's tile, launched on `stream` (asynchronously). With `counts`, each CTA
+// also adds count_tile of every tile it visits and the scores its mask leaves finite
+// (the kernel's counting instantiation), and the call waits for the stream to fill `counts`.
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-               const AttentionViews& tensors, KernelCounts* counts = nullptr);
+               const AttentionViews& tensors, cudaStream_t stream = nullptr, KernelCounts* counts = nullptr);
 
 // naive: S = scale·QKᵀ (fp32) and P = softmax(S) (dtype) materialized, O = P·V.
 // Needs a layout whose rows all have one extent (padded, packed).
@@ -189,7 +201,7 @@ class NaiveAttention {
   ~NaiveAttention();
   NaiveAttention(const NaiveAttention&) = delete;
   NaiveAttention& operator=(const NaiveAttention&) = delete;
-  void run(AttentionTensors& tensors);
+  void run(AttentionTensors& tensors, cudaStream_t stream = nullptr);  // asynchronous, on `stream`
   std::size_t workspace_bytes() const { return scores_.bytes() + probs_.bytes(); }
   // P of the last run, [row][head][query][key] in the dtype: what the naive backward reads.
   const DeviceBuffer& probabilities() const { return probs_; }

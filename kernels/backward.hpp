@@ -64,11 +64,13 @@ HostGradients download_gradients(const GradientTensors& gradients, DType dtype);
 // kept. `kernel` is a flash kernel with has_backward (kernel_choice.hpp) whose
 // tile the layout's work list is at: its backward walks that kernel's tiles.
 // `forward` holds the inputs and the forward's O and LSE (run_flash's with any
-// kernel, or any implementation's, over the same layout). With `counts`, each CTA
-// also adds count_tile of every (query tile, key tile, head) it visits, which is
-// the forward's set of tiles, and the call synchronizes to fill `counts`.
+// kernel, or any implementation's, over the same layout). Every step runs on `stream`,
+// asynchronously. With `counts`, each CTA also adds count_tile of every (query tile, key
+// tile, head) it visits, which is the forward's set of tiles, and the call waits for the
+// stream to fill `counts`.
 void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-                        const AttentionViews& forward, const GradientViews& gradients, KernelCounts* counts = nullptr);
+                        const AttentionViews& forward, const GradientViews& gradients, cudaStream_t stream = nullptr,
+                        KernelCounts* counts = nullptr);
 
 // naive backward: the forward's P (kept by NaiveAttention, as eager attention
 // keeps it for its backward) and, materialized beside it for every (row, head),
@@ -83,8 +85,9 @@ class NaiveBackward {
   ~NaiveBackward();
   NaiveBackward(const NaiveBackward&) = delete;
   NaiveBackward& operator=(const NaiveBackward&) = delete;
-  // `naive` ran the forward into `forward` over the same layout and problem.
-  void run(const NaiveAttention& naive, const AttentionTensors& forward, GradientTensors& gradients);
+  // `naive` ran the forward into `forward` over the same layout and problem. Asynchronous, on `stream`.
+  void run(const NaiveAttention& naive, const AttentionTensors& forward, GradientTensors& gradients,
+           cudaStream_t stream = nullptr);
   std::size_t workspace_bytes() const {
     return d_probs_.bytes() + d_scores_.bytes() + dk_accum_.bytes() + dv_accum_.bytes();
   }

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # What one run on the GPU machine does, building there: build, run the GPU tests,
 # compute-sanitizer, and `attnlab run` over the shipped scenarios. Every log goes under $OUT; the end of stdout is a summary.
-#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd]
+#   kernels/device_run.sh [build] [tests] [sanitize] [run] [quick] [ladder] [sm80] [hopper-bwd] [operator]
+#                         [build-before] [compare]
+# sanitize = memcheck, racecheck, synccheck and initcheck, forward and backward, with each
+# flash kernel, on tests/gpu/sanitizer-small.toml, and on a few GPU tests;
 # quick = `attnlab run` of the default scenario only; run = every shipped scenario;
 # ladder = both flash kernels on the three uniform scenarios of kernels/README.md's ladder;
 # sm80 = the GPU tests and `attnlab run uniform-64x512` on the sm_80 code path (below);
 # hopper-bwd = wgmma-sm90's backward alone: its GPU tests and compute-sanitizer (what it
-# passed before it became the default backward, kernel_choice.hpp).
+# passed before it became the default backward, kernel_choice.hpp);
+# operator = pytorch/test_operator.py on this build (PyTorch's side streams among its tests);
+# build-before, compare = this tree's attnlab-bench timed against another tree's, alternating (below).
 # Header-only packages the machine lacks travel in .devdeps/ (carry it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,12 +76,19 @@ for stage in "$@"; do
       small=tests/gpu/sanitizer-small.toml
       # The Accuracy names end in _wgmma_sm90 for the Hopper kernel: the trailing * takes both kernels.
       filter='Determinism.*:*ManyOneTokenDocuments/fp16_d64_full*:*PackedMatchesReferenceWithItsBleed/bf16_d64_causal*'
-      {
-        for tool in memcheck racecheck synccheck initcheck; do
-          sanitized $tool $attnlab run $small --reps 1 --count
-          sanitized $tool $tests --gtest_filter="$filter"
+      # Side by side (each sanitized process keeps a core busy; the GPU holds them all).
+      pids=()
+      for tool in memcheck racecheck synccheck initcheck; do
+        for kernel in wgmma-sm90 mma-sm80; do
+          sanitized $tool $attnlab run $small --pass both --kernel $kernel --reps 1 --count \
+            >"$out/sanitizer-$tool-$kernel.log" 2>&1 &
+          pids+=($!)
         done
-      } >"$out/sanitizer.log" 2>&1
+        sanitized $tool $tests --gtest_filter="$filter" >"$out/sanitizer-$tool-tests.log" 2>&1 &
+        pids+=($!)
+      done
+      wait "${pids[@]}"
+      cat "$out"/sanitizer-*-*.log >"$out/sanitizer.log"
       sanitizer_summary "$out/sanitizer.log" || failed+=(sanitize)
       ;;
     quick)
@@ -143,6 +155,58 @@ for stage in "$@"; do
         done
       } >"$out/hopper-bwd-sanitizer.log" 2>&1
       sanitizer_summary "$out/hopper-bwd-sanitizer.log" || failed+=(hopper-bwd-sanitizer)
+      ;;
+    operator)
+      # The PyTorch operator's tests (forward and backward against varlen_attn, side streams,
+      # torch.compile, refusals) on this build's libraries; the extension compiles first.
+      timeout 540 python3 pytorch/test_operator.py --build $build -v >"$out/operator.log" 2>&1 || failed+=(operator)
+      grep -E "^test_|^Ran|^OK|FAILED|Error" "$out/operator.log" | head -40
+      ;;
+    build-before)
+      # Another tree's attnlab-bench, built as `build` builds this one, for `compare`: its
+      # files in $BEFORE_SRC (default build-before-src, carried; e.g. from a checkout,
+      # `mkdir build-before-src && git archive 5ee1c8d | tar -x -C build-before-src`).
+      ninja=$(command -v ninja || echo /opt/torch/.venv/bin/ninja)
+      if ! { cmake -S "${BEFORE_SRC:-build-before-src}" -B build-before -G Ninja -DCMAKE_MAKE_PROGRAM="$ninja" \
+               -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;80-virtual" -DATTNLAB_GUI=OFF \
+               -DATTNLAB_TESTS=OFF -DATTNLAB_EXTRA_INCLUDES="$PWD/.devdeps/root/usr/include" &&
+             cmake --build build-before -j16 --target attnlab-bench; } >"$out/build-before.log" 2>&1; then
+        tail -40 "$out/build-before.log"
+        failed+=(build-before)
+      fi
+      ;;
+    compare)
+      # Both flash kernels, forward and backward, on the ladder's three scenarios: this tree's
+      # attnlab-bench (`build`'s) against build-before's (`build-before`), the two
+      # alternating, two rounds. The table: the mean of the rounds' medians, after / before.
+      mkdir -p "$out/compare"
+      for round in 1 2; do
+        for kernel in wgmma-sm90 mma-sm80; do
+          for side in before after; do
+            bench=build-before/bench/attnlab-bench
+            [ $side = after ] && bench=$build/bench/attnlab-bench
+            ATTNLAB_COMMIT=$side ATTNLAB_SCENARIOS=$PWD/scenarios timeout 120 $bench uniform-64x512 uniform-16x2048 \
+              one-doc-16384 --implementations=varlen --kernel=$kernel --pass=both --reps=30 \
+              --out="$out/compare/$side-$kernel-$round.csv" >"$out/compare/$side-$kernel-$round.log" 2>&1 ||
+              failed+=("compare-$side-$kernel-$round")
+          done
+        done
+      done
+      python3 - "$out/compare" <<'PY' | tee "$out/compare.md"
+import csv, glob, os, statistics, sys
+medians = {}
+for path in glob.glob(os.path.join(sys.argv[1], "*.csv")):
+    side = os.path.basename(path).split("-")[0]
+    for row in csv.DictReader(open(path)):
+        key = (row["kernel"], row["pass"], row["scenario"])
+        medians.setdefault(key, {}).setdefault(side, []).append(float(row["median_us"]))
+print("| kernel | pass | scenario | before µs | after µs | after / before |")
+print("|---|---|---|---|---|---|")
+for (kernel, pass_, scenario), sides in sorted(medians.items(), key=lambda kv: (kv[0][0] != "wgmma-sm90", kv[0][1], kv[0][2])):
+    if "before" in sides and "after" in sides:
+        b, a = statistics.mean(sides["before"]), statistics.mean(sides["after"])
+        print(f"| {kernel} | {pass_} | {scenario} | {b:.1f} | {a:.1f} | {a / b:.3f} |")
+PY
       ;;
     *) echo "unknown stage $stage"; exit 2 ;;
   esac

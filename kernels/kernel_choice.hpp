@@ -11,20 +11,10 @@
 #include <string_view>
 
 #include "core/implementation.hpp"
+#include "kernels/kernel_id.hpp"
 #include "kernels/wgmma_sm90/rungs.hpp"
 
 namespace attnlab {
-
-enum class FlashKernel {
-  wgmma_sm90,
-  mma_sm80,
-  wgmma_sm90_rung1,
-  wgmma_sm90_rung2,
-  wgmma_sm90_rung3,
-  wgmma_sm90_rung4,
-  wgmma_sm90_rung5,
-  wgmma_sm90_rung6,
-};
 
 struct FlashKernelInfo {
   FlashKernel kernel;

@@ -24,28 +24,29 @@ LayoutView DeviceLayout::view() const { no_cuda(); }
 
 AttentionTensors::AttentionTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
 
-void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&) { no_cuda(); }
+void gather_qkv(const AttentionTensors&, const DeviceLayout&, AttentionTensors&, cudaStream_t) { no_cuda(); }
 
-void run_flash(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionViews&, KernelCounts*) {
+void run_flash(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionViews&, cudaStream_t,
+               KernelCounts*) {
   no_cuda();
 }
 
 std::size_t naive_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
 NaiveAttention::NaiveAttention(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
 NaiveAttention::~NaiveAttention() = default;
-void NaiveAttention::run(AttentionTensors&) { no_cuda(); }
+void NaiveAttention::run(AttentionTensors&, cudaStream_t) { no_cuda(); }
 
 GradientTensors::GradientTensors(std::int64_t, const AttentionProblem&) { no_cuda(); }
 std::size_t gradient_tensor_bytes(std::int64_t, const AttentionProblem&) { no_cuda(); }
 void upload_d_o(GradientTensors&, DType, const std::vector<float>&) { no_cuda(); }
 HostGradients download_gradients(const GradientTensors&, DType) { no_cuda(); }
 void run_flash_backward(FlashKernel, const DeviceLayout&, const AttentionProblem&, const AttentionViews&,
-                        const GradientViews&, KernelCounts*) {
+                        const GradientViews&, cudaStream_t, KernelCounts*) {
   no_cuda();
 }
 std::size_t naive_backward_workspace_bytes(const Layout&, const AttentionProblem&) { no_cuda(); }
 NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
 NaiveBackward::~NaiveBackward() = default;
-void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&) { no_cuda(); }
+void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&, cudaStream_t) { no_cuda(); }
 
 }  // namespace attnlab

@@ -1,7 +1,8 @@
 // run_flash and run_flash_backward: the kernels' parameters from the layout and the
-// problem, and the kernel (by kernel_choice.hpp's entry) and its instantiation for the
-// dtype and head dim. The backward is Δ = rowsum(dO∘O) with a zeroed dQ accumulator
-// (one pass), the kernel, then dQ = scale·accumulator in the dtype.
+// problem, and the kernel's launcher for the dtype and head dim from the launch table.
+// The backward is Δ = rowsum(dO∘O) with a zeroed dQ accumulator (one pass), the kernel,
+// then dQ = scale·accumulator in the dtype.
+#include <algorithm>
 #include <cmath>
 
 #include "core/cost_model.hpp"
@@ -11,6 +12,7 @@
 #include "kernels/common/counters.cuh"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/dispatch.cuh"
+#include "kernels/kernel_choice.hpp"
 #include "kernels/mma_sm80/launch.hpp"
 #include "kernels/mma_sm80/shape.hpp"
 #include "kernels/wgmma_sm90/shape.hpp"
@@ -29,23 +31,104 @@ static_assert(kernel_tile(FlashKernel::mma_sm80) == default_flash_tile,
 
 namespace {
 
-[[noreturn]] void not_built(FlashKernel kernel) {
-  throw NoGpuError(std::string(flash_kernel_info(kernel).name) +
-                   " is not in this build (its CUDA architectures lack sm_90)");
+using flash::KernelLaunchers;
+
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+// Rung `rung` of the Hopper forward's ladder: its one forward instance, no backward.
+template <int rung>
+constexpr KernelLaunchers ladder_rung() {
+  KernelLaunchers l{flash_kernels.front().kernel, {}, {}};
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (k.rung == rung) l.kernel = k.kernel;
+  l.forward[flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim)] = &wgmma_sm90::launch_forward_rung<rung>;
+  return l;
+}
+#endif
+
+// Every flash kernel this build holds and its launchers (kernel_choice.hpp says what each is).
+constexpr KernelLaunchers launch_table[] = {
+#ifdef ATTNLAB_HAS_HOPPER_KERNEL
+    {FlashKernel::wgmma_sm90,
+     flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &wgmma_sm90::launch_forward<T, D>; }),
+     flash::every_instance(
+         []<typename T, int D>(flash::Instance<T, D>) { return &wgmma_sm90::launch_backward<T, D>; })},
+    ladder_rung<1>(),
+    ladder_rung<2>(),
+    ladder_rung<3>(),
+    ladder_rung<4>(),
+    ladder_rung<5>(),
+    ladder_rung<6>(),
+#endif
+    {FlashKernel::mma_sm80,
+     flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),
+     flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_backward<T, D>; })},
+};
+
+constexpr const KernelLaunchers* launchers_of(FlashKernel kernel) {
+  for (const KernelLaunchers& l : launch_table)
+    if (l.kernel == kernel) return &l;
+  return nullptr;
+}
+
+constexpr int entries_of(FlashKernel kernel) {
+  return static_cast<int>(std::count_if(std::begin(launch_table), std::end(launch_table),
+                                        [kernel](const KernelLaunchers& l) { return l.kernel == kernel; }));
+}
+
+// The table against kernel_choice.hpp's: each kernel once, a backward exactly where it has
+// one, and only the sm_90 kernels missing (together) where the build has no sm_90.
+constexpr bool table_matches_kernel_choice() {
+  const bool hopper_built = entries_of(FlashKernel::wgmma_sm90) == 1;
+  for (const FlashKernelInfo& k : flash_kernels) {
+    if (entries_of(k.kernel) != (k.min_compute_capability < 90 || hopper_built ? 1 : 0)) return false;
+    for (const KernelLaunchers& l : launch_table)
+      if (l.kernel == k.kernel &&
+          std::any_of(l.backward.begin(), l.backward.end(), [](auto b) { return b != nullptr; }) != k.has_backward)
+        return false;
+  }
+  return true;
+}
+static_assert(table_matches_kernel_choice(), "every flash kernel of kernel_choice.hpp in the launch table");
+
+// `pass`'s launcher of `kernel` for the problem's dtype and head dim.
+template <typename KernelParams>
+flash::Launcher<KernelParams> launcher(FlashKernel kernel, flash::Instances<KernelParams> KernelLaunchers::*pass,
+                                       const AttentionProblem& problem) {
+  const FlashKernelInfo& info = flash_kernel_info(kernel);
+  const KernelLaunchers* l = launchers_of(kernel);
+  if (!l) throw NoGpuError(std::string(info.name) + " is not in this build (its CUDA architectures lack sm_90)");
+  const int instance = flash::instance_of(problem.dtype, problem.head_dim);
+  const flash::Launcher<KernelParams> launch = (l->*pass)[instance];
+  if (!launch) {
+    std::string built;
+    for (int i = 0; i < flash::instance_count; ++i)
+      if ((l->*pass)[i]) built += std::string(built.empty() ? "" : ", ") + flash::instance_name(i);
+    throw InputError(std::string("--kernel ") + info.name + ": built for " + built + " only, not " +
+                     flash::instance_name(instance));
+  }
+  return launch;
+}
+
+// What both passes check before a launch: the problem, the work list's tile, the tensors' positions.
+void check_run(const char* pass, FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
+               std::int64_t positions) {
+  problem.validate();
+  if (layout.work_tile() != kernel_tile(kernel))
+    throw std::logic_error(std::string(pass) + ": the work list is not at " + flash_kernel_info(kernel).name +
+                           "'s tile");
+  if (positions != layout.host().buffer_tokens())
+    throw std::invalid_argument(std::string(pass) + ": tensors hold " + std::to_string(positions) +
+                                " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
 }
 
 }  // namespace
 
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, const AttentionViews& t,
-               KernelCounts* counts) {
-  problem.validate();
-  if (layout.work_tile() != kernel_tile(kernel))
-    throw std::logic_error(std::string("run_flash: the work list is not at ") + flash_kernel_info(kernel).name +
-                           "'s tile");
-  if (t.positions != layout.host().buffer_tokens())
-    throw std::invalid_argument("run_flash: tensors hold " + std::to_string(t.positions) + " positions, the layout " +
-                                std::to_string(layout.host().buffer_tokens()));
-  const flash::KernelCounters counters(counts);
+               cudaStream_t stream, KernelCounts* counts) {
+  check_run("run_flash", kernel, layout, problem, t.positions);
+  if (!t.work_counter) throw std::invalid_argument("run_flash: the tensors' views have no work counter");
+  const flash::Launcher<flash::Params> launch = launcher(kernel, &KernelLaunchers::forward, problem);
+  const flash::KernelCounters counters(counts, stream);
   flash::Params p{};
   p.layout = layout.view();
   p.work = static_cast<const WorkItem*>(layout.work_list());
@@ -58,42 +141,23 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.o = t.o;
   p.lse = t.lse;
   p.counts = counters.device();
-  p.work_counter = layout.work_counter();
-  const int items = layout.work_items();
-  if (kernel == FlashKernel::mma_sm80) {
-    with_element_and_head_dim(problem, [&]<typename T, int D>() { mma_sm80::launch_forward<T, D>(p, items); });
-  } else if (!flash_kernel_built(kernel)) {
-    not_built(kernel);
-  } else {
-#ifdef ATTNLAB_HAS_HOPPER_KERNEL
-    const FlashKernelInfo& info = flash_kernel_info(kernel);
-    if (info.rung > 0)
-      wgmma_sm90::launch_forward_rung(info.rung, info.name, p, items, t.positions, problem.dtype == DType::bf16,
-                                      problem.head_dim);
-    else
-      with_element_and_head_dim(problem,
-                                [&]<typename T, int D>() { wgmma_sm90::launch_forward<T, D>(p, items, t.positions); });
-#endif
-  }
+  launch(p, {layout.work_items(), t.positions, t.work_counter, stream});
   counters.read();
 }
 
 void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-                        const AttentionViews& t, const GradientViews& g, KernelCounts* counts) {
-  problem.validate();
+                        const AttentionViews& t, const GradientViews& g, cudaStream_t stream, KernelCounts* counts) {
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
-  if (layout.work_tile() != kernel_tile(kernel))
-    throw std::logic_error(std::string("run_flash_backward: the work list is not at ") +
-                           flash_kernel_info(kernel).name + "'s tile");
-  const std::int64_t positions = layout.host().buffer_tokens();
-  if (t.positions != positions || g.positions != positions)
-    throw std::invalid_argument("run_flash_backward: tensors hold " + std::to_string(t.positions) +
-                                " positions and gradients " + std::to_string(g.positions) + ", the layout " +
-                                std::to_string(positions));
-  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum);  // and zeroes the dQ sums
+  check_run("run_flash_backward", kernel, layout, problem, t.positions);
+  if (g.positions != t.positions)
+    throw std::invalid_argument("run_flash_backward: gradients hold " + std::to_string(g.positions) +
+                                " positions, the tensors " + std::to_string(t.positions));
+  const flash::Launcher<flash::BackwardParams> launch = launcher(kernel, &KernelLaunchers::backward, problem);
+  const std::int64_t positions = t.positions;
+  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, stream);  // and zeroes the dQ sums
 
-  const flash::KernelCounters counters(counts);
+  const flash::KernelCounters counters(counts, stream);
   flash::BackwardParams p{};
   p.layout = layout.view();
   p.work = static_cast<const WorkItem*>(layout.backward_work_list());
@@ -111,17 +175,8 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.dk = g.dk;
   p.dv = g.dv;
   p.counts = counters.device();
-  const int items = layout.work_items();
-  if (kernel == FlashKernel::mma_sm80) {
-    with_element_and_head_dim(problem, [&]<typename T, int D>() { mma_sm80::launch_backward<T, D>(p, items); });
-  } else if (!flash_kernel_built(kernel)) {
-    not_built(kernel);
-  } else {
-#ifdef ATTNLAB_HAS_HOPPER_KERNEL
-    with_element_and_head_dim(problem, [&]<typename T, int D>() { wgmma_sm90::launch_backward<T, D>(p, items); });
-#endif
-  }
-  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype);
+  launch(p, {layout.work_items(), positions, nullptr, stream});
+  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream);
   counters.read();
 }
 

@@ -7,7 +7,8 @@ documents or packed rows, with a sliding window and grouped-query attention, bf1
     out = attnlab_ops.attention(q, k, v, layout)        # q (tokens, heads, dim), k, v (tokens, kv_heads, dim)
 
 The operators are torch.ops.attnlab.flash_forward and flash_backward (pytorch/attnlab_torch.cpp),
-with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them.
+with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them. They run
+on PyTorch's current stream.
 """
 
 from __future__ import annotations
@@ -129,8 +130,11 @@ def packed_rows_layout(rows: int, row_len: int, window_left: int = -1, kernel: s
     return varlen_layout([row_len] * rows, window_left, kernel)
 
 
-def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: Layout, scale: float = 0.0) -> torch.Tensor:
+def attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, layout: Layout, scale: float | None = None
+) -> torch.Tensor:
     """Causal attention of q (positions, heads, head_dim) over k, v (positions, kv_heads, head_dim)
-    in `layout`'s buffer order; scale 0 means 1/sqrt(head_dim). Differentiable in q, k and v."""
-    out, _ = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, float(scale))
+    in `layout`'s buffer order, on PyTorch's current stream; scale None means 1/sqrt(head_dim).
+    Differentiable in q, k and v."""
+    out, _ = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, None if scale is None else float(scale))
     return out

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -19,6 +20,7 @@
 #include "core/input_limits.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
+#include "kernels/kernel_choice.hpp"
 
 namespace {
 
@@ -88,12 +90,6 @@ std::int64_t make_layout(const std::vector<std::int64_t>& lengths, std::int64_t 
 std::string layout_kernel(std::int64_t handle) { return flash_kernel_info(registered(handle).kernel).name; }
 std::int64_t layout_positions(std::int64_t handle) { return registered(handle).host.buffer_tokens(); }
 
-// The kernels launch on the legacy default stream (their API takes none): refuse any other.
-void require_default_stream(int device) {
-  if (at::cuda::getCurrentCUDAStream(device) != at::cuda::getDefaultCUDAStream(device))
-    refuse("the kernels run on the default CUDA stream; call them outside torch.cuda.stream(...)");
-}
-
 void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::int64_t heads, std::int64_t dim,
                   at::ScalarType dtype) {
   const std::string what = name;
@@ -109,8 +105,10 @@ void check_tensor(const Tensor& t, const char* name, const TorchLayout& l, std::
     refuse(what + " must start on a 16-byte boundary (the kernels load 16 bytes at a time)");
 }
 
-// The problem q and k describe, q, k and v checked against the layout; the caller checks the others.
-AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, const Tensor& v, double scale) {
+// The problem q and k describe, q, k and v checked against the layout; the caller checks the
+// others. `scale` unset: 1/sqrt(head_dim).
+AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor& k, const Tensor& v,
+                            std::optional<double> scale) {
   if (q.dim() != 3 || k.dim() != 3) refuse("q, k and v must be (positions, heads, head_dim)");
   if (q.scalar_type() != at::kBFloat16 && q.scalar_type() != at::kHalf) refuse("q must be bfloat16 or float16");
   AttentionProblem p;
@@ -118,7 +116,7 @@ AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor&
   p.heads = int(q.size(1));
   p.kv_heads = int(k.size(1));
   p.head_dim = int(q.size(2));
-  p.scale = float(scale);
+  if (scale) p.scale = checked_softmax_scale(*scale);
   p.validate();
   check_tensor(q, "q", l, p.heads, p.head_dim, q.scalar_type());
   check_tensor(k, "k", l, p.kv_heads, p.head_dim, q.scalar_type());
@@ -126,7 +124,10 @@ AttentionProblem problem_of(const TorchLayout& l, const Tensor& q, const Tensor&
   return p;
 }
 
-AttentionViews views_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse) {
+// The forward's work counter lives in `work_counter` (one int32 of its own per call, so that
+// calls on several streams at once do not share one).
+AttentionViews views_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse,
+                        const Tensor& work_counter = {}) {
   AttentionViews t;
   t.positions = q.size(0);
   t.q = q.data_ptr();
@@ -134,36 +135,42 @@ AttentionViews views_of(const Tensor& q, const Tensor& k, const Tensor& v, const
   t.v = v.data_ptr();
   t.o = out.data_ptr();
   t.lse = lse.data_ptr<float>();
+  t.work_counter = work_counter.defined() ? work_counter.data_ptr<int>() : nullptr;
   return t;
 }
 
+// PyTorch's current stream on the layout's device: the kernels run there, ordered after
+// whatever the caller queued on it.
+cudaStream_t current_stream(const TorchLayout& l) { return at::cuda::getCurrentCUDAStream(l.device_index).stream(); }
+
 // out (positions, heads, head_dim) in q's dtype and lse (positions, heads) fp32, natural log.
 std::tuple<Tensor, Tensor> flash_forward(const Tensor& q, const Tensor& k, const Tensor& v, std::int64_t layout,
-                                         double scale) {
+                                         std::optional<double> scale) {
   const TorchLayout& l = registered(layout);
   const AttentionProblem p = problem_of(l, q, k, v, scale);
   const c10::cuda::CUDAGuard guard(q.device());
-  require_default_stream(l.device_index);
   Tensor out = at::empty_like(q);
   Tensor lse = at::empty({q.size(0), q.size(1)}, q.options().dtype(at::kFloat));
-  run_flash(l.kernel, *l.device, p, views_of(q, k, v, out, lse));
+  const Tensor work_counter = at::empty({1}, q.options().dtype(at::kInt));
+  run_flash(l.kernel, *l.device, p, views_of(q, k, v, out, lse, work_counter), current_stream(l));
   return {out, lse};
 }
 
 // dq, dk, dv from the forward's inputs, out and lse and the gradient of out.
 std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const Tensor& q, const Tensor& k,
                                                   const Tensor& v, const Tensor& out, const Tensor& lse,
-                                                  std::int64_t layout, double scale) {
+                                                  std::int64_t layout, std::optional<double> scale) {
   const TorchLayout& l = registered(layout);
   const AttentionProblem p = problem_of(l, q, k, v, scale);
   check_tensor(out, "out", l, p.heads, p.head_dim, q.scalar_type());
   const Tensor d_o = grad_out.contiguous();
   check_tensor(d_o, "grad_out", l, p.heads, p.head_dim, q.scalar_type());
-  if (!lse.is_cuda() || lse.scalar_type() != at::kFloat || !lse.is_contiguous() || lse.dim() != 2 ||
-      lse.size(0) != q.size(0) || lse.size(1) != q.size(1))
+  if (!lse.is_cuda() || lse.get_device() != l.device_index)
+    refuse("lse must be on cuda:" + n(l.device_index) + " (the layout's device)");
+  if (lse.scalar_type() != at::kFloat || !lse.is_contiguous() || lse.dim() != 2 || lse.size(0) != q.size(0) ||
+      lse.size(1) != q.size(1))
     refuse("lse must be the forward's contiguous float32 (positions, heads)");
   const c10::cuda::CUDAGuard guard(q.device());
-  require_default_stream(l.device_index);
   Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
   const auto fp32 = q.options().dtype(at::kFloat);
   Tensor delta = at::empty({q.size(0), q.size(1)}, fp32);
@@ -176,17 +183,17 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
   g.dv = dv.data_ptr();
   g.delta = delta.data_ptr<float>();
   g.dq_accum = dq_accum.data_ptr<float>();
-  run_flash_backward(l.kernel, *l.device, p, views_of(q, k, v, out, lse), g);
+  run_flash_backward(l.kernel, *l.device, p, views_of(q, k, v, out, lse), g, current_stream(l));
   return {dq, dk, dv};
 }
 
 }  // namespace
 
 TORCH_LIBRARY(attnlab, m) {
-  m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float scale) -> (Tensor, Tensor)");
+  m.def("flash_forward(Tensor q, Tensor k, Tensor v, int layout, float? scale=None) -> (Tensor, Tensor)");
   m.def(
       "flash_backward(Tensor grad_out, Tensor q, Tensor k, Tensor v, Tensor out, Tensor lse, int layout, "
-      "float scale) -> (Tensor, Tensor, Tensor)");
+      "float? scale=None) -> (Tensor, Tensor, Tensor)");
 }
 
 TORCH_LIBRARY_IMPL(attnlab, CUDA, m) {

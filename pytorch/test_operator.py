@@ -6,7 +6,8 @@
 Tests (unittest): outputs and gradients of q, k, v against PyTorch's varlen_attn
 (FlashAttention-2) and an fp32 reference, on random inputs with awkward lengths, varlen
 documents and packed rows, with and without a window, grouped-query heads, bf16 and fp16,
-head dims 64 and 128; the same under torch.compile(fullgraph=True); bad inputs refused.
+head dims 64 and 128, an explicit scale; the same under torch.compile(fullgraph=True); on side
+streams (two at once); bad inputs refused (shapes, dtypes, scale, lse's device).
 Our error against the fp32 reference must be at most twice FA2's, or the dtype's epsilon.
 
 --time: for each scenario, `attnlab run SCENARIO --implementations varlen --pass both`
@@ -51,14 +52,15 @@ def gpu_ready() -> bool:
     return torch is not None and torch.cuda.is_available()
 
 
-def reference(q, k, v, lengths, window_left):
-    """fp32 causal attention per sequence, each query at most window_left keys back (-1: all)."""
+def reference(q, k, v, lengths, window_left, scale=None):
+    """fp32 causal attention per sequence, each query at most window_left keys back (-1: all);
+    scale None: 1/sqrt(head_dim)."""
     group = q.shape[1] // k.shape[1]
     outs, start = [], 0
     for n in lengths:
         qs, ks, vs = (x[start : start + n].float().transpose(0, 1) for x in (q, k, v))
         ks, vs = ks.repeat_interleave(group, 0), vs.repeat_interleave(group, 0)
-        s = qs @ ks.transpose(1, 2) / math.sqrt(q.shape[2])
+        s = (qs @ ks.transpose(1, 2)) * (scale if scale is not None else 1 / math.sqrt(q.shape[2]))
         i = torch.arange(n, device=q.device)
         back = i[:, None] - i[None, :]
         keep = back >= 0
@@ -69,7 +71,7 @@ def reference(q, k, v, lengths, window_left):
     return torch.cat(outs)
 
 
-def fa2(q, k, v, lengths, window_left):
+def fa2(q, k, v, lengths, window_left, scale=None):
     """varlen_attn with K and V repeated to every query head (it takes no grouped K, V everywhere)."""
     from torch.nn.attention.varlen import varlen_attn
 
@@ -84,6 +86,7 @@ def fa2(q, k, v, lengths, window_left):
         cu,
         longest,
         longest,
+        scale=scale,
         window_size=(window_left, 0),
     )
 
@@ -117,15 +120,16 @@ class OperatorTest(unittest.TestCase):
 
         return make(heads), make(kv_heads), make(kv_heads), make(heads)
 
-    def check(self, lengths, heads, kv_heads, dim, dtype, window_left, layout):
+    def check(self, lengths, heads, kv_heads, dim, dtype, window_left, layout, scale=None):
         label = (
             f"{len(lengths)} sequences {lengths[:6]}, {heads}/{kv_heads} heads, D {dim}, {dtype}, window {window_left}"
+            f", scale {scale}"
         )
         q, k, v, grad_out = self.random(sum(lengths), heads, kv_heads, dim, dtype, seed=len(lengths) + dim + heads)
-        ours = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout), q, k, v, grad_out)
-        peer = outputs_and_gradients(lambda a, b, c: fa2(a, b, c, lengths, window_left), q, k, v, grad_out)
+        ours = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout, scale), q, k, v, grad_out)
+        peer = outputs_and_gradients(lambda a, b, c: fa2(a, b, c, lengths, window_left, scale), q, k, v, grad_out)
         exact = outputs_and_gradients(
-            lambda a, b, c: reference(a, b, c, lengths, window_left), q, k, v, grad_out, torch.float32
+            lambda a, b, c: reference(a, b, c, lengths, window_left, scale), q, k, v, grad_out, torch.float32
         )
         eps = torch.finfo(dtype).eps
         for name, o, p, e in zip(("out", "dq", "dk", "dv"), ours, peer, exact):
@@ -161,6 +165,35 @@ class OperatorTest(unittest.TestCase):
         self.assertEqual(layout.positions, sum(lengths))
         self.check(lengths, 4, 4, 128, torch.bfloat16, 128, layout)
 
+    def test_an_explicit_scale_against_varlen_attn(self):
+        lengths = [65, 300, 1]
+        self.check(lengths, 4, 2, 64, torch.bfloat16, -1, self.ops.varlen_layout(lengths), scale=0.3)
+
+    def test_runs_on_the_current_stream(self):
+        """On a side stream held back by a sleep, q and grad_out are written there just before the
+        calls: a kernel on any other stream would read them unwritten. Two such streams at once
+        share one layout (each call has its own work counter)."""
+        lengths = [300, 1, 513, 1100]
+        layout = self.ops.varlen_layout(lengths, 256)
+        q, k, v, grad_out = self.random(sum(lengths), 8, 4, 128, torch.bfloat16, seed=9)
+        expected = outputs_and_gradients(lambda a, b, c: self.ops.attention(a, b, c, layout), q, k, v, grad_out)
+        streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+        torch.cuda.synchronize()
+        results = []
+        for stream in streams:
+            with torch.cuda.stream(stream):
+                torch.cuda._sleep(200_000_000)
+                q_late, grad_late = q * 1, grad_out * 1  # written on the side stream after the sleep
+                leaves = [x.detach().clone().requires_grad_() for x in (q_late, k, v)]
+                out = self.ops.attention(*leaves, layout)
+                out.backward(grad_late)
+                results.append([out.detach().float()] + [x.grad.float() for x in leaves])
+        torch.cuda.synchronize()
+        for got in results:
+            for name, a, b in zip(("out", "dq", "dk", "dv"), got, expected):
+                # dQ is summed by atomics, in any order: equal up to the dtype's rounding.
+                self.assertLessEqual(rel_l2(a, b), torch.finfo(torch.bfloat16).eps, name)
+
     def test_compiled_fullgraph_equals_eager(self):
         lengths = [300, 1000, 748]
         layout = self.ops.varlen_layout(lengths, 256)
@@ -190,7 +223,23 @@ class OperatorTest(unittest.TestCase):
                 with self.assertRaisesRegex(RuntimeError, re.escape(message)):
                     self.ops.attention(*args, layout)
         with self.assertRaisesRegex(RuntimeError, "no layout"):
-            torch.ops.attnlab.flash_forward(q, k, v, 10**6, 0.0)
+            torch.ops.attnlab.flash_forward(q, k, v, 10**6, None)
+
+    def test_refuses_a_scale_that_is_not_positive_and_finite(self):
+        layout = self.ops.varlen_layout([128, 64], -1)
+        q, k, v, _ = self.random(192, 4, 4, 128, torch.bfloat16, seed=3)
+        # 1e39 is past float32; 3e38 is not, but scale * log2(e) is; 1e-50 is 0 in float32.
+        for scale in (-1.0, 0.0, -0.0, math.nan, math.inf, -math.inf, 1e39, 3e38, 1e-50):
+            with self.subTest(scale=scale):
+                with self.assertRaisesRegex(RuntimeError, "scale: expected a softmax scale above 0 and at most "):
+                    self.ops.attention(q, k, v, layout, scale)
+
+    def test_backward_refuses_an_lse_on_another_device(self):
+        layout = self.ops.varlen_layout([128, 64], -1)
+        q, k, v, grad_out = self.random(192, 4, 4, 128, torch.bfloat16, seed=3)
+        out, lse = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, None)
+        with self.assertRaisesRegex(RuntimeError, re.escape(f"lse must be on cuda:{q.device.index}")):
+            torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse.cpu(), layout.handle, None)
 
 
 # ---------------------------------------------------------------- timing beside `attnlab run`
@@ -239,10 +288,10 @@ def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], 
         return (torch.rand((layout.positions, h, s["head_dim"]), generator=g, device="cuda") * 2 - 1).to(dtype)
 
     q, k, v, grad_out = make(s["heads"]), make(s["kv_heads"]), make(s["kv_heads"]), make(s["heads"])
-    out, lse = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, 0.0)
+    out, lse = torch.ops.attnlab.flash_forward(q, k, v, layout.handle, None)
     calls = {
-        "fwd": lambda: torch.ops.attnlab.flash_forward(q, k, v, layout.handle, 0.0),
-        "bwd": lambda: torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, layout.handle, 0.0),
+        "fwd": lambda: torch.ops.attnlab.flash_forward(q, k, v, layout.handle, None),
+        "bwd": lambda: torch.ops.attnlab.flash_backward(grad_out, q, k, v, out, lse, layout.handle, None),
     }
     rows, slow = [], []
     for pass_, call in calls.items():

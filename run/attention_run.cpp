@@ -102,7 +102,7 @@ void AttentionRun::forward(AttentionTensors& t, KernelCounts* counts) {
   if (naive_)
     naive_->run(t);
   else
-    run_flash(kernel_, device_layout_, problem_, t, counts);
+    run_flash(kernel_, device_layout_, problem_, t, nullptr, counts);
 }
 
 void AttentionRun::run_forwards() {
@@ -137,7 +137,7 @@ std::optional<CountComparison> AttentionRun::count() {
     forward(input_set(0), &c.counted);
   } else {
     forward(input_set(0));
-    run_flash_backward(kernel_, device_layout_, problem_, input_set(0), gradients(0), &c.counted);
+    run_flash_backward(kernel_, device_layout_, problem_, input_set(0), gradients(0), nullptr, &c.counted);
   }
   return c;
 }

@@ -21,6 +21,7 @@
 #include "core/pass.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
+#include "kernels/kernel_choice.hpp"
 #include "reference/error_metrics.hpp"
 #include "run/check_written.hpp"
 #include "run/run_inputs.hpp"

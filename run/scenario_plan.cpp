@@ -2,6 +2,15 @@
 
 namespace attnlab {
 
+AttentionProblem attention_problem(const Scenario& s) {
+  AttentionProblem p;
+  p.dtype = s.dtype;
+  p.heads = s.heads;
+  p.kv_heads = s.kv_heads;
+  p.head_dim = s.head_dim;
+  return p;
+}
+
 namespace {
 
 AttentionProblem validated_problem(const Scenario& s) {

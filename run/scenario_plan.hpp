@@ -5,10 +5,15 @@
 #include <memory>
 
 #include "core/cost_model.hpp"
+#include "core/scenario.hpp"
 #include "core/scenario_layouts.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/kernel_choice.hpp"
 
 namespace attnlab {
+
+// The shape a scenario asks for (dtype, heads, KV heads, head dim; the default scale), not yet validated.
+AttentionProblem attention_problem(const Scenario& s);
 
 struct ScenarioPlan {
   // `layouts` may be those of another variant of the same documents; built here when null.

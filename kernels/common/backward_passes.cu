@@ -107,7 +107,7 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 }  // namespace
 
 void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
-                   float* zeros) {
+                   float* zeros, cudaStream_t stream) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
@@ -116,21 +116,22 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
                            " is not 8, 16, 32, 64, 128 or 256");
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
-    row_dot<<<blocks, block>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o), pairs,
-                               lanes_per_pair, delta, zeros);
+    row_dot<<<blocks, block, 0, stream>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o),
+                                          pairs, lanes_per_pair, delta, zeros);
   else
-    row_dot<<<blocks, block>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs, lanes_per_pair,
-                               delta, zeros);
+    row_dot<<<blocks, block, 0, stream>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs,
+                                          lanes_per_pair, delta, zeros);
   CUDA_CHECK_LAUNCH();
 }
 
-void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype) {
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype,
+                       cudaStream_t stream) {
   if (count == 0) return;
   const unsigned blocks = blocks_for((count + chunk - 1) / chunk);
   if (dtype == DType::bf16)
-    scaled_copy<<<blocks, block>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
   else
-    scaled_copy<<<blocks, block>>>(from, static_cast<__half*>(to), count, factor);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__half*>(to), count, factor);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -34,16 +34,18 @@ __device__ __forceinline__ void add_finite_scores(DeviceCounts* to, long long fi
 
 class KernelCounters {
  public:
-  // Allocates only when `counts` is given: a timed run adds nothing.
-  explicit KernelCounters(KernelCounts* counts) : counts_(counts) {
+  // Allocates only when `counts` is given: a timed run adds nothing. Zeroed on `stream`,
+  // the kernel's.
+  KernelCounters(KernelCounts* counts, cudaStream_t stream) : counts_(counts), stream_(stream) {
     if (!counts_) return;
     buffer_ = DeviceBuffer(sizeof(DeviceCounts));
-    CUDA_CHECK(cudaMemset(buffer_.data(), 0, sizeof(DeviceCounts)));
+    CUDA_CHECK(cudaMemsetAsync(buffer_.data(), 0, sizeof(DeviceCounts), stream_));
   }
   DeviceCounts* device() const { return static_cast<DeviceCounts*>(buffer_.data()); }  // null when not counting
-  // After the kernel: waits for it and fills the KernelCounts given.
+  // After the kernel: waits for its stream and fills the KernelCounts given.
   void read() const {
     if (!counts_) return;
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     DeviceCounts c{};
     buffer_.download(&c, sizeof c);
     counts_->visited_tiles = static_cast<std::int64_t>(c.visited_tiles);
@@ -54,6 +56,7 @@ class KernelCounters {
 
  private:
   KernelCounts* counts_;
+  cudaStream_t stream_;
   DeviceBuffer buffer_;
 };
 

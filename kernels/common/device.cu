@@ -129,7 +129,6 @@ DeviceLayout::DeviceLayout(const Layout& layout, TileShape work_tile)
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
   if (work_tile.rows == work_tile.cols) backward_work_ = upload_vector(flash_backward_work_list(layout, work_tile));
-  work_counter_ = DeviceBuffer(sizeof(int));
 }
 
 LayoutView DeviceLayout::view() const {
@@ -164,7 +163,8 @@ AttentionTensors::AttentionTensors(std::int64_t positions_, const AttentionProbl
       k(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       v(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       o(std::size_t(positions_) * p.heads * p.head_dim * dtype_bytes(p.dtype)),
-      lse(std::size_t(positions_) * p.heads * sizeof(float)) {}
+      lse(std::size_t(positions_) * p.heads * sizeof(float)),
+      work_counter(sizeof(int)) {}
 
 namespace {
 
@@ -179,21 +179,22 @@ __global__ void gather_rows(const std::int64_t* token_source, std::int64_t posit
   to[i] = src >= 0 ? from[src * chunks_per_position + chunk] : uint4{0, 0, 0, 0};
 }
 
-void gather_buffer(const DeviceLayout& layout, std::int64_t positions, const DeviceBuffer& from, DeviceBuffer& to) {
+void gather_buffer(const DeviceLayout& layout, std::int64_t positions, const DeviceBuffer& from, DeviceBuffer& to,
+                   cudaStream_t stream) {
   if (positions == 0) return;
   const std::size_t row_bytes = to.bytes() / positions;
   if (row_bytes % 16 != 0) throw std::logic_error("gather_qkv: a position's row is not a multiple of 16 bytes");
   const int chunks = static_cast<int>(row_bytes / 16);
   constexpr int block = 256;
   const std::int64_t threads = positions * chunks;
-  gather_rows<<<static_cast<unsigned>((threads + block - 1) / block), block>>>(
+  gather_rows<<<static_cast<unsigned>((threads + block - 1) / block), block, 0, stream>>>(
       layout.token_source(), positions, chunks, static_cast<const uint4*>(from.data()), static_cast<uint4*>(to.data()));
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out) {
+void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out, cudaStream_t stream) {
   const Layout& layout = to.host();
   if (out.positions != layout.buffer_tokens())
     throw std::invalid_argument("gather_qkv: tensors hold " + std::to_string(out.positions) +
@@ -204,9 +205,9 @@ void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, Atten
   if (canonical.q.bytes() / std::max<std::int64_t>(canonical.positions, 1) !=
       out.q.bytes() / std::max<std::int64_t>(out.positions, 1))
     throw std::invalid_argument("gather_qkv: canonical and output tensors differ in heads or head dim");
-  gather_buffer(to, out.positions, canonical.q, out.q);
-  gather_buffer(to, out.positions, canonical.k, out.k);
-  gather_buffer(to, out.positions, canonical.v, out.v);
+  gather_buffer(to, out.positions, canonical.q, out.q, stream);
+  gather_buffer(to, out.positions, canonical.k, out.k, stream);
+  gather_buffer(to, out.positions, canonical.v, out.v, stream);
 }
 
 }  // namespace attnlab

@@ -1,17 +1,15 @@
 #pragma once
 // Launch configuration of every flash kernel from the device's limits (launch_config.hpp),
-// once per kernel and process.
+// once per kernel and process, and the one launch every flash kernel goes through.
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 
-#include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include "core/input_error.hpp"
 
+#include "core/input_error.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch_config.hpp"
 
@@ -90,10 +88,18 @@ const LaunchConfig& launch_config_of(const std::string& what, int threads, int d
   return config;
 }
 
-// "bf16 d128": the instantiation a launch line names.
-template <typename T, int D>
-std::string instance_name() {
-  return std::string(std::is_same_v<T, __nv_bfloat16> ? "bf16" : "fp16") + " d" + std::to_string(D);
+// Launches Kernel(params(), scheduler) on `stream`, `threads` per CTA, with the grid the
+// scheduler asks for (none where there is no work: `params` is called only then, as the
+// Hopper forward's tensor maps need positions) and the configuration launch_config_of gives.
+template <auto Kernel, typename Scheduler, typename MakeParams>
+void launch_scheduled(const std::string& what, int threads, int dynamic_shared, const Scheduler& scheduler,
+                      cudaStream_t stream, MakeParams&& params) {
+  const LaunchConfig& config = launch_config_of<Kernel>(what, threads, dynamic_shared);
+  const int grid = scheduler.grid_size(config.resident_ctas);
+  if (grid == 0) return;
+  scheduler.prepare(stream);
+  Kernel<<<grid, threads, config.dynamic_shared, stream>>>(params(), scheduler);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace attnlab::flash

@@ -22,6 +22,7 @@
 // GQA: the group's query heads are looped inside the CTA, so dK and dV are summed
 // over the group in registers and written once, without atomics.
 #include "kernels/common/query_info.cuh"
+#include "kernels/common/scheduler.cuh"
 #include "kernels/mma_sm80/forward_kernel.cuh"
 
 namespace attnlab::mma_sm80 {
@@ -149,7 +150,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
 // and Δ are copied while this step computes. With `counting`, each step also counts
 // its tile, cells, and the scores the mask leaves finite.
 template <typename T, int D, bool counting>
-__global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) {
+__global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p, const flash::OneCtaPerWork scheduler) {
   using flash::commit_copies;
   using flash::wait_copies;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -163,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p) 
   const LayoutView& lv = p.layout;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
-  const KeyTileItem<T, D> item(p, blockIdx.x);
+  const KeyTileItem<T, D> item(p, scheduler.get_initial_work().index);
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
   const int steps = item.steps();
   copy_tile_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);

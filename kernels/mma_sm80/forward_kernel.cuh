@@ -20,6 +20,7 @@
 #include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/common/params.cuh"
+#include "kernels/common/scheduler.cuh"
 #include "kernels/common/softmax.cuh"
 #include "kernels/common/work_item.cuh"
 #include "kernels/mma_sm80/mma.cuh"
@@ -150,13 +151,13 @@ __device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& 
   }
 }
 
-// A persistent grid: CTA b takes items b, b + gridDim.x, ... of the work list times
-// the heads. While a CTA works on the last key tile of one item, the Q and first K/V
-// tiles of its next item are already on their way, so short documents pay no load
-// latency per item. With `counting` (the counting run's instantiation) it also counts
-// its tiles, cells and the scores its mask leaves finite.
+// A persistent grid: the scheduler gives CTA b items b, b + gridDim.x, ... of the work
+// list times the heads. While a CTA works on the last key tile of one item, the Q and
+// first K/V tiles of its next item are already on their way, so short documents pay no
+// load latency per item. With `counting` (the counting run's instantiation) it also
+// counts its tiles, cells and the scores its mask leaves finite.
 template <typename T, int D, bool counting>
-__global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total_items) {
+__global__ void __launch_bounds__(kThreads, 2) forward(const Params p, const flash::StaticScheduler scheduler) {
   using flash::commit_copies;
   using flash::wait_copies;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -168,9 +169,9 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
   const std::int64_t q_stride = std::int64_t(p.heads) * D, kv_stride = std::int64_t(p.kv_heads) * D;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
-  int index = blockIdx.x;
-  if (index >= total_items) return;
-  Item<T, D> item(p, index);
+  flash::WorkTile work = scheduler.get_initial_work();
+  if (!scheduler.is_valid(work)) return;
+  Item<T, D> item(p, work.index);
   // Only valid tokens are read: padding and positions past the row load as zeros.
   copy_tile_async<T, D, kRows>(q_tiles, item.q, q_stride, item.valid - item.q0);
   copy_tile_async<T, D, kCols>(k_tiles, item.k, kv_stride, item.keys_present());
@@ -183,10 +184,10 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
   CellCounts counted;
   long long visited = 0, finite = 0;
   for (;;) {
-    const int next_index = index + gridDim.x;
-    const bool has_next = next_index < total_items;
+    const flash::WorkTile next_work = scheduler.get_next_work(work);
+    const bool has_next = scheduler.is_valid(next_work);
     // The next item's coordinates are read now so its loads can start during this item's last tile.
-    const Item<T, D> next = has_next ? Item<T, D>(p, next_index) : item;
+    const Item<T, D> next = has_next ? Item<T, D>(p, next_work.index) : item;
     T* const q_tile = q_tiles + q_buffer * kRows * D;
 
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
@@ -245,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, int total
 
     store_output<T, D>(p, item, o, row_max, row_sum, q_tile, warp, lane);
     if (!has_next) break;
-    index = next_index;
+    work = next_work;
     item = next;
     q_buffer ^= 1;
   }

@@ -66,7 +66,8 @@ NaiveBackward::~NaiveBackward() {
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
 }
 
-void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, GradientTensors& g) {
+void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, GradientTensors& g,
+                        cudaStream_t stream) {
   const Layout& host = layout_.host();
   const std::int64_t positions = host.buffer_tokens();
   if (t.positions != positions || g.positions != positions)
@@ -76,7 +77,7 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
   const std::size_t cells = score_cells(host, problem_);
   if (naive.probabilities().bytes() != cells * dtype_bytes(problem_.dtype))
     throw std::invalid_argument("naive backward: the forward's P is not of this layout and problem");
-  compute_delta(problem_, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()));
+  compute_delta(problem_, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()), nullptr, stream);
   const int rows = host.num_rows();
   if (rows == 0) return;
   const long long L = host.longest_row();
@@ -85,6 +86,7 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
   const std::size_t elem = dtype_bytes(problem_.dtype);
   const cudaDataType_t type = problem_.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
   auto handle = static_cast<cublasHandle_t>(cublas_);
+  CUBLAS_CHECK(cublasSetStream(handle, stream));
   auto* q = static_cast<const char*>(t.q.data());
   auto* k = static_cast<const char*>(t.k.data());
   auto* v = static_cast<const char*>(t.v.data());
@@ -98,7 +100,7 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
   const float scale = problem_.softmax_scale(), one = 1.f, zero = 0.f;
 
   // Column-major cuBLAS sees a row-major [token][dim] matrix as its transpose
-  // (naive.cu says how). P, dP, dS are row-major [query][key] per (row, head),
+  // (forward.cu says how). P, dP, dS are row-major [query][key] per (row, head),
   // i.e. column-major [key][query]; one strided batch over rows per head. The
   // first head of a group writes the dK, dV sums (beta 0), the others add (beta 1).
   for (int h = 0; h < H; ++h) {
@@ -123,11 +125,11 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
   const LayoutView lv = layout_.view();
   const auto* delta = static_cast<const float*>(g.delta.data());
   if (problem_.dtype == DType::bf16)
-    masked_score_gradients<<<blocks, block>>>(lv, int(L), H, reinterpret_cast<const __nv_bfloat16*>(p), dp, delta,
-                                              reinterpret_cast<__nv_bfloat16*>(ds));
+    masked_score_gradients<<<blocks, block, 0, stream>>>(lv, int(L), H, reinterpret_cast<const __nv_bfloat16*>(p), dp,
+                                                         delta, reinterpret_cast<__nv_bfloat16*>(ds));
   else
-    masked_score_gradients<<<blocks, block>>>(lv, int(L), H, reinterpret_cast<const __half*>(p), dp, delta,
-                                              reinterpret_cast<__half*>(ds));
+    masked_score_gradients<<<blocks, block, 0, stream>>>(lv, int(L), H, reinterpret_cast<const __half*>(p), dp, delta,
+                                                         reinterpret_cast<__half*>(ds));
   CUDA_CHECK_LAUNCH();
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;
@@ -146,8 +148,8 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
         rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   const std::int64_t kv_values = positions * KVH * D;
-  convert_from_fp32(dk_sum, g.dk.data(), kv_values, 1.f, problem_.dtype);
-  convert_from_fp32(dv_sum, g.dv.data(), kv_values, 1.f, problem_.dtype);
+  convert_from_fp32(dk_sum, g.dk.data(), kv_values, 1.f, problem_.dtype, stream);
+  convert_from_fp32(dv_sum, g.dv.data(), kv_values, 1.f, problem_.dtype, stream);
 }
 
 }  // namespace attnlab

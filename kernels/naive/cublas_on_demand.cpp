@@ -1,4 +1,4 @@
-// The five cuBLAS functions naive calls, defined here and forwarded to libcublas opened on
+// The six cuBLAS functions naive calls, defined here and forwarded to libcublas opened on
 // first use (dlopen), so that a command that never runs naive (attnlab --help, model, step,
 // run --implementations varlen) does not load cuBLAS's libraries, hundreds of megabytes,
 // at start. The call sites and their CUBLAS_CHECK stay as they are.
@@ -55,6 +55,10 @@ cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
   ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasDestroy_v2), cublasDestroy_v2, handle);
 }
 
+cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasSetStream_v2), cublasSetStream_v2, handle, stream);
+}
+
 const char* CUBLASWINAPI cublasGetStatusName(cublasStatus_t status) {
   ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasGetStatusName), cublasGetStatusName, status);
 }
@@ -63,6 +67,7 @@ const char* CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
   ATTNLAB_FORWARD_TO_CUBLAS(decltype(cublasGetStatusString), cublasGetStatusString, status);
 }
 
+// NOLINTNEXTLINE(readability-function-size): cuBLAS's signature, 23 parameters
 cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
                                                        cublasOperation_t transb, int m, int n, int k, const void* alpha,
                                                        const void* A, cudaDataType Atype, int lda, long long strideA,

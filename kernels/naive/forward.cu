@@ -80,7 +80,7 @@ NaiveAttention::~NaiveAttention() {
   if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
 }
 
-void NaiveAttention::run(AttentionTensors& t) {
+void NaiveAttention::run(AttentionTensors& t, cudaStream_t stream) {
   const Layout& host = layout_.host();
   if (t.positions != host.buffer_tokens())
     throw std::invalid_argument("naive: tensors hold " + std::to_string(t.positions) + " positions, the layout " +
@@ -93,6 +93,7 @@ void NaiveAttention::run(AttentionTensors& t) {
   const std::size_t elem = dtype_bytes(problem_.dtype);
   const cudaDataType_t type = problem_.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
   auto handle = static_cast<cublasHandle_t>(cublas_);
+  CUBLAS_CHECK(cublasSetStream(handle, stream));
   auto* q = static_cast<char*>(t.q.data());
   auto* k = static_cast<char*>(t.k.data());
   auto* v = static_cast<char*>(t.v.data());
@@ -118,11 +119,11 @@ void NaiveAttention::run(AttentionTensors& t) {
   const auto blocks = static_cast<unsigned>((queries * 32 + block - 1) / block);
   const LayoutView lv = layout_.view();
   if (problem_.dtype == DType::bf16)
-    masked_softmax<<<blocks, block>>>(lv, int(L), H, s, reinterpret_cast<__nv_bfloat16*>(p),
-                                      static_cast<float*>(t.lse.data()));
+    masked_softmax<<<blocks, block, 0, stream>>>(lv, int(L), H, s, reinterpret_cast<__nv_bfloat16*>(p),
+                                                 static_cast<float*>(t.lse.data()));
   else
-    masked_softmax<<<blocks, block>>>(lv, int(L), H, s, reinterpret_cast<__half*>(p),
-                                      static_cast<float*>(t.lse.data()));
+    masked_softmax<<<blocks, block, 0, stream>>>(lv, int(L), H, s, reinterpret_cast<__half*>(p),
+                                                 static_cast<float*>(t.lse.data()));
   CUDA_CHECK_LAUNCH();
   for (int h = 0; h < H; ++h) {
     const int kvh = h / group;

@@ -33,6 +33,7 @@
 #include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/common/query_info.cuh"
+#include "kernels/common/scheduler.cuh"
 #include "kernels/common/softmax.cuh"
 #include "kernels/common/work_item.cuh"
 #include "kernels/wgmma_sm90/ptx.cuh"
@@ -160,7 +161,8 @@ __device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t strid
 // copied while this step computes. With `counting`, each executed step also counts
 // its cells and the scores the mask leaves finite, and each tile's first step the tile.
 template <typename T, int D, bool counting>
-__global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardParams p) {
+__global__ void __launch_bounds__(kBackwardThreads, 1)
+    backward(const BackwardParams p, const flash::OneCtaPerWork scheduler) {
   static_assert(D == 64 || D == 128);
   using L = BackwardLayout<D>;
   extern __shared__ unsigned char shared_raw[];
@@ -174,7 +176,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1) backward(const BackwardPa
   const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
   const int warp = thread / 32, lane = thread % 32;
 
-  const flash::KeyTileItem<T, D, kRows, kCols> item(p, blockIdx.x);
+  const flash::KeyTileItem<T, D, kRows, kCols> item(p, scheduler.get_initial_work().index);
   CellCounts counted;
   long long visited = 0, finite = 0;
   const int steps = item.steps() * kHalves;

@@ -15,6 +15,7 @@
 #include "kernels/wgmma_sm90/barriers.cuh"
 #include "kernels/wgmma_sm90/epilogue.cuh"
 #include "kernels/wgmma_sm90/forward_params.cuh"
+#include "kernels/wgmma_sm90/pipeline.cuh"
 #include "kernels/wgmma_sm90/ptx.cuh"
 #include "kernels/wgmma_sm90/shared_memory.cuh"
 
@@ -71,8 +72,6 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
   const bool tile_counter = consumer == 0 && thread == 0;  // counts the CTA's tiles and cells
   CellCounts counted;
   long long visited = 0, finite = 0;
-  const auto stage_of = [](int t) { return t % L::stages; };
-  const auto parity_of = [](int t) { return (t / L::stages) & 1; };
   // The two consumers take turns to issue their wgmmas (FlashAttention-3's scheduler
   // barrier), so one's matrix products run while the other's softmax does: consumer c
   // waits for its turn on its own turn barrier and hands it over on the other's. Both issue
@@ -86,10 +85,11 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
   };
   if (F.consumer_turns && consumer == 0) arrive_threads_of(turn_barrier(0), kConsumerThreads);
 
-  int tile_count = 0;  // K/V tiles consumed before this item
-  for (int item_count = 0;; ++item_count) {
-    const int buffer = item_count % L::q_buffers;
-    barrier_wait(s.q_full(buffer), (item_count / L::q_buffers) & 1);
+  PipelineState<L::q_buffers> q_read;
+  PipelineState<L::stages> k_read, v_read;  // inside an item, V_{j-1} is read beside K_j: V one tile behind
+  for (;; q_read.advance()) {
+    const int buffer = q_read.stage();
+    s.q_ring().wait_full(q_read);
     if (s.item_slot(buffer)->done) break;
     const Item item = s.item_slot(buffer)->item;
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
@@ -104,7 +104,8 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     const int visits = item.key_tiles.count();
     // S_j is ready: release K_j, mask, count, softmax.
     const auto scores_to_probabilities = [&](int step) {
-      barrier_arrive(s.k_empty(stage_of(tile_count + step)));
+      s.k_ring().release(k_read);
+      k_read.advance();
       const int k0 = (item.key_tiles.first + step) * kCols;
       if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) flash::mask_scores(scores, keys, k0, lane);
       if constexpr (counting) {
@@ -120,15 +121,14 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     unsigned char* const q_tile = s.q(buffer);
     const unsigned char* q_rows = q_tile + 64 * consumer * 128;  // the warpgroup's 64 rows of each Q block
     for (int step = 0; step < visits; ++step) {
-      const int t = tile_count + step;
-      barrier_wait(s.k_full(stage_of(t)), parity_of(t));
+      s.k_ring().wait_full(k_read);
       wait_turn();
       pin_registers(scores);
       wgmma_fence();
-      start_scores_qk<T, D>(scores, q_rows, s.k(stage_of(t)));
+      start_scores_qk<T, D>(scores, q_rows, s.k(k_read.stage()));
       if (step > 0) {
-        barrier_wait(s.v_full(stage_of(t - 1)), parity_of(t - 1));
-        start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t - 1)));
+        s.v_ring().wait_full(v_read);
+        start_accumulate_pv<T, D>(o, pf, s.v(v_read.stage()));
         pass_turn();
         // S_j is done; P_{j-1}·V_{j-1} may still run (without F.overlap_softmax: it is done too).
         wgmma_wait<F.overlap_softmax ? 1 : 0>();
@@ -142,26 +142,26 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
         wgmma_wait<0>();
         pin_registers(o);
         pin_registers(pf);  // P_{j-1} stays where the wgmma read it until here
-        barrier_arrive(s.v_empty(stage_of(t - 1)));
+        s.v_ring().release(v_read);
+        v_read.advance();
         flash::rescale_output(o, rescale);
       }
       flash::accumulator_as_a<T>(pf, scores);
     }
     if (visits > 0) {  // the last tile's P·V
-      const int t = tile_count + visits - 1;
-      barrier_wait(s.v_full(stage_of(t)), parity_of(t));
+      s.v_ring().wait_full(v_read);
       wait_turn();
       pin_registers(o);
       wgmma_fence();
-      start_accumulate_pv<T, D>(o, pf, s.v(stage_of(t)));
+      start_accumulate_pv<T, D>(o, pf, s.v(v_read.stage()));
       pass_turn();
       wgmma_wait<0>();
       pin_registers(o);
-      barrier_arrive(s.v_empty(stage_of(t)));
+      s.v_ring().release(v_read);
+      v_read.advance();
     }
-    tile_count += visits;
     store_output<T, D>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
-    barrier_arrive(s.q_empty(buffer));  // the item after next (with one buffer: the next) may load its Q here
+    s.q_ring().release(q_read);  // the item after next (with one buffer: the next) may load its Q here
   }
   if constexpr (counting) {
     flash::add_finite_scores(p.counts, finite);

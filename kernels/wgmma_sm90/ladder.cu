@@ -1,25 +1,13 @@
-// The rungs of the Hopper forward's ladder (rungs.hpp), each a kernel of its own,
-// built for bf16 at head dim ladder_head_dim only.
+// The rungs of the Hopper forward's ladder (rungs.hpp), each a kernel of its own, built
+// for bf16 at head dim ladder_head_dim only.
 #include "kernels/wgmma_sm90/launch.cuh"
 
 namespace attnlab::wgmma_sm90 {
-
-void launch_forward_rung(int rung, const char* kernel, const flash::Params& params, int work_items,
-                         std::int64_t positions, bool bf16, int head_dim) {
-  if (!bf16 || head_dim != ladder_head_dim)
-    throw InputError(std::string("--kernel ") + kernel + ": the ladder's rungs are built for bf16 d" +
-                     std::to_string(ladder_head_dim) + " only, not " + (bf16 ? "bf16" : "fp16") + " d" +
-                     std::to_string(head_dim));
-  with_rung_features(
-      rung,
-      [&]<ForwardFeatures F>() {
-        // The launch line says which rung ran, what it adds and its features.
-        const ForwardRung& r = forward_rungs[rung - 1];
-        const std::string what = std::string(kernel) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>() +
-                                 " (adds: " + r.idea + "; " + describe_features(r.features) + ")";
-        launch_forward_with<__nv_bfloat16, ladder_head_dim, F>(params, work_items, positions, what);
-      },
-      std::make_index_sequence<forward_rung_count>());
-}
-
+static_assert(forward_rung_count == 6, "one instantiation below per rung");
+template void launch_forward_rung<1>(const flash::Params&, const flash::LaunchArgs&);
+template void launch_forward_rung<2>(const flash::Params&, const flash::LaunchArgs&);
+template void launch_forward_rung<3>(const flash::Params&, const flash::LaunchArgs&);
+template void launch_forward_rung<4>(const flash::Params&, const flash::LaunchArgs&);
+template void launch_forward_rung<5>(const flash::Params&, const flash::LaunchArgs&);
+template void launch_forward_rung<6>(const flash::Params&, const flash::LaunchArgs&);
 }  // namespace attnlab::wgmma_sm90

@@ -1,17 +1,16 @@
 #pragma once
 // The Hopper kernel's launchers: the forward's tensor maps and persistent grid, the
-// backward's grid, and the rungs of the forward's ladder.
+// rungs of the forward's ladder, and the backward's grid.
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the driver's encoder, fetched through the runtime
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
-#include "core/input_error.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/dispatch.cuh"
 #include "kernels/common/launch.cuh"
+#include "kernels/common/scheduler.cuh"
 #include "kernels/wgmma_sm90/backward_kernel.cuh"
 #include "kernels/wgmma_sm90/forward_kernel.cuh"
 #include "kernels/wgmma_sm90/launch.hpp"
@@ -46,63 +45,50 @@ CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
   return map;
 }
 
-// One CTA per SM (its shared memory and 384 threads), each walking the work list.
-// `what` names the kernel in the launch line.
-template <typename T, int D, ForwardFeatures F, bool counting>
-void launch_forward_as(const flash::Params& flash_params, int work_items, std::int64_t positions,
-                       const std::string& what) {
-  const LaunchConfig& config = flash::launch_config_of<forward<T, D, features_key(F), counting>>(
-      what + (counting ? " counting" : ""), kThreads, SharedLayout<D, F>::bytes);
-  const long long items = static_cast<long long>(work_items) * flash_params.heads;
-  if (items == 0) return;
-  if (items > 0x7fffffffLL) throw std::runtime_error("wgmma-sm90: more work items than an int can count");
-  Params p{};
-  p.flash = flash_params;
-  p.q_map = token_map<T, D>(flash_params.q, flash_params.heads, positions);
-  p.k_map = token_map<T, D>(flash_params.k, flash_params.kv_heads, positions);
-  p.v_map = token_map<T, D>(flash_params.v, flash_params.kv_heads, positions);
-  CUDA_CHECK(cudaMemsetAsync(p.flash.work_counter, 0, sizeof(int)));
-  const int blocks = static_cast<int>(std::min<long long>(items, config.resident_ctas));
-  forward<T, D, features_key(F), counting><<<blocks, kThreads, config.dynamic_shared>>>(p, static_cast<int>(items));
-  CUDA_CHECK_LAUNCH();
-}
-
-// The kernel built with features F; a launch with counters runs its counting instantiation.
+// One CTA per SM (its shared memory and 384 threads), each walking the work list, by
+// the kernel built with features F; `what` names it in the launch line.
 template <typename T, int D, ForwardFeatures F>
-void launch_forward_with(const flash::Params& params, int work_items, std::int64_t positions, const std::string& what) {
-  params.counts ? launch_forward_as<T, D, F, true>(params, work_items, positions, what)
-                : launch_forward_as<T, D, F, false>(params, work_items, positions, what);
+void launch_forward_with(const flash::Params& params, const flash::LaunchArgs& args, const std::string& what) {
+  const auto scheduler = make_scheduler<F>(flash::work_of(args.work_items, params.heads, what), args.work_counter);
+  const auto with_tensor_maps = [&] {
+    Params p{};
+    p.flash = params;
+    p.q_map = token_map<T, D>(params.q, params.heads, args.positions);
+    p.k_map = token_map<T, D>(params.k, params.kv_heads, args.positions);
+    p.v_map = token_map<T, D>(params.v, params.kv_heads, args.positions);
+    return p;
+  };
+  flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
+    flash::launch_scheduled<forward<T, D, features_key(F), SchedulerOf<F>, counting>>(
+        name, kThreads, SharedLayout<D, F>::bytes, scheduler, args.stream, with_tensor_maps);
+  });
 }
 
 template <typename T, int D>
-void launch_forward(const flash::Params& params, int work_items, std::int64_t positions) {
-  launch_forward_with<T, D, shipped_features(D)>(params, work_items, positions,
-                                                 "wgmma-sm90 " + flash::instance_name<T, D>());
+void launch_forward(const flash::Params& params, const flash::LaunchArgs& args) {
+  launch_forward_with<T, D, shipped_features(D)>(params, args, "wgmma-sm90 " + flash::instance_name<T, D>());
 }
 
-// Calls launch.template operator()<F>() with the features of rung `rung` (from 1).
-template <typename Launch, std::size_t... i>
-void with_rung_features(int rung, Launch&& launch, std::index_sequence<i...>) {
-  ((rung == int(i) + 1 ? launch.template operator()<forward_rungs[i].features>() : void()), ...);
+// Rung `rung` of the ladder: bf16 at head dim ladder_head_dim only. The launch line says
+// which rung ran, what it adds and its features.
+template <int rung>
+void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& args) {
+  constexpr ForwardRung r = forward_rungs[rung - 1];
+  launch_forward_with<__nv_bfloat16, ladder_head_dim, r.features>(
+      params, args,
+      "wgmma-sm90/rung" + std::to_string(rung) + " " + flash::instance_name<__nv_bfloat16, ladder_head_dim>() +
+          " (adds: " + r.idea + "; " + describe_features(r.features) + ")");
 }
 
 // One CTA per (key tile, KV head), as the teaching backward's.
-template <typename T, int D, bool counting>
-void launch_backward_as(const flash::BackwardParams& params, int work_items) {
-  const LaunchConfig& config = flash::launch_config_of<backward<T, D, counting>>(
-      "wgmma-sm90 backward " + flash::instance_name<T, D>() + (counting ? " counting" : ""), kBackwardThreads,
-      BackwardLayout<D>::bytes);
-  const long long ctas = static_cast<long long>(work_items) * params.kv_heads;
-  if (ctas == 0) return;
-  if (ctas > 0x7fffffffLL) throw std::runtime_error("wgmma-sm90 backward: more CTAs than a grid holds");
-  backward<T, D, counting><<<static_cast<unsigned>(ctas), kBackwardThreads, config.dynamic_shared>>>(params);
-  CUDA_CHECK_LAUNCH();
-}
-
 template <typename T, int D>
-void launch_backward(const flash::BackwardParams& params, int work_items) {
-  params.counts ? launch_backward_as<T, D, true>(params, work_items)
-                : launch_backward_as<T, D, false>(params, work_items);
+void launch_backward(const flash::BackwardParams& params, const flash::LaunchArgs& args) {
+  const std::string name = "wgmma-sm90 backward " + flash::instance_name<T, D>();
+  const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, name));
+  flash::with_counting(params, name, [&]<bool counting>(const std::string& what) {
+    flash::launch_scheduled<backward<T, D, counting>>(what, kBackwardThreads, BackwardLayout<D>::bytes, scheduler,
+                                                      args.stream, [&] { return params; });
+  });
 }
 
 }  // namespace attnlab::wgmma_sm90

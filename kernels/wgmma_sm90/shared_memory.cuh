@@ -7,6 +7,7 @@
 #include "kernels/common/accumulator.cuh"
 #include "kernels/common/work_item.cuh"
 #include "kernels/wgmma_sm90/features.hpp"
+#include "kernels/wgmma_sm90/pipeline.cuh"
 #include "kernels/wgmma_sm90/shape.hpp"
 
 namespace attnlab::wgmma_sm90 {
@@ -24,9 +25,9 @@ struct ItemSlot {
 
 // The forward's shared memory: two Q tiles (the next item's Q lands while this item
 // computes; an item's output is staged in its own Q tile once its last Q·Kᵀ is done;
-// one without F.two_q_buffers), `stages` K and V tiles, and the mbarriers. Every tile
-// is 128 rows x D in TMA's 128-byte swizzle: D/64 blocks of [128 rows][64
-// elements], each 1024-byte aligned.
+// one without F.two_q_buffers), `stages` K and V tiles, and the mbarriers of their
+// rings (pipeline.cuh). Every tile is 128 rows x D in TMA's 128-byte swizzle: D/64
+// blocks of [128 rows][64 elements], each 1024-byte aligned.
 template <int D, ForwardFeatures F = shipped_features(D)>
 struct SharedLayout {
   static constexpr int q_buffers = F.two_q_buffers ? 2 : 1;
@@ -49,13 +50,14 @@ struct Shared {
   __device__ unsigned char* q(int buffer) const { return base + L::q + buffer * L::tile_bytes; }
   __device__ unsigned char* k(int stage) const { return base + L::k + stage * L::tile_bytes; }
   __device__ unsigned char* v(int stage) const { return base + L::v + stage * L::tile_bytes; }
-  __device__ std::uint64_t* barrier(int i) const { return reinterpret_cast<std::uint64_t*>(base + L::barriers) + i; }
-  __device__ std::uint64_t* q_full(int buffer) const { return barrier(buffer); }
-  __device__ std::uint64_t* q_empty(int buffer) const { return barrier(L::q_buffers + buffer); }
-  __device__ std::uint64_t* k_full(int stage) const { return barrier(2 * L::q_buffers + stage); }
-  __device__ std::uint64_t* k_empty(int stage) const { return barrier(2 * L::q_buffers + L::stages + stage); }
-  __device__ std::uint64_t* v_full(int stage) const { return barrier(2 * L::q_buffers + 2 * L::stages + stage); }
-  __device__ std::uint64_t* v_empty(int stage) const { return barrier(2 * L::q_buffers + 3 * L::stages + stage); }
+  __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
+  __device__ BarrierRing<L::q_buffers> q_ring() const { return {barriers(), 0, L::q_buffers}; }
+  __device__ BarrierRing<L::stages> k_ring() const {
+    return {barriers(), 2 * L::q_buffers, 2 * L::q_buffers + L::stages};
+  }
+  __device__ BarrierRing<L::stages> v_ring() const {
+    return {barriers(), 2 * L::q_buffers + 2 * L::stages, 2 * L::q_buffers + 3 * L::stages};
+  }
   __device__ ItemSlot* item_slot(int buffer) const {
     return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer;
   }

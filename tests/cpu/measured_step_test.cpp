@@ -355,7 +355,7 @@ TEST_F(MeasuredStep, AnEditThatKeepsTheNameIsNotTheMeasuredStep) {
 
 TEST_F(MeasuredStep, RowsOfAnotherScenarioOrTokenCountAreNeverUsed) {
   std::vector<StepFixture> rows;
-  for (StepFixture f : fa2_pair()) {
+  for (const StepFixture& f : fa2_pair()) {
     StepFixture other_scenario = f, other_tokens = f;
     other_scenario.scenario = "nanochat-d24-web-mix";
     other_tokens.tokens = step.tokens + 1;

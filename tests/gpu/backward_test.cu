@@ -235,8 +235,8 @@ TEST(BackwardCounts, EqualTheForwardsAndCountLayout) {
           GradientTensors g(layout.buffer_tokens(), p);
           for (DeviceBuffer* b : {&t.q, &t.k, &t.v, &g.d_o}) zero(*b);  // finite scores: the counts see the mask alone
           KernelCounts forward, backward;
-          run_flash(kernel, device_layout, p, t, &forward);
-          run_flash_backward(kernel, device_layout, p, t, g, &backward);
+          run_flash(kernel, device_layout, p, t, nullptr, &forward);
+          run_flash_backward(kernel, device_layout, p, t, g, nullptr, &backward);
           const std::string what = std::string(flash_kernel_info(kernel).name) + " " + layout_kind_name(layout.kind) +
                                    (causal ? " causal" : " full") + " window (" + std::to_string(w.left) + ", " +
                                    std::to_string(w.right) + ")";

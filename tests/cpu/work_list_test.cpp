@@ -1,6 +1,5 @@
-// Host-only checks of the flash kernels' schedules: each work list covers every
-// tile once, heaviest rows first with each row's tiles together. They need
-// no GPU. (The mask shortcuts are checked in the CPU suite: tests/cpu/mask_test.cpp.)
+// Checks of the flash kernels' schedules: each work list covers every tile once,
+// heaviest rows first with each row's tiles together. (The mask shortcuts: mask_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "kernels/attention.hpp"
 #include "kernels/common/work_list.hpp"
+#include "kernels/kernel_choice.hpp"
 
 namespace attnlab {
 namespace {

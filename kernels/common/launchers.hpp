@@ -1,0 +1,41 @@
+#pragma once
+// What a flash kernel's launchers take and how run_flash finds them (kernels/run_flash.cu):
+// each kernel has one forward and one backward launcher per instance (dtype x head dim),
+// declared in its folder's launch.hpp; a kernel's entry in the launch table lists them.
+// Plain C++: a stream is the runtime's opaque pointer (kernels/attention.hpp).
+#include <array>
+#include <cstdint>
+
+#include "kernels/attention.hpp"
+#include "kernels/common/params.cuh"
+
+namespace attnlab::flash {
+
+// What every launch takes beside the kernel's parameters.
+struct LaunchArgs {
+  int work_items = 0;           // the work list's (row, tile) items
+  std::int64_t positions = 0;   // the tensors' buffer positions (the Hopper forward's tensor maps)
+  int* work_counter = nullptr;  // the forward's: AttentionViews::work_counter
+  cudaStream_t stream = nullptr;
+};
+
+template <typename KernelParams>
+using Launcher = void (*)(const KernelParams&, const LaunchArgs&);
+
+// The instances a kernel is built in, in this order: bf16 d64, bf16 d128, fp16 d64, fp16 d128.
+inline constexpr int instance_count = 4;
+constexpr int instance_of(DType dtype, int head_dim) { return (dtype == DType::fp16 ? 2 : 0) + (head_dim == 128); }
+inline const char* instance_name(int instance) {
+  static constexpr const char* names[instance_count] = {"bf16 d64", "bf16 d128", "fp16 d64", "fp16 d128"};
+  return names[instance];
+}
+template <typename KernelParams>
+using Instances = std::array<Launcher<KernelParams>, instance_count>;  // null: not built for that instance
+
+struct KernelLaunchers {
+  FlashKernel kernel;
+  Instances<Params> forward;
+  Instances<BackwardParams> backward;
+};
+
+}  // namespace attnlab::flash

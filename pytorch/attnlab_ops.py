@@ -72,11 +72,11 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
 
 def _register_python_side():
     @torch.library.register_fake("attnlab::flash_forward")
-    def _(q, k, v, layout, scale):
+    def _(q, k, v, layout, scale=None):
         return torch.empty_like(q), q.new_empty((q.shape[0], q.shape[1]), dtype=torch.float32)
 
     @torch.library.register_fake("attnlab::flash_backward")
-    def _(grad_out, q, k, v, out, lse, layout, scale):
+    def _(grad_out, q, k, v, out, lse, layout, scale=None):
         return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
     def setup_context(ctx, inputs, output):

@@ -86,7 +86,7 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
   if (F.consumer_turns && consumer == 0) arrive_threads_of(turn_barrier(0), kConsumerThreads);
 
   PipelineState<L::q_buffers> q_read;
-  PipelineState<L::stages> k_read, v_read;  // inside an item, V_{j-1} is read beside K_j: V one tile behind
+  PipelineState<L::stages> kv_read;  // the item's first K/V tile: K_j is kv_read.ahead(j), V_{j-1} beside it
   for (;; q_read.advance()) {
     const int buffer = q_read.stage();
     s.q_ring().wait_full(q_read);
@@ -104,8 +104,7 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     const int visits = item.key_tiles.count();
     // S_j is ready: release K_j, mask, count, softmax.
     const auto scores_to_probabilities = [&](int step) {
-      s.k_ring().release(k_read);
-      k_read.advance();
+      s.k_ring().release(kv_read.ahead(step));
       const int k0 = (item.key_tiles.first + step) * kCols;
       if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) flash::mask_scores(scores, keys, k0, lane);
       if constexpr (counting) {
@@ -121,14 +120,15 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     unsigned char* const q_tile = s.q(buffer);
     const unsigned char* q_rows = q_tile + 64 * consumer * 128;  // the warpgroup's 64 rows of each Q block
     for (int step = 0; step < visits; ++step) {
-      s.k_ring().wait_full(k_read);
+      const auto k_use = kv_read.ahead(step), v_use = kv_read.ahead(step - 1);
+      s.k_ring().wait_full(k_use);
       wait_turn();
       pin_registers(scores);
       wgmma_fence();
-      start_scores_qk<T, D>(scores, q_rows, s.k(k_read.stage()));
+      start_scores_qk<T, D>(scores, q_rows, s.k(k_use.stage()));
       if (step > 0) {
-        s.v_ring().wait_full(v_read);
-        start_accumulate_pv<T, D>(o, pf, s.v(v_read.stage()));
+        s.v_ring().wait_full(v_use);
+        start_accumulate_pv<T, D>(o, pf, s.v(v_use.stage()));
         pass_turn();
         // S_j is done; P_{j-1}·V_{j-1} may still run (without F.overlap_softmax: it is done too).
         wgmma_wait<F.overlap_softmax ? 1 : 0>();
@@ -142,24 +142,24 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
         wgmma_wait<0>();
         pin_registers(o);
         pin_registers(pf);  // P_{j-1} stays where the wgmma read it until here
-        s.v_ring().release(v_read);
-        v_read.advance();
+        s.v_ring().release(v_use);
         flash::rescale_output(o, rescale);
       }
       flash::accumulator_as_a<T>(pf, scores);
     }
     if (visits > 0) {  // the last tile's P·V
-      s.v_ring().wait_full(v_read);
+      const auto v_use = kv_read.ahead(visits - 1);
+      s.v_ring().wait_full(v_use);
       wait_turn();
       pin_registers(o);
       wgmma_fence();
-      start_accumulate_pv<T, D>(o, pf, s.v(v_read.stage()));
+      start_accumulate_pv<T, D>(o, pf, s.v(v_use.stage()));
       pass_turn();
       wgmma_wait<0>();
       pin_registers(o);
-      s.v_ring().release(v_read);
-      v_read.advance();
+      s.v_ring().release(v_use);
     }
+    kv_read.advance(visits);
     store_output<T, D>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
     s.q_ring().release(q_read);  // the item after next (with one buffer: the next) may load its Q here
   }

@@ -19,7 +19,14 @@ class PipelineState {
  public:
   __device__ int stage() const { return static_cast<int>(uses_ % stages); }
   __device__ int phase() const { return static_cast<int>((uses_ / stages) & 1); }
-  __device__ void advance() { ++uses_; }
+  __device__ void advance(unsigned uses = 1) { uses_ += uses; }
+  // The use `uses` after this one: a role with several uses in flight (the consumers read
+  // V_{j-1} beside K_j) keeps one state and reads each use from it.
+  __device__ PipelineState ahead(unsigned uses) const {
+    PipelineState later = *this;
+    later.advance(uses);
+    return later;
+  }
 
  private:
   unsigned uses_ = 0;

@@ -69,7 +69,7 @@ std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const Train
       });
       if (pair == pairs.end()) pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, {}, {}});
       std::optional<MeasuredStepRun>& slot = row.implementation == "packed" ? pair->packed : pair->varlen;
-      if (!slot) slot = MeasuredStepRun{row, file.path.filename().string()};
+      if (!slot) slot = MeasuredStepRun{row, shown_file_name(file.path)};
     }
   std::stable_sort(pairs.begin(), pairs.end(), [](const MeasuredStepPair& a, const MeasuredStepPair& b) {
     const std::size_t ra = source_rank(a.source), rb = source_rank(b.source);

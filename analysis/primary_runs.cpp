@@ -70,7 +70,7 @@ std::vector<Configuration> measured_configurations(const std::vector<MeasuredRun
   return out;
 }
 
-std::string file_name(const Run& run) { return run.file->filename().string(); }
+std::string file_name(const Run& run) { return shown_file_name(*run.file); }
 
 std::string spread_text(const MeasuredRun& run) {
   if (run.runs() < 2) return "";

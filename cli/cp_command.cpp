@@ -1,6 +1,6 @@
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,6 +12,7 @@
 #include "cli/table.hpp"
 #include "core/context_parallel.hpp"
 #include "core/input_error.hpp"
+#include "core/number_flags.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
@@ -30,7 +31,7 @@ struct CpOptions {
   std::string kernel;  // empty: the cost model's default tile
   bool check = false;
   std::string check_heads = "1";
-  std::uint64_t seed = 1;
+  std::string seed = "1";
 };
 
 // The check's bounds (cli/README.md, "attnlab cp"): its multiply-adds, useful scores x
@@ -40,16 +41,6 @@ constexpr std::int64_t max_check_work = std::int64_t{1} << 31;
 constexpr std::int64_t max_check_values = std::int64_t{1} << 23;
 // The fp64 forward and the whole reference differ by rounding alone.
 constexpr double check_tolerance = 1e-12;
-
-// An integer flag from 1 to `most`.
-int parse_count(const std::string& text, const char* flag, const char* what, int most) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 1 || value > most)
-    throw InputError(std::string(flag) + ": expected " + what + ", an integer from 1 to " + std::to_string(most) +
-                     ", got \"" + text + "\"");
-  return value;
-}
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -71,7 +62,7 @@ std::string strategy_rule(CpStrategy strategy, int ranks) {
 }
 
 void print_header(const Scenario& s, int ranks, const CpCost& any, const std::string& kernel) {
-  std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
+  std::printf("scenario     %s  (%s)\n", s.name.c_str(), printable(s.source.string(), 4096).c_str());
   std::printf("documents    %zu, %lld tokens in all\n", s.doc_lengths.size(), static_cast<long long>(s.total_tokens()));
   std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s", s.heads, s.kv_heads, s.head_dim,
               dtype_name(s.dtype), s.causal ? "causal" : "not causal");
@@ -164,7 +155,7 @@ void refuse_large_check(const Scenario& s, const CpCost& any, int heads) {
   std::int64_t useful = 0;  // one head's
   for (const CpRankCost& r : any.ranks) useful += r.scores_useful();
   useful /= s.heads;
-  const std::string file = s.source.empty() ? s.name : s.source.string();
+  const std::string file = s.source.empty() ? s.name : printable(s.source.string(), 4096);
   const std::int64_t work = useful * heads * s.head_dim, values = s.total_tokens() * heads * s.head_dim;
   if (work > max_check_work)
     throw InputError(
@@ -235,7 +226,9 @@ void add_cp_command(CLI::App& app) {
       app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
   cmd->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)");
+  // Numbers are taken as text and read by core/number_flags.hpp (CLI11 reads 010 as octal, wraps -1).
+  cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)")
+      ->required();
   cmd->add_option("--strategy", options->strategy, "contiguous, zigzag, documents or all")->capture_default_str();
   cmd->add_option("--format", options->format, "table, csv (one row per strategy and rank) or json (with the pieces)")
       ->capture_default_str();
@@ -248,7 +241,9 @@ void add_cp_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the check's random Q, K, V, 0 to 2^64 - 1")->capture_default_str();
   cmd->callback([options] {
-    const int ranks = parse_count(options->ranks, "--ranks", "the context-parallel size", max_cp_ranks);
+    const int ranks = int(parse_integer_flag(options->ranks, "--ranks", 1, max_cp_ranks));
+    const std::uint64_t seed =
+        parse_integer_flag(options->seed, "--seed", 0, std::numeric_limits<std::uint64_t>::max());
     const std::vector<CpStrategy> strategies = parse_strategies(options->strategy);
     if (options->format != "table" && options->format != "csv" && options->format != "json")
       throw InputError("--format: expected table, csv or json, got \"" + options->format + "\"");
@@ -257,14 +252,13 @@ void add_cp_command(CLI::App& app) {
     if (options->check && options->format != "table")
       throw InputError("--check: prints a table; --format " + options->format + " is the model's alone");
     const Scenario scenario = load_scenario(options->scenario);
-    const int check_heads =
-        parse_count(options->check_heads, "--check-heads", "the heads the check runs", scenario.heads);
+    const int check_heads = int(parse_integer_flag(options->check_heads, "--check-heads", 1, scenario.heads));
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
     if (options->check) {
       refuse_large_check(scenario, costs.front(), check_heads);
       print_header(scenario, ranks, costs.front(), options->kernel);
-      return check_forward(scenario, costs, check_heads, options->seed);
+      return check_forward(scenario, costs, check_heads, seed);
     }
     if (options->format == "csv") return print_csv(scenario, costs);
     if (options->format == "json") return print_json(scenario, costs);

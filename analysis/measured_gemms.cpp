@@ -34,7 +34,7 @@ std::int64_t parse_count(const std::string& text, std::int64_t most) {
 }
 
 std::string parse_text(const std::string& text) {
-  if (printable(text, text.size()) != text) throw BadGemmCell{"printable text (no control character, UTF-8)"};
+  if (!is_text_cell(text)) throw BadGemmCell{text_cell_expected()};
   return text;
 }
 

@@ -133,7 +133,7 @@ struct Parser {
   // Text is printed as read (attnlab model, the GUI), so it must be printable: no control
   // character, no byte that is not UTF-8. An implementation is one of the four.
   void operator()(std::string ResultRow::*m) const {
-    if (printable(text, text.size()) != text) throw BadCell{"printable text (no control character, UTF-8)"};
+    if (!is_text_cell(text)) throw BadCell{text_cell_expected()};
     if (m == &ResultRow::implementation && !parse_implementation(text))
       throw BadCell{"naive, padded, packed or varlen"};
     if (m == &ResultRow::cp_strategy && !text.empty() && !parse_cp_strategy(text))
@@ -243,6 +243,14 @@ bool is_repeated_header(const std::array<std::string, N>& cells) {
 }
 
 }  // namespace
+
+bool is_text_cell(std::string_view text) {
+  return static_cast<std::int64_t>(text.size()) <= max_text_cell_bytes && printable(text, text.size()) == text;
+}
+
+std::string text_cell_expected() {
+  return "printable text of at most " + std::to_string(max_text_cell_bytes) + " bytes (no control character, UTF-8)";
+}
 
 const char* step_part_name(StepPart p) {
   switch (p) {

@@ -115,6 +115,11 @@ std::optional<Number> parse_cell_number(std::string_view text) {
   return value;
 }
 
+// A text cell as the readers of results and GEMM files keep it: printable (no control
+// character, UTF-8: it is printed as read) and at most max_text_cell_bytes long.
+bool is_text_cell(std::string_view text);
+std::string text_cell_expected();  // "printable text of at most 256 bytes (...)", for errors
+
 // Writes the header and rows to path atomically (a temp file beside it, then a
 // rename), creating the parent folder. Doubles print in their shortest
 // round-trip form. Throws InputError when the file cannot be written.

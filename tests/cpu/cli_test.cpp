@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/input_limits.hpp"
 #include "tests/cpu/cli_run.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
@@ -426,6 +427,34 @@ TEST(Cli, ListHoldsOneScenarioAtATime) {
   const long one = peak_kib_listing(1);
   const long six = peak_kib_listing(6);
   EXPECT_LT(six, one * 3 / 2) << "KiB at peak listing six files against one";  // all six held took 6x
+}
+
+// A full results file (the most rows one file may hold, each its own configuration) is grouped
+// into primary runs by sorting, not by comparing every row with every other (which took 152 s of
+// CPU): the command stays far inside a CPU limit of a minute.
+TEST(Cli, ResultsOfAFullFileStayInsideACpuLimit) {
+  std::vector<ResultRow> rows;
+  for (std::int64_t i = 0; i < max_results_rows; ++i)
+    rows.push_back(our_row("varlen", 100, "", "s" + std::to_string(i)));
+  const fs::path file = scratch_dir() / "full.csv";
+  write_results_csv(file, rows);
+  const CliRun r = attnlab("results '" + file.string() + "'", "ulimit -t 60;");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), max_results_rows + 2);  // the header and its rule
+}
+
+// GEMM rows are summed per scenario in one pass: a full GEMM file naming a scenario per row (its
+// matching was quadratic in the names) keeps `step` far inside a CPU limit of a minute.
+TEST(Cli, StepWithAFullGemmFileStaysInsideACpuLimit) {
+  const fs::path results = scratch_dir() / "gemm-results";
+  fs::create_directories(results / "gemms");
+  std::ofstream gemms(results / "gemms" / "full.csv");
+  gemms << "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us\n";
+  for (std::int64_t i = 0; i < max_results_rows; ++i) gemms << "s" << i << ",G,bf16,lm_head,fwd,8,8,8,1,2.5\n";
+  gemms.close();
+  const CliRun r = attnlab("step nanochat-d24", "ulimit -t 60; ATTNLAB_RESULTS='" + results.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(b) from time: not measured"), std::string::npos) << r.out;
 }
 
 // A scenario named with a comma stays one cell of the step's CSV.

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -34,11 +35,14 @@ struct CpOptions {
   std::string seed = "1";
 };
 
-// The check's bounds (cli/README.md, "attnlab cp"): its multiply-adds, useful scores x
-// heads x head dim, for each of the whole reference and the six runs; and the values of
-// Q (and of each partial output) it holds, tokens x heads x head dim.
+// The check's bounds (cli/README.md, "attnlab cp", states what it costs): U x H x D, the
+// useful scores of one head x heads x head dim, which every one of its seven passes scores once
+// (the whole reference, each strategy by ring and by all-gather), and T x H x D, the tokens' values
+// it holds and compares. Nothing it does grows with the ranks beyond ranks^2 + pieces log pieces.
 constexpr std::int64_t max_check_work = std::int64_t{1} << 31;
 constexpr std::int64_t max_check_values = std::int64_t{1} << 23;
+// --format json prints every piece: at most so many over the strategies (about 16 bytes each).
+constexpr std::int64_t max_json_pieces = std::int64_t{1} << 20;
 // The fp64 forward and the whole reference differ by rounding alone.
 constexpr double check_tolerance = 1e-12;
 
@@ -143,6 +147,23 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
   std::printf("{\"scenario\":%s,\"ranks\":%d,\"tile\":[%d,%d],\"kv_bytes_per_token\":%lld,\"strategies\":%s}\n",
               json_string(s.name).c_str(), any.plan.ranks(), any.tile.rows, any.tile.cols,
               static_cast<long long>(any.kv_bytes_per_token), json_array(costs, strategy).c_str());
+}
+
+// The pieces --format json would print, at most: a document is cut into at most min(length, N)
+// pieces (contiguous), min(length, 2N) (zigzag) or one (documents). Counted before the model is
+// made, so a scenario of 2^24 one-token documents over 1024 ranks is refused before it costs.
+void refuse_large_json(const Scenario& s, int ranks, const std::vector<CpStrategy>& strategies) {
+  std::int64_t pieces = 0;
+  for (CpStrategy strategy : strategies)
+    for (const int length : s.doc_lengths)
+      pieces +=
+          strategy == CpStrategy::documents ? 1 : std::min(length, strategy == CpStrategy::zigzag ? 2 * ranks : ranks);
+  if (pieces > max_json_pieces)
+    throw InputError(
+        printf_string("%s: --format json: up to %lld pieces of documents over %d ranks, above the limit of %lld; "
+                      "print --format csv or table (one row per rank), or fewer documents or strategies",
+                      s.source.empty() ? s.name.c_str() : printable(s.source.string(), 4096).c_str(),
+                      static_cast<long long>(pieces), ranks, static_cast<long long>(max_json_pieces)));
 }
 
 // The model's K/V of all ranks, in tokens.
@@ -253,6 +274,7 @@ void add_cp_command(CLI::App& app) {
       throw InputError("--check: prints a table; --format " + options->format + " is the model's alone");
     const Scenario scenario = load_scenario(options->scenario);
     const int check_heads = int(parse_integer_flag(options->check_heads, "--check-heads", 1, scenario.heads));
+    if (options->format == "json") refuse_large_json(scenario, ranks, strategies);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
     if (options->check) {

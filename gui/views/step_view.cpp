@@ -65,7 +65,7 @@ const StepPicture& step_picture(const AppState& state) {
   p->figures = step_figures(state);
   p->ceiling = state.results.ceilings;
   p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
-  p->explanation = step_explanation(p->figures.times, p->figures.measured);
+  p->explanation = step_explanation(state.scenario, p->figures.times, p->figures.measured);
   picture = std::move(p);
   return *picture;
 }

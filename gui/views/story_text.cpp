@@ -137,7 +137,7 @@ std::string saving(AppState& state) {
          ours.label() + " and " + percent_or_not(fa2.saving_step()) +
          " with FA2; with the rest of the step (elementwise work, loss, optimizer) priced at its bytes, " +
          percent_or_not(ours.saving_step_with_rest()) + " and " + percent_or_not(fa2.saving_step_with_rest()) + ". " +
-         article_distance(f.measured)
+         article_distance(state.scenario, f.measured)
              .value_or(
                  "A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain ends at "
                  "the article's figure.");

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import sys
+from pathlib import Path
 
-from torch_peers import timed  # the peers' timing: CUDA events around each call, median after a warm-up
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scenario_json import fail, import_torch  # noqa: E402  (bench/scenario_json.py)
+from torch_peers import timed  # noqa: E402  (the peers' timing: CUDA events around each call, median after a warm-up)
 
 
 def main():
@@ -26,7 +30,9 @@ def main():
     ap.add_argument("--copy-gib", type=float, default=2.0, help="GiB copied per call (default 2, far past the L2)")
     ap.add_argument("--reps", type=int, default=30)
     args = ap.parse_args()
-    import torch
+    torch = import_torch("ceilings")
+    if not torch.cuda.is_available():
+        fail("ceilings", "no CUDA GPU visible to PyTorch", 3)
 
     n = args.size
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)

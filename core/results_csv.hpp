@@ -49,6 +49,10 @@ struct ResultRow {
   // A context-parallel run's: both set (ranks 1 to max_cp_ranks) or both empty.
   std::optional<int> ranks;
   std::string cp_strategy;  // contiguous, zigzag or documents (core/context_parallel.hpp)
+  // The mask's window the run computed, FlashAttention's window_size: -1 unbounded. Both set in
+  // every row attnlab writes; both empty in a file from before the columns (then no run of it
+  // stands for a scenario's cells: analysis/same_cells.hpp).
+  std::optional<int> window_left, window_right;
 
   bool operator==(const ResultRow&) const = default;
 };
@@ -149,7 +153,8 @@ struct ResultsRows {
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
 // max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its parts are finite and >= 0, its
 // loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
-// both ranks and cp_strategy, every other row neither (a step row never). Throws InputError naming
+// both ranks and cp_strategy, every other row neither (a step row never). A row fills both
+// window_left and window_right (-1 to max_window) or neither. Throws InputError naming
 // the file, and the line and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
 ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep = {});

@@ -96,6 +96,8 @@ def step_row(
         "causal": "true",
         "pass": "step",
         "kv_heads": m["kv_heads"],
+        "window_left": scenario["window_left"],  # the scenario's window; each layer's is its [model]'s
+        "window_right": scenario["window_right"],
         "tokens": sum(scenario["doc_lengths"]),
         "kernel": kernel,
         "gpus": gpus,

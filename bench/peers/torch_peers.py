@@ -709,6 +709,8 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
                     "rel_l2_error": f"{err:.6g}" if pass_ == "fwd" else "",
                     "kv_heads": s.kv_heads,
                     "tokens": s.tokens,
+                    "window_left": s.window_left,  # the mask the peer ran, FlashAttention's window_size
+                    "window_right": s.window_right,
                     "reps": reps,
                     "driver": env.driver,
                     "cuda_version": env.cuda_version,

@@ -87,7 +87,7 @@ ScenarioLookup lookup_in(std::span<const Scenario> defined) {
   };
 }
 
-const std::optional<RunCells::Named>& RunCells::named(const std::string& name) {
+const std::optional<RunCells::Named>& RunCells::named(const std::string& name) const {
   if (const auto at = held_.find(name); at != held_.end()) return at->second;
   if (held_.size() >= max_held) held_.clear();
   std::optional<Named> shapes;
@@ -99,12 +99,13 @@ const std::optional<RunCells::Named>& RunCells::named(const std::string& name) {
   return held_.emplace(name, std::move(shapes)).first->second;
 }
 
-bool RunCells::computes(const ScenarioCells& target, Implementation impl, const ResultRow& row) {
+bool RunCells::computes(const ScenarioCells& target, Implementation impl, const ResultRow& row) const {
   const std::optional<Implementation> ran = parse_implementation(row.implementation);
   return ran && computes(target, impl, row, *ran);
 }
 
-bool RunCells::computes(const ScenarioCells& target, Implementation impl, const ResultRow& row, Implementation ran) {
+bool RunCells::computes(const ScenarioCells& target, Implementation impl, const ResultRow& row,
+                        Implementation ran) const {
   // The row's own columns first: its mask, shape and tokens.
   if (!row.window_left || !row.window_right || !row.tokens || row.heads <= 0) return false;
   const int kv_heads = row.kv_heads.value_or(row.heads);
@@ -120,7 +121,7 @@ bool RunCells::computes(const ScenarioCells& target, Implementation impl, const 
                                effective_window({*row.window_left, *row.window_right}, row.causal, theirs.longest);
 }
 
-std::optional<std::string> measured_as(const Scenario& s, const LoadedResults& results, RunCells& cells) {
+std::optional<std::string> measured_as(const Scenario& s, const LoadedResults& results, const RunCells& cells) {
   // One row of each name in s's own configuration, s's own name first.
   std::vector<const ResultRow*> candidates;
   std::set<std::string_view> named;

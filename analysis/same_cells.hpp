@@ -63,7 +63,8 @@ ScenarioLookup lookup_in(std::span<const Scenario> defined);
 
 // Which measured rows computed a scenario's cells. The scenarios rows name are looked up once
 // each and kept as their row shapes alone, at most max_held of them (then forgotten and looked
-// up again): memory stays bounded whatever the rows name.
+// up again): memory stays bounded whatever the rows name. What it holds is a cache: asking does
+// not change an answer, so the questions are const (one thread at a time).
 class RunCells {
  public:
   explicit RunCells(ScenarioLookup lookup = scenario_named) : lookup_(std::move(lookup)) {}
@@ -72,25 +73,25 @@ class RunCells {
   // The run of `row` computed the cells `target` computes under `impl`: the row's own columns
   // agree (a row without window columns never does), and the rows of the scenario it names, under
   // its implementation, are the target's.
-  bool computes(const ScenarioCells& target, Implementation impl, const ResultRow& row);
+  bool computes(const ScenarioCells& target, Implementation impl, const ResultRow& row) const;
   // The same, taking the row's run as one of implementation `ran` (measured_as asks it of each).
-  bool computes(const ScenarioCells& target, Implementation impl, const ResultRow& row, Implementation ran);
+  bool computes(const ScenarioCells& target, Implementation impl, const ResultRow& row, Implementation ran) const;
 
  private:
   struct Named {
     std::array<RowShapes, 4> rows;
     std::int64_t tokens = 0;
   };
-  const std::optional<Named>& named(const std::string& name);
+  const std::optional<Named>& named(const std::string& name) const;
 
   ScenarioLookup lookup_;
-  std::map<std::string, std::optional<Named>> held_;
+  mutable std::map<std::string, std::optional<Named>> held_;
 };
 
 // The name under which loaded rows describe `s`: among the scenarios the rows of s's own
 // dtype, heads, K/V heads, head dim and causal mask name (s's own name first, then in file
 // order), the first whose rows computed s's cells in every implementation. None for an edit
 // no measured scenario matches.
-std::optional<std::string> measured_as(const Scenario& s, const LoadedResults& results, RunCells& cells);
+std::optional<std::string> measured_as(const Scenario& s, const LoadedResults& results, const RunCells& cells);
 
 }  // namespace attnlab

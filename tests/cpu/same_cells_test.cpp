@@ -65,8 +65,8 @@ TEST(SameCells, ARowStandsForTheCellsItsWindowAndItsNamedDocumentsCompute) {
     EXPECT_TRUE(cells.computes(copy, i, unwindowed));
   }
   // A window as long as the rows is none: 2047 keys back covers every row of 2048.
-  EXPECT_TRUE(cells.computes(ScenarioCells(uniform("long-window", 2047)), Implementation::packed,
-                             row_of(shipped, "packed")));
+  EXPECT_TRUE(
+      cells.computes(ScenarioCells(uniform("long-window", 2047)), Implementation::packed, row_of(shipped, "packed")));
   // varlen's documents are not packed's rows.
   EXPECT_FALSE(cells.computes(copy, Implementation::varlen, row_of(shipped, "packed")));
   // A row from before the window columns stands for nothing.
@@ -109,8 +109,8 @@ TEST(SameCells, AtMostMaxHeldNamesAreHeld) {
 // A results cell never opens a path: only a plain name of the scenarios folder is looked up.
 TEST(SameCells, OnlyPlainNamesOfTheScenariosFolderAreLookedUp) {
   EXPECT_TRUE(scenario_named("uniform-64x512"));
-  for (const char* name : {"", "../scenarios/uniform-64x512", "uniform-64x512.toml", "/etc/passwd", ".hidden",
-                           "no-such-scenario"})
+  for (const char* name :
+       {"", "../scenarios/uniform-64x512", "uniform-64x512.toml", "/etc/passwd", ".hidden", "no-such-scenario"})
     EXPECT_FALSE(scenario_named(name)) << name;
 }
 
@@ -120,8 +120,10 @@ TEST(SameCells, MeasuredAsFindsTheRowsOfACopyUnderAnotherName) {
   const Scenario shipped = uniform("shipped");
   LoadedResults results;
   const std::filesystem::path file = "a.csv";
-  results.files.push_back({file, {row_of(shipped, "naive"), row_of(shipped, "padded"), row_of(shipped, "packed"),
-                                  row_of(shipped, "varlen")}, {}});
+  results.files.push_back(
+      {file,
+       {row_of(shipped, "naive"), row_of(shipped, "padded"), row_of(shipped, "packed"), row_of(shipped, "varlen")},
+       {}});
   RunCells cells(lookup_in(std::span(&shipped, 1)));
   EXPECT_EQ(measured_as(uniform("my-copy"), results, cells), "shipped");
   EXPECT_EQ(measured_as(uniform("my-copy", 256), results, cells), std::nullopt);  // a window the rows ran without

@@ -67,7 +67,8 @@ ScenarioLookup lookup_in(std::span<const Scenario> defined);
 // not change an answer, so the questions are const (one thread at a time).
 class RunCells {
  public:
-  explicit RunCells(ScenarioLookup lookup = scenario_named) : lookup_(std::move(lookup)) {}
+  RunCells() : RunCells(scenario_named) {}  // names in scenarios_folder()
+  explicit RunCells(ScenarioLookup lookup) : lookup_(std::move(lookup)) {}
   static constexpr std::size_t max_held = 64;
 
   // The run of `row` computed the cells `target` computes under `impl`: the row's own columns

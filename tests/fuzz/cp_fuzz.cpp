@@ -9,8 +9,8 @@
 #include <numeric>
 
 #include "core/context_parallel.hpp"
-#include "core/layouts.hpp"
 #include "core/input_error.hpp"
+#include "core/layouts.hpp"
 #include "core/scenario_file.hpp"
 #include "reference/cp_forward.hpp"
 #include "tests/fuzz/fuzz_file.hpp"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <string_view>
 
 #include "core/csv_text.hpp"
@@ -34,7 +35,7 @@ std::int64_t parse_count(const std::string& text, std::int64_t most) {
 }
 
 std::string parse_text(const std::string& text) {
-  if (printable(text, text.size()) != text) throw BadGemmCell{"printable text (no control character, UTF-8)"};
+  if (!is_text_cell(text)) throw BadGemmCell{text_cell_expected()};
   return text;
 }
 
@@ -111,27 +112,32 @@ std::optional<MeasuredGemms> gemms_for_step(const Scenario& s, const TrainingSte
   const StepFlops& matrix = step[Implementation::varlen].matrix;
   const double tokens = double(step.tokens);
   const auto equal = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
-  for (const bool own_name : {true, false})
-    for (const GemmsFile& file : files) {
-      std::vector<std::string> scenarios;
-      for (const GemmRow& row : file.rows)
-        if (std::find(scenarios.begin(), scenarios.end(), row.scenario) == scenarios.end())
-          scenarios.push_back(row.scenario);
-      for (const std::string& scenario : scenarios) {
-        if ((scenario == s.name) != own_name) continue;
-        MeasuredGemms priced{0, 0, file.path, scenario};
-        double fwd_flops = 0, bwd_flops = 0;
-        bool same_dtype = true;
-        for (const GemmRow& row : file.rows) {
-          if (row.scenario != scenario) continue;
-          same_dtype = same_dtype && row.dtype == s.dtype;
-          const bool fwd = row.pass == GemmPass::fwd;
-          (fwd ? fwd_flops : bwd_flops) += row.flops() * row.per_step;
-          (fwd ? priced.fwd_us : priced.bwd_us) += row.median_us * row.per_step;
-        }
-        if (same_dtype && equal(fwd_flops, matrix.fwd * tokens) && equal(bwd_flops, matrix.bwd * tokens)) return priced;
-      }
+  // Each file's scenarios summed in one pass over its rows (a map by name), in the order they first appear.
+  struct Sums {
+    MeasuredGemms priced;
+    double fwd_flops = 0, bwd_flops = 0;
+    bool same_dtype = true;
+  };
+  std::vector<std::vector<Sums>> per_file;
+  for (const GemmsFile& file : files) {
+    std::vector<Sums>& sums = per_file.emplace_back();
+    std::map<std::string_view, std::size_t> index;
+    for (const GemmRow& row : file.rows) {
+      const auto [at, added] = index.try_emplace(row.scenario, sums.size());
+      if (added) sums.push_back({MeasuredGemms{0, 0, file.path, row.scenario}});
+      Sums& sum = sums[at->second];
+      sum.same_dtype = sum.same_dtype && row.dtype == s.dtype;
+      const bool fwd = row.pass == GemmPass::fwd;
+      (fwd ? sum.fwd_flops : sum.bwd_flops) += row.flops() * row.per_step;
+      (fwd ? sum.priced.fwd_us : sum.priced.bwd_us) += row.median_us * row.per_step;
     }
+  }
+  for (const bool own_name : {true, false})
+    for (const std::vector<Sums>& sums : per_file)
+      for (const Sums& sum : sums)
+        if ((sum.priced.scenario == s.name) == own_name && sum.same_dtype &&
+            equal(sum.fwd_flops, matrix.fwd * tokens) && equal(sum.bwd_flops, matrix.bwd * tokens))
+          return sum.priced;
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string_view>
 
 namespace attnlab {
@@ -58,19 +59,31 @@ std::optional<double> step_idle_us(const StepRow& row) {
 
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
                                                   const LoadedResults& results, std::span<const Scenario> defined) {
-  const auto named = std::find_if(defined.begin(), defined.end(), [&](const Scenario& d) { return d.name == s.name; });
-  if (named == defined.end() || !same_step(*named, s)) return {};
+  return measured_step_pairs(s, step, results, lookup_in(defined));
+}
+
+std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
+                                                  const LoadedResults& results, const ScenarioLookup& lookup) {
+  std::map<std::string_view, bool> ran_s;  // per name the rows carry: whether its scenario's step is s's
+  const auto steps_s = [&](const std::string& name) {
+    const auto [at, added] = ran_s.try_emplace(name, false);
+    if (added) {
+      const std::optional<Scenario> named = lookup(name);
+      at->second = named && same_step(*named, s);
+    }
+    return at->second;
+  };
   std::vector<MeasuredStepPair> pairs;
   for (const ResultsFile& file : results.files)
     for (const StepRow& row : file.steps) {
-      if (row.scenario != s.name || row.tokens != step.tokens) continue;
+      if (row.tokens != step.tokens || !steps_s(row.scenario)) continue;
       auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const MeasuredStepPair& p) {
         return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus && p.optimizer == row.optimizer;
       });
       if (pair == pairs.end())
         pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, row.optimizer, {}, {}});
       std::optional<MeasuredStepRun>& slot = row.implementation == "packed" ? pair->packed : pair->varlen;
-      if (!slot) slot = MeasuredStepRun{row, file.path.filename().string()};
+      if (!slot) slot = MeasuredStepRun{row, shown_file_name(file.path)};
     }
   std::stable_sort(pairs.begin(), pairs.end(), [](const MeasuredStepPair& a, const MeasuredStepPair& b) {
     const std::size_t ra = source_rank(a.source), rb = source_rank(b.source);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/results_files.hpp"
+#include "analysis/same_cells.hpp"
 #include "core/scenario.hpp"
 #include "core/training_step.hpp"
 
@@ -36,9 +37,15 @@ struct MeasuredStepPair {
 
 // The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several,
 // AdamW before Muon.
-// A row counts only where `defined` (the scenarios as their files define them) holds the scenario it
-// names with the documents, rows and [model] of `s`: an edit that kept the name, or a model changed
-// in the GUI, is another step, never measured by these rows.
+// A row counts where it ran the step of `s` whatever its name, as attention rows are matched by their
+// cells (analysis/same_cells.hpp): the scenario its name leads to (`lookup`, each name looked up once,
+// one at a time) has the documents, rows and [model] of `s`, and the row the step's tokens. A copy of
+// a shipped scenario under another name is measured by the shipped rows; an edit that kept the name,
+// or a model changed in the GUI, is another step, never measured by these rows.
+std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
+                                                  const LoadedResults& results,
+                                                  const ScenarioLookup& lookup = scenario_named);
+// The same, the names looked up in `defined` (the scenarios as their files define them).
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
                                                   const LoadedResults& results, std::span<const Scenario> defined);
 

@@ -1,6 +1,9 @@
 #include "analysis/primary_runs.hpp"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "analysis/number_format.hpp"
 
@@ -33,21 +36,33 @@ const Run* MeasuredRun::with_measured_bytes() const {
   return nullptr;
 }
 
+namespace {
+
+// What makes two rows runs of one (configuration, source, kernel, implementation): compared as a
+// tuple, so a map finds a row's run in log time (the views' tables hold up to the folder's rows).
+auto run_key(const ResultRow& r) {
+  return std::tuple(std::string_view(r.scenario), r.dtype, r.heads, r.head_dim, r.causal, r.pass,
+                    std::string_view(r.source), std::string_view(r.kernel), std::string_view(r.implementation));
+}
+
+auto configuration_key(const Configuration& c) {
+  return std::tuple(c.scenario, c.dtype, c.heads, c.head_dim, c.causal, c.pass);
+}
+
+}  // namespace
+
 std::vector<MeasuredRun> primary_runs(const LoadedResults& results, const std::function<bool(const ResultRow&)>& keep) {
   std::vector<MeasuredRun> runs;
+  std::map<decltype(run_key(ResultRow{})), std::size_t> index;  // the key's run in `runs`
   for (const ResultsFile& file : results.files)
     for (const ResultRow& row : file.rows) {
       if (!row.median_us || !keep(row)) continue;
       const Run run{&row, &file.path};
-      const auto same = std::find_if(runs.begin(), runs.end(), [&](const MeasuredRun& m) {
-        const ResultRow& p = *m.primary.row;
-        return p.source == row.source && p.kernel == row.kernel && p.implementation == row.implementation &&
-               configuration_of(p).holds(row);
-      });
-      if (same == runs.end())
+      const auto [at, added] = index.try_emplace(run_key(row), runs.size());
+      if (added)
         runs.push_back({run, {}});
       else
-        same->others.push_back(run);
+        runs[at->second].others.push_back(run);
     }
   return runs;
 }
@@ -63,14 +78,14 @@ std::optional<MeasuredRun> find_run(const LoadedResults& results, const Configur
 
 std::vector<Configuration> measured_configurations(const std::vector<MeasuredRun>& runs, const Configuration& own) {
   std::vector<Configuration> out;
+  std::set<decltype(configuration_key(own))> seen;
   for (const MeasuredRun& m : runs)
-    if (std::find(out.begin(), out.end(), configuration_of(*m.primary.row)) == out.end())
-      out.push_back(configuration_of(*m.primary.row));
+    if (Configuration c = configuration_of(*m.primary.row); seen.insert(configuration_key(c)).second) out.push_back(c);
   std::stable_partition(out.begin(), out.end(), [&](const Configuration& c) { return c == own; });
   return out;
 }
 
-std::string file_name(const Run& run) { return run.file->filename().string(); }
+std::string file_name(const Run& run) { return shown_file_name(*run.file); }
 
 std::string spread_text(const MeasuredRun& run) {
   if (run.runs() < 2) return "";

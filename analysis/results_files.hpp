@@ -29,8 +29,9 @@ struct LoadedResults {
   std::filesystem::path ceilings_file;
   // The GEMMs at a model's shapes, from each loaded folder's gemms/*.csv.
   std::vector<GemmsFile> gemms;
-  // Rows all loaded files may hold together; a file that would pass it is skipped as a problem,
-  // so memory stays bounded however many files a folder holds (results/README.md).
+  // Rows all loaded files (results CSVs and GEMM files) may hold together; a file that would pass
+  // it is skipped as a problem, so memory stays bounded however many files a folder holds
+  // (results/README.md, "Limits").
   std::int64_t row_budget = max_results_folder_rows;
 };
 
@@ -38,12 +39,17 @@ struct LoadedResults {
 std::filesystem::path default_results_folder();
 
 // Reads every *.csv in `folder`, whatever their names, every gemms/*.csv under it, and its
-// ceilings.toml where no ceilings are loaded yet. A missing folder adds nothing.
+// ceilings.toml where no ceilings are loaded yet. A missing folder, or a ceilings.toml the
+// system refuses (a symlink loop), is a problem: nothing measured is never silent.
 void load_results_folder(LoadedResults& results, const std::filesystem::path& folder);
 // Reads one file, or every *.csv when `path` is a folder; replaces a file read before from the same path.
+// An empty or missing path is a problem. Problems name paths through printable().
 void load_results(LoadedResults& results, const std::filesystem::path& path);
 
-// Rows held: attention runs and measured steps.
+// A file's name (without its folder) as views and commands print it: printable, on one line.
+std::string shown_file_name(const std::filesystem::path& path);
+
+// Rows held: attention runs and measured steps (GEMM rows apart).
 std::size_t total_rows(const LoadedResults& results);
 
 }  // namespace attnlab

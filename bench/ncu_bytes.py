@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from atomic_file import WriteRefused, check_replaceable_file, printable, write_csv
+
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 NOTE_ABOVE = 0.25  # a measured/model gap beyond this gets a line saying so
 
 
 def fail(message: str, code: int = 2):
-    print(f"ncu_bytes: {message}", file=sys.stderr)
+    print(f"ncu_bytes: {printable(message)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -91,16 +92,11 @@ def measure(ncu: str, bench: str, row: dict, log) -> tuple[int, int, int] | None
 
 
 def write_rows(path: Path, columns: list[str], rows: list[dict]):
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    """The results file with the bytes measured so far, written atomically (bench/atomic_file.py)."""
     try:
-        with os.fdopen(fd, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)  # nothing half-written left beside the results file
-        raise
+        write_csv(path, columns, rows)
+    except WriteRefused as e:
+        fail(str(e))
 
 
 def main():
@@ -114,6 +110,10 @@ def main():
         fail(f"{args.ncu} is not on the PATH: Nsight Compute is needed to measure DRAM bytes", 3)
     if not args.results.is_file():
         fail(f"{args.results}: no such results file")
+    try:  # the file is rewritten in place: it must be one that can be replaced
+        check_replaceable_file(args.results, "results CSV")
+    except WriteRefused as e:
+        fail(str(e))
     with args.results.open(newline="") as f:
         reader = csv.DictReader(f)
         columns, rows = list(reader.fieldnames or []), list(reader)

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import os
 import subprocess
 import sys
 import tempfile
@@ -40,12 +39,14 @@ import tomllib
 from collections import defaultdict
 from pathlib import Path
 
+from atomic_file import WriteRefused, check_replaceable_file, printable, write_text_atomically
+
 IMPLEMENTATIONS = ["naive", "padded", "packed", "varlen"]
 PEER_FAMILIES = Path(__file__).resolve().parent.parent / "results" / "peer_families.csv"
 
 
 def fail(message: str):
-    print(f"results_table: {message}", file=sys.stderr)
+    print(f"results_table: {printable(message)}", file=sys.stderr)
     sys.exit(2)
 
 
@@ -607,6 +608,12 @@ def main():
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail("give --bench, --peers or both")
+    for path, what in ((args.out, "Markdown file"), (args.readme, "README")):
+        try:  # before the tables are made: a path that cannot be written is one line
+            if path:
+                check_replaceable_file(path, what)
+        except WriteRefused as e:
+            fail(str(e))
     all_bench, all_peers = read_files(args.bench, args.attnlab), read_files(args.peers, args.attnlab)
     bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
     runs = group(bench, peers, of_pass(read_files(args.run, args.attnlab), "fwd"), args.attnlab)
@@ -670,15 +677,11 @@ def with_summary(readme: Path, block: str) -> str:
 
 
 def write_atomically(path: Path, text: str):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    """A table's text, written atomically (bench/atomic_file.py); a write that fails is one line."""
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)  # nothing half-written left beside the target
-        raise
+        write_text_atomically(path, text, "Markdown file")
+    except WriteRefused as e:
+        fail(str(e))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-#include <charconv>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include "cli/table.hpp"
 #include "core/context_parallel.hpp"
 #include "core/input_error.hpp"
+#include "core/number_flags.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
 #include "core/tile_name.hpp"
@@ -30,26 +32,19 @@ struct CpOptions {
   std::string kernel;  // empty: the cost model's default tile
   bool check = false;
   std::string check_heads = "1";
-  std::uint64_t seed = 1;
+  std::string seed = "1";
 };
 
-// The check's bounds (cli/README.md, "attnlab cp"): its multiply-adds, useful scores x
-// heads x head dim, for each of the whole reference and the six runs; and the values of
-// Q (and of each partial output) it holds, tokens x heads x head dim.
+// The check's bounds (cli/README.md, "attnlab cp", states what it costs): U x H x D, the
+// useful scores of one head x heads x head dim, which every one of its seven passes scores once
+// (the whole reference, each strategy by ring and by all-gather), and T x H x D, the tokens' values
+// it holds and compares. Nothing it does grows with the ranks beyond ranks^2 + pieces log pieces.
 constexpr std::int64_t max_check_work = std::int64_t{1} << 31;
 constexpr std::int64_t max_check_values = std::int64_t{1} << 23;
+// --format json prints every piece: at most so many over the strategies (about 16 bytes each).
+constexpr std::int64_t max_json_pieces = std::int64_t{1} << 20;
 // The fp64 forward and the whole reference differ by rounding alone.
 constexpr double check_tolerance = 1e-12;
-
-// An integer flag from 1 to `most`.
-int parse_count(const std::string& text, const char* flag, const char* what, int most) {
-  int value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < 1 || value > most)
-    throw InputError(std::string(flag) + ": expected " + what + ", an integer from 1 to " + std::to_string(most) +
-                     ", got \"" + text + "\"");
-  return value;
-}
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -71,7 +66,7 @@ std::string strategy_rule(CpStrategy strategy, int ranks) {
 }
 
 void print_header(const Scenario& s, int ranks, const CpCost& any, const std::string& kernel) {
-  std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
+  std::printf("scenario     %s  (%s)\n", s.name.c_str(), printable(s.source.string(), 4096).c_str());
   std::printf("documents    %zu, %lld tokens in all\n", s.doc_lengths.size(), static_cast<long long>(s.total_tokens()));
   std::printf("attention    %d heads (%d KV heads), head dim %d, %s, %s", s.heads, s.kv_heads, s.head_dim,
               dtype_name(s.dtype), s.causal ? "causal" : "not causal");
@@ -154,6 +149,23 @@ void print_json(const Scenario& s, const std::vector<CpCost>& costs) {
               static_cast<long long>(any.kv_bytes_per_token), json_array(costs, strategy).c_str());
 }
 
+// The pieces --format json would print, at most: a document is cut into at most min(length, N)
+// pieces (contiguous), min(length, 2N) (zigzag) or one (documents). Counted before the model is
+// made, so a scenario of 2^24 one-token documents over 1024 ranks is refused before it costs.
+void refuse_large_json(const Scenario& s, int ranks, const std::vector<CpStrategy>& strategies) {
+  std::int64_t pieces = 0;
+  for (CpStrategy strategy : strategies)
+    for (const int length : s.doc_lengths)
+      pieces +=
+          strategy == CpStrategy::documents ? 1 : std::min(length, strategy == CpStrategy::zigzag ? 2 * ranks : ranks);
+  if (pieces > max_json_pieces)
+    throw InputError(
+        printf_string("%s: --format json: up to %lld pieces of documents over %d ranks, above the limit of %lld; "
+                      "print --format csv or table (one row per rank), or fewer documents or strategies",
+                      s.source.empty() ? s.name.c_str() : printable(s.source.string(), 4096).c_str(),
+                      static_cast<long long>(pieces), ranks, static_cast<long long>(max_json_pieces)));
+}
+
 // The model's K/V of all ranks, in tokens.
 std::int64_t model_tokens(const CpCost& c, std::int64_t CpRankCost::*bytes) {
   return c.total(bytes) / c.kv_bytes_per_token;
@@ -164,7 +176,7 @@ void refuse_large_check(const Scenario& s, const CpCost& any, int heads) {
   std::int64_t useful = 0;  // one head's
   for (const CpRankCost& r : any.ranks) useful += r.scores_useful();
   useful /= s.heads;
-  const std::string file = s.source.empty() ? s.name : s.source.string();
+  const std::string file = s.source.empty() ? s.name : printable(s.source.string(), 4096);
   const std::int64_t work = useful * heads * s.head_dim, values = s.total_tokens() * heads * s.head_dim;
   if (work > max_check_work)
     throw InputError(
@@ -235,7 +247,9 @@ void add_cp_command(CLI::App& app) {
       app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
   cmd->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)");
+  // Numbers are taken as text and read by core/number_flags.hpp (CLI11 reads 010 as octal, wraps -1).
+  cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)")
+      ->required();
   cmd->add_option("--strategy", options->strategy, "contiguous, zigzag, documents or all")->capture_default_str();
   cmd->add_option("--format", options->format, "table, csv (one row per strategy and rank) or json (with the pieces)")
       ->capture_default_str();
@@ -248,7 +262,9 @@ void add_cp_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the check's random Q, K, V, 0 to 2^64 - 1")->capture_default_str();
   cmd->callback([options] {
-    const int ranks = parse_count(options->ranks, "--ranks", "the context-parallel size", max_cp_ranks);
+    const int ranks = int(parse_integer_flag(options->ranks, "--ranks", 1, max_cp_ranks));
+    const std::uint64_t seed =
+        parse_integer_flag(options->seed, "--seed", 0, std::numeric_limits<std::uint64_t>::max());
     const std::vector<CpStrategy> strategies = parse_strategies(options->strategy);
     if (options->format != "table" && options->format != "csv" && options->format != "json")
       throw InputError("--format: expected table, csv or json, got \"" + options->format + "\"");
@@ -257,14 +273,14 @@ void add_cp_command(CLI::App& app) {
     if (options->check && options->format != "table")
       throw InputError("--check: prints a table; --format " + options->format + " is the model's alone");
     const Scenario scenario = load_scenario(options->scenario);
-    const int check_heads =
-        parse_count(options->check_heads, "--check-heads", "the heads the check runs", scenario.heads);
+    const int check_heads = int(parse_integer_flag(options->check_heads, "--check-heads", 1, scenario.heads));
+    if (options->format == "json") refuse_large_json(scenario, ranks, strategies);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
     if (options->check) {
       refuse_large_check(scenario, costs.front(), check_heads);
       print_header(scenario, ranks, costs.front(), options->kernel);
-      return check_forward(scenario, costs, check_heads, options->seed);
+      return check_forward(scenario, costs, check_heads, seed);
     }
     if (options->format == "csv") return print_csv(scenario, costs);
     if (options->format == "json") return print_json(scenario, costs);

@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "core/input_error.hpp"
 #include "core/scenario_file.hpp"
 
 namespace attnlab::cli {
@@ -14,7 +15,7 @@ void add_list_command(CLI::App& app) {
     for (const ScenarioEntry& s : list_scenario_entries())
       table.add_row({s.name == default_scenario_name ? s.name + " (default)" : s.name, s.why});
     std::fputs(table.render().c_str(), stdout);
-    std::printf("\nfolder: %s\n", scenarios_folder().string().c_str());
+    std::printf("\nfolder: %s\n", printable(scenarios_folder().string(), 4096).c_str());
   });
 }
 

@@ -51,7 +51,7 @@ std::string window_text(Window w) {
 
 void print_scenario_header(const Scenario& s, TileShape tile) {
   const auto [shortest, longest] = std::minmax_element(s.doc_lengths.begin(), s.doc_lengths.end());
-  std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
+  std::printf("scenario     %s  (%s)\n", s.name.c_str(), printable(s.source.string(), 4096).c_str());
   std::printf("why          %s\n", s.why.c_str());
   std::printf("documents    %zu, %d to %d tokens, %lld tokens in all (source: %s)\n", s.doc_lengths.size(), *shortest,
               *longest, static_cast<long long>(s.total_tokens()), length_source_name(s.length_source));
@@ -182,7 +182,7 @@ void print_measured_summary(const LoadedResults& results, const Scenario& s) {
                    ratio ? format_ratio(*ratio) : "-"});
   }
   std::printf("\nmeasured, %s, head dim %d, %d heads: primary runs (--all-runs lists every row) in %s\n",
-              dtype_name(s.dtype), s.head_dim, s.heads, default_results_folder().string().c_str());
+              dtype_name(s.dtype), s.head_dim, s.heads, printable(default_results_folder().string(), 4096).c_str());
   std::fputs(table.render().c_str(), stdout);
   std::printf("peer / ours above 1x: ours is faster. Ours: the fastest of our flash kernels' primary runs.\n");
 }
@@ -196,12 +196,12 @@ void print_all_runs(const LoadedResults& results, const Scenario& s) {
   for (const ResultsFile& file : results.files)
     for (const ResultRow& r : file.rows)
       if (r.scenario == s.name)
-        table.add_row(
-            {r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, file.path.filename().string(), r.gpu,
-             pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim), number(r.median_us, "%.1f"),
-             number(r.min_us, "%.1f"), number(r.max_us, "%.1f"), number(r.useful_tflops, "%.1f"),
-             r.scores_computed ? format_count(double(*r.scores_computed)) : "-", number(r.rel_l2_error, "%.1e")});
-  std::printf("\nevery measured row (%s)\n", default_results_folder().string().c_str());
+        table.add_row({r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, shown_file_name(file.path), r.gpu,
+                       pass_name(r.pass), dtype_name(r.dtype), std::to_string(r.head_dim), number(r.median_us, "%.1f"),
+                       number(r.min_us, "%.1f"), number(r.max_us, "%.1f"), number(r.useful_tflops, "%.1f"),
+                       r.scores_computed ? format_count(double(*r.scores_computed)) : "-",
+                       number(r.rel_l2_error, "%.1e")});
+  std::printf("\nevery measured row (%s)\n", printable(default_results_folder().string(), 4096).c_str());
   std::fputs(table.render().c_str(), stdout);
 }
 

@@ -18,17 +18,28 @@ struct ResultsOptions {
   std::string out;
 };
 
+// Two passes over the runs, the widths first: the table is never held (a folder may hold 2^18 rows).
 void print_primary_runs(const std::vector<MeasuredRun>& runs) {
   TextTable table({"scenario", "implementation", "source", "kernel", "pass", "dtype", "head dim", "heads", "file",
                    "median", "runs"},
                   9);
-  for (const MeasuredRun& m : runs) {
+  const auto cells = [](const MeasuredRun& m) -> std::vector<std::string> {
     const ResultRow& r = *m.primary.row;
-    table.add_row({r.scenario, r.implementation, r.source, r.kernel.empty() ? "-" : r.kernel, pass_name(r.pass),
-                   dtype_name(r.dtype), std::to_string(r.head_dim), std::to_string(r.heads), file_name(m.primary),
-                   format_us(*r.median_us), m.runs() > 1 ? spread_text(m) : "1"});
-  }
-  std::fputs(table.render().c_str(), stdout);
+    return {r.scenario,
+            r.implementation,
+            r.source,
+            r.kernel.empty() ? "-" : r.kernel,
+            pass_name(r.pass),
+            dtype_name(r.dtype),
+            std::to_string(r.head_dim),
+            std::to_string(r.heads),
+            file_name(m.primary),
+            format_us(*r.median_us),
+            m.runs() > 1 ? spread_text(m) : "1"};
+  };
+  for (const MeasuredRun& m : runs) table.widen(cells(m));
+  table.print_header(stdout);
+  for (const MeasuredRun& m : runs) table.print_row(stdout, cells(m));
 }
 
 }  // namespace

@@ -2,13 +2,15 @@
 
 #include <cstdio>
 
+#include "core/input_error.hpp"
+
 namespace attnlab::cli {
 
 LoadedResults load_measured_results() {
   LoadedResults results;
   load_results_folder(results, default_results_folder());
   for (const std::string& problem : results.problems)
-    std::fprintf(stderr, "attnlab: warning: skipping a results file: %s\n", problem.c_str());
+    std::fprintf(stderr, "attnlab: warning: results: %s\n", printable(problem, 4096).c_str());
   return results;
 }
 

@@ -23,31 +23,44 @@ std::size_t display_width(const std::string& text) {
   return n;
 }
 
-std::string TextTable::render() const {
-  std::vector<std::size_t> width(header_.size(), 0);
-  auto widen = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i)
-      width[i] = std::max(width[i], display_width(row[i]));
-  };
+TextTable::TextTable(std::vector<std::string> header, std::size_t left_aligned)
+    : header_(std::move(header)), left_aligned_(left_aligned), width_(header_.size(), 0) {
   widen(header_);
-  for (const auto& row : rows_) widen(row);
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string out;
-    for (std::size_t i = 0; i < width.size(); ++i) {
-      const std::string cell = i < row.size() ? row[i] : "";
-      const std::string pad(width[i] - display_width(cell), ' ');
-      if (i > 0) out += "  ";
-      out += i < left_aligned_ ? cell + pad : pad + cell;
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
-  };
-  std::string out = line(header_);
+}
+
+void TextTable::widen(const std::vector<std::string>& row) {
+  for (std::size_t i = 0; i < row.size() && i < width_.size(); ++i)
+    width_[i] = std::max(width_[i], display_width(row[i]));
+}
+
+std::string TextTable::line(const std::vector<std::string>& row) const {
+  std::string out;
+  for (std::size_t i = 0; i < width_.size(); ++i) {
+    const std::string cell = i < row.size() ? row[i] : "";
+    const std::string pad(width_[i] - std::min(width_[i], display_width(cell)), ' ');
+    if (i > 0) out += "  ";
+    out += i < left_aligned_ ? cell + pad : pad + cell;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "\n";
+}
+
+std::string TextTable::rule() const {
   std::size_t total = 0;
-  for (std::size_t w : width) total += w + 2;
-  out += std::string(total - 2, '-') + "\n";
+  for (std::size_t w : width_) total += w + 2;
+  return std::string(total - 2, '-') + "\n";
+}
+
+std::string TextTable::render() const {
+  std::string out = line(header_) + rule();
   for (const auto& row : rows_) out += line(row);
   return out;
+}
+
+void TextTable::print_header(std::FILE* out) const { std::fputs((line(header_) + rule()).c_str(), out); }
+
+void TextTable::print_row(std::FILE* out, const std::vector<std::string>& row) const {
+  std::fputs(line(row).c_str(), out);
 }
 
 }  // namespace attnlab::cli

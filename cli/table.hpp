@@ -1,6 +1,7 @@
 #pragma once
 // Plain-text tables for the CLI's output; the numbers in them are formatted by
 // analysis/number_format.hpp, as the GUI's are.
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,14 +11,26 @@ namespace attnlab::cli {
 // the rest right-aligned (numbers).
 class TextTable {
  public:
-  explicit TextTable(std::vector<std::string> header, std::size_t left_aligned = 1)
-      : header_(std::move(header)), left_aligned_(left_aligned) {}
-  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  explicit TextTable(std::vector<std::string> header, std::size_t left_aligned = 1);
+  void add_row(std::vector<std::string> cells) {
+    widen(cells);
+    rows_.push_back(std::move(cells));
+  }
   std::string render() const;
 
+  // A table of as many rows as a results folder holds is not kept: widen() with every row, then
+  // print the header and each row again in turn; only the column widths are held.
+  void widen(const std::vector<std::string>& row);
+  void print_header(std::FILE* out) const;
+  void print_row(std::FILE* out, const std::vector<std::string>& row) const;
+
  private:
+  std::string line(const std::vector<std::string>& row) const;
+  std::string rule() const;
+
   std::vector<std::string> header_;
   std::size_t left_aligned_;
+  std::vector<std::size_t> width_;
   std::vector<std::vector<std::string>> rows_;
 };
 

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -27,38 +26,70 @@ InputError cannot_write(const std::filesystem::path& path, std::string_view what
 // a signal handler may only unlink a path already in static storage.
 char pending_temp[4096];
 std::atomic<bool> temp_pending{false};
-constexpr int cleanup_signals[] = {SIGTERM, SIGINT, SIGHUP};
+
+// The signals whose default action ends the program and that may come while a file is being
+// written: a terminal's ^C, kill, a closed pipe, a CPU or file-size limit (SIGXFSZ comes
+// from the write itself), a timer, the user and real-time signals. Faults (SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS) are attnlab's own bugs, left to the sanitizers and
+// the core dump.
+sigset_t cleanup_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM,
+                SIGPROF, SIGIO})
+    sigaddset(&set, s);
+#ifdef SIGPWR
+  sigaddset(&set, SIGPWR);
+#endif
+#ifdef SIGSTKFLT
+  sigaddset(&set, SIGSTKFLT);
+#endif
+  for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) sigaddset(&set, s);
+  return set;
+}
 
 extern "C" void remove_pending_temp(int signal) {
   if (temp_pending.load()) ::unlink(pending_temp);
   std::signal(signal, SIG_DFL);
-  std::raise(signal);
+  std::raise(signal);  // delivered when the handler returns: the default action ends the program
 }
 
-// Holds the temp file's path for the handler while one write is under way (one writer per process at a time).
+// Holds the temp file's path for the handler while one write is under way (one writer per
+// process at a time). Only signals left at their default action are taken over: one the
+// program ignores or handles itself does not end it, so the write goes on and finishes.
 class PendingTemp {
  public:
-  explicit PendingTemp(const std::string& temp) {
+  PendingTemp(const std::string& temp, const sigset_t& signals) {
     std::memcpy(pending_temp, temp.c_str(), temp.size() + 1);
-    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i)
-      previous_[i] = std::signal(cleanup_signals[i], remove_pending_temp);
+    struct sigaction cleanup {};
+    cleanup.sa_handler = remove_pending_temp;
+    sigemptyset(&cleanup.sa_mask);
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction current {};
+      if (sigismember(&signals, s) != 1 || ::sigaction(s, nullptr, &current) != 0) continue;
+      if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL) continue;
+      if (::sigaction(s, &cleanup, &previous_[s]) == 0) taken_[s] = true;
+    }
     temp_pending.store(true);
   }
   ~PendingTemp() {
     temp_pending.store(false);
-    for (std::size_t i = 0; i < std::size(cleanup_signals); ++i) std::signal(cleanup_signals[i], previous_[i]);
+    for (int s = 1; s < NSIG; ++s)
+      if (taken_[s]) ::sigaction(s, &previous_[s], nullptr);
   }
   PendingTemp(const PendingTemp&) = delete;
   PendingTemp& operator=(const PendingTemp&) = delete;
 
  private:
-  void (*previous_[std::size(cleanup_signals)])(int) = {};
+  struct sigaction previous_[NSIG] = {};
+  bool taken_[NSIG] = {};
 };
 
-// The mode the written file gets: an existing target's own, else what a new file gets under the umask.
+// The mode the written file gets: an existing target's permissions (never its setuid, setgid
+// or sticky bit: a results file is no program), else what a new file gets under the umask.
 mode_t mode_for(const std::filesystem::path& path) {
   struct stat existing {};
-  if (::lstat(path.c_str(), &existing) == 0) return existing.st_mode & 07777;
+  if (::lstat(path.c_str(), &existing) == 0) return existing.st_mode & 0777;
   const mode_t mask = ::umask(0);
   ::umask(mask);
   return 0666 & ~mask;
@@ -99,14 +130,13 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
   if (temp.size() >= sizeof(pending_temp)) throw fail("the path is too long");
   const mode_t mode = mode_for(path);
   // The cleanup signals wait while the file is created and registered, so none can leave it behind.
-  sigset_t cleanup, previous;
-  sigemptyset(&cleanup);
-  for (int s : cleanup_signals) sigaddset(&cleanup, s);
+  const sigset_t cleanup = cleanup_signals();
+  sigset_t previous;
   ::pthread_sigmask(SIG_BLOCK, &cleanup, &previous);
   const int fd = ::mkstemp(temp.data());
   const int create_errno = errno;
   std::optional<PendingTemp> pending;
-  if (fd >= 0) pending.emplace(temp);
+  if (fd >= 0) pending.emplace(temp, cleanup);
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd < 0) throw fail(std::strerror(create_errno));
   const bool written = write_all(fd, text) && ::fchmod(fd, mode) == 0 && ::fsync(fd) == 0;

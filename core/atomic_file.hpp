@@ -12,9 +12,11 @@ void check_replaceable_file(const std::filesystem::path& path, std::string_view 
 
 // Writes text to path through a temp file beside it and a rename, so a reader never
 // sees half a file and a failure leaves nothing behind. The temp file is created
-// exclusively under a fresh name (a planted symlink is never followed), gets the mode of
-// the file it replaces (or a new file's mode under the umask), and is removed if SIGTERM,
-// SIGINT or SIGHUP ends the program before the rename. Checks the target with
+// exclusively under a fresh name (a planted symlink is never followed), gets the permissions
+// of the file it replaces without its setuid, setgid and sticky bits (or a new file's mode
+// under the umask), and is removed if a signal ends the program before the rename (any signal
+// left at a default action that ends it, but the faults: SIGTERM, SIGINT, SIGPIPE, SIGXFSZ, ...;
+// SIGKILL cannot be caught). Checks the target with
 // check_replaceable_file first. On failure throws InputError
 // "<path>: cannot write the <what> (<why>)".
 void write_file_atomically(const std::filesystem::path& path, std::string_view text, std::string_view what);

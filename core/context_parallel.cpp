@@ -222,10 +222,23 @@ KeyRange piece_attended_keys(const LayoutView& v, const CpPiece& p) {
   return {attended_keys(v, p.doc, p.first).first, attended_keys(v, p.doc, p.end - 1).last};
 }
 
-bool piece_attends(const LayoutView& v, const CpPiece& queries, const CpPiece& keys) {
-  if (queries.doc != keys.doc || queries.tokens() == 0 || keys.tokens() == 0) return false;
-  const KeyRange reach = piece_attended_keys(v, queries);
-  return keys.first <= reach.last && keys.end > reach.first;
+CpPiece piece_queries_attending(const LayoutView& v, const CpPiece& queries, const CpPiece& keys) {
+  if (queries.doc != keys.doc || queries.tokens() == 0 || keys.tokens() == 0) return {queries.doc, 0, 0};
+  // The first query of [lo, hi) for which `past` holds, `past` false and then true along the queries.
+  const auto first_where = [&](int lo, int hi, auto past) {
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (past(attended_keys(v, queries.doc, mid)))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  };
+  // Attending the piece: the last key reaches its first, and the first key is not past its last.
+  const int first = first_where(queries.first, queries.end, [&](KeyRange k) { return k.last >= keys.first; });
+  const int end = first_where(first, queries.end, [&](KeyRange k) { return k.first >= keys.end; });
+  return first < end ? CpPiece{queries.doc, first, end} : CpPiece{queries.doc, 0, 0};
 }
 
 std::vector<std::vector<CpPiece>> cp_shards(const CpPlan& plan) {

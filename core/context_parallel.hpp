@@ -96,8 +96,9 @@ CpCost model_context_parallel(const Scenario& scenario, int ranks, CpStrategy st
 // The keys of its document that a piece's queries attend: one range, since attended_keys
 // is one range per query and both its ends grow with the query.
 KeyRange piece_attended_keys(const LayoutView& varlen, const CpPiece& piece);
-// Whether some query of `queries` attends some key of `keys` (a piece of K/V).
-bool piece_attends(const LayoutView& varlen, const CpPiece& queries, const CpPiece& keys);
+// The queries of `queries` that attend some key of `keys` (a piece of K/V of any document): one
+// range of them for the same reason, found by bisection; empty (no tokens) where none does.
+CpPiece piece_queries_attending(const LayoutView& varlen, const CpPiece& queries, const CpPiece& keys);
 
 // Per rank, its shard: its pieces of documents held by more than one rank, the K/V that
 // travels. A document held whole by one rank never leaves it.

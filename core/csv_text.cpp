@@ -1,6 +1,7 @@
 #include "core/csv_text.hpp"
 
 #include "core/input_error.hpp"
+#include "core/input_limits.hpp"
 
 namespace attnlab {
 
@@ -44,6 +45,8 @@ bool CsvRecords::next(std::vector<std::string>& cells) {
         while (!cell.empty() && dialect_.blanks.find(cell.back()) != std::string_view::npos) cell.pop_back();
         i = comma;
       }
+      if (static_cast<std::int64_t>(cells.size()) == max_csv_cells)
+        throw CsvSyntaxError(line_, "more than " + std::to_string(max_csv_cells) + " cells in one record");
       cells.push_back(std::move(cell));
       if (i >= line.size()) break;
       ++i;  // the comma

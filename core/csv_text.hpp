@@ -6,7 +6,9 @@
 //  - cells are split at commas and trimmed of the dialect's blanks; with quotes on, a cell
 //    that starts with '"' runs to the next lone '"' (a doubled "" is one quote) and may hold
 //    commas but no line break;
-//  - with a comment character, lines that start with it are skipped.
+//  - with a comment character, lines that start with it are skipped;
+//  - a record of more than max_csv_cells cells (core/input_limits.hpp) is a syntax error, found
+//    before more cells are kept.
 #include <cstddef>
 #include <stdexcept>
 #include <string>

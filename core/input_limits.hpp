@@ -13,6 +13,12 @@ inline constexpr std::int64_t max_results_csv_bytes = std::int64_t{64} << 20;   
 inline constexpr std::int64_t max_results_rows = std::int64_t{1} << 16;          // rows kept from one results CSV
 inline constexpr std::int64_t max_results_folder_rows = std::int64_t{1} << 18;   // rows loaded from all of them
 inline constexpr std::int64_t max_ceilings_file_bytes = std::int64_t{64} << 10;  // 64 KiB of TOML
+// One CSV record holds at most so many cells (a header's columns too): cells are strings, so
+// a line of commas would otherwise ask for 32 bytes per byte of the file.
+inline constexpr std::int64_t max_csv_cells = 1024;
+// A text cell of a results or GEMM file (a scenario, source, GPU, commit): tables pad every
+// row to their widest cell, and the rows of all files are held together.
+inline constexpr std::int64_t max_text_cell_bytes = 256;
 
 // ---- measured times (results rows, GEMM rows; a step's parts from 0): at least a nanosecond,
 // below what a CUDA event resolves, and at most 1,000 s, above any kernel or training step

@@ -34,7 +34,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 33> columns = {{
+const std::array<Column, 35> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -68,6 +68,8 @@ const std::array<Column, 33> columns = {{
     {"date", &ResultRow::date},
     {"ranks", &ResultRow::ranks},
     {"cp_strategy", &ResultRow::cp_strategy},
+    {"window_left", &ResultRow::window_left},
+    {"window_right", &ResultRow::window_right},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -135,7 +137,7 @@ struct Parser {
   // Text is printed as read (attnlab model, the GUI), so it must be printable: no control
   // character, no byte that is not UTF-8. An implementation is one of the four.
   void operator()(std::string ResultRow::*m) const {
-    if (printable(text, text.size()) != text) throw BadCell{"printable text (no control character, UTF-8)"};
+    if (!is_text_cell(text)) throw BadCell{text_cell_expected()};
     if (m == &ResultRow::implementation && !parse_implementation(text))
       throw BadCell{"naive, padded, packed or varlen"};
     if (m == &ResultRow::cp_strategy && !text.empty() && !parse_cp_strategy(text))
@@ -162,13 +164,23 @@ struct Parser {
     if (text.empty())
       row.*m = std::nullopt;
     else if constexpr (std::is_same_v<T, int>)
-      row.*m = m == &ResultRow::ranks ? parse_ranks() : parse_number<T>(text, number_kind<T>());
+      row.*m = m == &ResultRow::ranks ? parse_ranks()
+               : m == &ResultRow::window_left || m == &ResultRow::window_right
+                   ? parse_window_side()
+                   : parse_number<T>(text, number_kind<T>());
     else if constexpr (std::is_same_v<T, double>)
       row.*m = m == &ResultRow::median_us || m == &ResultRow::min_us || m == &ResultRow::max_us
                    ? parse_measured_us(text)
                    : parse_number<T>(text, number_kind<T>());
     else
       row.*m = parse_number<T>(text, number_kind<T>());
+  }
+  // A side of a window: -1 (unbounded) to max_window, as scenarios take it.
+  int parse_window_side() const {
+    const std::optional<int> side = parse_cell_number<int>(text);
+    if (!side || *side < -1 || *side > max_window)
+      throw BadCell{"an integer from -1 (unbounded) to " + std::to_string(max_window)};
+    return *side;
   }
   int parse_ranks() const {
     const std::string expected = "an integer from 1 to " + std::to_string(max_cp_ranks);
@@ -265,6 +277,14 @@ bool is_repeated_header(const std::array<std::string, N>& cells) {
 }
 
 }  // namespace
+
+bool is_text_cell(std::string_view text) {
+  return static_cast<std::int64_t>(text.size()) <= max_text_cell_bytes && printable(text, text.size()) == text;
+}
+
+std::string text_cell_expected() {
+  return "printable text of at most " + std::to_string(max_text_cell_bytes) + " bytes (no control character, UTF-8)";
+}
 
 const char* step_part_name(StepPart p) {
   switch (p) {
@@ -380,6 +400,9 @@ ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFil
       if (step && (row.ranks || !row.cp_strategy.empty()))
         throw bad_cell(row.ranks ? "ranks" : "cp_strategy",
                        "only a context-parallel attention run holds a value, not a step row (pass step)");
+      if (row.window_left.has_value() != row.window_right.has_value())
+        throw bad_cell(row.window_left ? "window_right" : "window_left",
+                       "a row names both sides of its window or neither, got an empty cell");
       if (row.ranks.has_value() != !row.cp_strategy.empty())
         throw bad_cell(row.ranks ? "cp_strategy" : "ranks",
                        "a context-parallel row names both ranks and cp_strategy, got an empty cell");

@@ -49,6 +49,10 @@ struct ResultRow {
   // A context-parallel run's: both set (ranks 1 to max_cp_ranks) or both empty.
   std::optional<int> ranks;
   std::string cp_strategy;  // contiguous, zigzag or documents (core/context_parallel.hpp)
+  // The mask's window the run computed, FlashAttention's window_size: -1 unbounded. Both set in
+  // every row attnlab writes; both empty in a file from before the columns (then no run of it
+  // stands for a scenario's cells: analysis/same_cells.hpp).
+  std::optional<int> window_left, window_right;
 
   bool operator==(const ResultRow&) const = default;
 };
@@ -124,6 +128,11 @@ std::optional<Number> parse_cell_number(std::string_view text) {
   return value;
 }
 
+// A text cell as the readers of results and GEMM files keep it: printable (no control
+// character, UTF-8: it is printed as read) and at most max_text_cell_bytes long.
+bool is_text_cell(std::string_view text);
+std::string text_cell_expected();  // "printable text of at most 256 bytes (...)", for errors
+
 // Writes the header and rows to path atomically (a temp file beside it, then a
 // rename), creating the parent folder. Doubles print in their shortest
 // round-trip form. Throws InputError when the file cannot be written.
@@ -144,7 +153,8 @@ struct ResultsRows {
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
 // max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its parts are finite and >= 0, its
 // loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
-// both ranks and cp_strategy, every other row neither (a step row never). Throws InputError naming
+// both ranks and cp_strategy, every other row neither (a step row never). A row fills both
+// window_left and window_right (-1 to max_window) or neither. Throws InputError naming
 // the file, and the line and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"
 ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep = {});

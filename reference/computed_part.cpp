@@ -12,6 +12,12 @@ namespace attnlab {
 void check_reference_inputs(const Layout& layout, const AttentionInputs& in) {
   if (in.tokens < 0 || in.heads <= 0 || in.kv_heads <= 0 || in.heads % in.kv_heads != 0)
     throw std::invalid_argument("reference: inputs need heads a positive multiple of kv_heads");
+  // A varlen layout's positions are the tokens in canonical order, so its last says it at once
+  // (the context-parallel check asks once per step, N^2 times over a ring).
+  if (layout.kind == LayoutKind::varlen) {
+    if (layout.row_start.back() > in.tokens) throw std::out_of_range("reference: layout token beyond the inputs");
+    return;
+  }
   for (std::int64_t t : layout.token_source)
     if (t >= in.tokens) throw std::out_of_range("reference: layout token beyond the inputs");
 }

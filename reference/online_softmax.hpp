@@ -12,6 +12,18 @@
 
 namespace attnlab {
 
+// scale * (a . b) over n values, in fp64 (every score of the reference): four partial sums, so
+// the additions do not wait on each other.
+template <class T>
+double scaled_dot(const T* a, const T* b, int n, double scale) {
+  double s[4] = {0, 0, 0, 0};
+  int d = 0;
+  for (; d + 4 <= n; d += 4)
+    for (int j = 0; j < 4; ++j) s[j] += double(a[d + j]) * double(b[d + j]);
+  for (; d < n; ++d) s[0] += double(a[d]) * double(b[d]);
+  return scale * ((s[0] + s[1]) + (s[2] + s[3]));
+}
+
 // One row's Q (for one head) and K, V (for its kv head) as contiguous doubles
 // [extent][head_dim], read from canonical inputs through the layout's token_source.
 // Padding positions hold zeros; they never take part.
@@ -26,16 +38,7 @@ struct RowHeadOperands {
   const double* k_at(int pos) const { return k.data() + static_cast<std::size_t>(pos) * head_dim; }
   const double* v_at(int pos) const { return v.data() + static_cast<std::size_t>(pos) * head_dim; }
 
-  // scale * (q . k): four partial sums, so the additions do not wait on each other.
-  double score(int query, int key, double scale) const {
-    const double *a = q_at(query), *b = k_at(key);
-    double s[4] = {0, 0, 0, 0};
-    int d = 0;
-    for (; d + 4 <= head_dim; d += 4)
-      for (int j = 0; j < 4; ++j) s[j] += a[d + j] * b[d + j];
-    for (; d < head_dim; ++d) s[0] += a[d] * b[d];
-    return scale * ((s[0] + s[1]) + (s[2] + s[3]));
-  }
+  double score(int query, int key, double scale) const { return scaled_dot(q_at(query), k_at(key), head_dim, scale); }
 };
 
 RowHeadOperands load_row_head(const Layout& layout, const AttentionInputs& canonical, int row, int head);

@@ -51,10 +51,14 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
     const RowHeadOperands ops = load_row_head(layout, in, r, h);
     std::vector<double> scores(ops.extent);
     for (int q = 0; q < ops.extent; ++q) {
-      // The whole score row, masked cells at -inf, then softmax and P·V.
+      // The score row over the keys the query attends (one range, core/layout.hpp: every cell of
+      // it useful or bleed), then softmax and P·V. The masked cells of the row would enter at
+      // -inf, as exp(-inf) = 0: skipping them keeps the cost at the cells attended, whatever the
+      // window leaves of a long row.
+      const KeyRange keys = attended_keys(view, r, q);
       double max = minus_infinity;
-      for (int k = 0; k < ops.extent; ++k) {
-        scores[k] = attended(cell_kind(view, r, q, k)) ? ops.score(q, k, scale) : minus_infinity;
+      for (int k = keys.first; k <= keys.last; ++k) {
+        scores[k] = ops.score(q, k, scale);
         max = std::max(max, scores[k]);
       }
       const std::int64_t pos = layout.row_start[r] + q;
@@ -65,8 +69,7 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
         continue;
       }
       double sum = 0;
-      for (int k = 0; k < ops.extent; ++k) {
-        if (scores[k] == minus_infinity) continue;
+      for (int k = keys.first; k <= keys.last; ++k) {
         const double p = std::exp(scores[k] - max);
         sum += p;
         for (int d = 0; d < D; ++d) o[d] += p * ops.v_at(k)[d];

@@ -1,7 +1,7 @@
 #pragma once
 // The fp64 CPU reference of attention over any layout, two ways:
-//  - reference_materialized: the plain algorithm, per query the full score row,
-//    mask, softmax, then P·V;
+//  - reference_materialized: the plain algorithm, per query the score row over the
+//    keys it attends (attended_keys), softmax, then P·V;
 //  - reference_tiled: the flash algorithm (online softmax over the visited key
 //    tiles of each query tile, see online_softmax.hpp).
 // A (query, key) cell takes part iff cell_kind says useful or bleed.

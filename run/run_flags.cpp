@@ -1,9 +1,11 @@
 #include "run/run_flags.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/input_error.hpp"
 #include "core/input_limits.hpp"
+#include "core/number_flags.hpp"
 #include "core/scenario_file.hpp"
 #include "run/run_info.hpp"
 
@@ -27,16 +29,13 @@ std::vector<DType> chosen_dtypes(const RunFlags& flags) {
   return dtypes;
 }
 
-// Numbers on the command line are decimal digits only: CLI11 would read 010 as octal and
-// 0x40 as hex, and turn -1 or 1e23 into the largest seed.
-const CLI::Validator decimal_digits(
-    [](const std::string& text) {
-      const bool digits = !text.empty() && text.size() <= 20 &&
-                          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-      return digits && (text.size() == 1 || text[0] != '0') ? std::string()
-                                                            : "expected a decimal number, got \"" + text + "\"";
-    },
-    "DECIMAL");
+// Numbers on the command line are read by core/number_flags.hpp: CLI11 would read 010 as octal
+// and 0x40 as hex, and turn -1 into the largest seed. It converts only what this lets through.
+CLI::Validator decimal(std::uint64_t max) {
+  return CLI::Validator([max](const std::string& text) { return integer_flag_problem(text, 0, max); }, "DECIMAL");
+}
+const CLI::Validator decimal_int = decimal(std::numeric_limits<int>::max());
+const CLI::Validator decimal_seed = decimal(std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace
 
@@ -48,25 +47,25 @@ void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& reps_help)
   app.add_option("--dtypes", flags.dtypes, "bf16, fp16 or both (default: each scenario's own)")->delimiter(',');
   app.add_option("--head-dims", flags.head_dims, "Head dims, e.g. 64,128 (default: each scenario's own)")
       ->delimiter(',')
-      ->check(decimal_digits);
+      ->check(decimal_int);
   app.add_option("--kernel", flags.kernel,
                  "Flash kernel for padded, packed and varlen: " + flash_kernel_names() +
                      " (default: the fastest this GPU runs; naive is always cuBLAS)");
   app.add_option("--pass", flags.pass, "fwd, bwd (the backward, after an untimed forward) or both")
       ->capture_default_str();
-  app.add_option("--reps", flags.reps, reps_help)->check(decimal_digits)->capture_default_str();
+  app.add_option("--reps", flags.reps, reps_help)->check(decimal_int)->capture_default_str();
   app.add_option("--warmup", flags.warmup, "Untimed passes before the timed ones")
-      ->check(decimal_digits)
+      ->check(decimal_int)
       ->capture_default_str();
   app.add_option("--out", flags.out, "Write the results rows to this CSV file (schema: results/README.md)");
   app.add_option("--seed", flags.seed, "Seed of the random Q, K, V, 0 to 2^64 - 1")
-      ->check(decimal_digits)
+      ->check(decimal_seed)
       ->capture_default_str();
   // The spellings scripts used before the two programs agreed; not in --help.
   app.add_option("--scenarios", flags.scenarios)->delimiter(',')->group("");
   app.add_option("--impl", flags.implementations)->group("");
   app.add_option("--dtype", flags.dtypes)->delimiter(',')->group("");
-  app.add_option("--head_dims", flags.head_dims)->delimiter(',')->check(decimal_digits)->group("");
+  app.add_option("--head_dims", flags.head_dims)->delimiter(',')->check(decimal_int)->group("");
   app.add_option("--results_csv", flags.out)->group("");
 }
 

@@ -73,6 +73,8 @@ ResultRow timed_result_row(const Scenario& s, Implementation implementation, Fla
   row.heads = s.heads;
   row.head_dim = s.head_dim;
   row.causal = s.causal;
+  row.window_left = s.window.left;
+  row.window_right = s.window.right;
   row.pass = Pass::fwd;
   row.median_us = timing.median_us;
   row.min_us = timing.min_us;

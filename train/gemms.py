@@ -24,7 +24,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
 sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
-from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
+from atomic_file import WriteRefused, check_replaceable_file  # noqa: E402
+from scenario_json import DEFAULT_CLI, fail, import_torch, scenario_json  # noqa: E402
 from step_rows import GEMM_COLUMNS, append_rows, commit_column, gemm_row  # noqa: E402
 from timing import time_calls  # noqa: E402
 
@@ -43,6 +44,16 @@ def model_linears(torch, shape) -> Counter:
     return count
 
 
+def check_arguments(args):
+    """The flags' own checks and --out, before PyTorch or the GPU is touched."""
+    if args.warmup < 0 or args.reps < 1:
+        fail("gemms", "--warmup must be at least 0 and --reps at least 1")
+    try:
+        check_replaceable_file(args.out, "GEMM CSV")
+    except WriteRefused as e:
+        fail("gemms", str(e))
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -53,9 +64,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30)
     args = ap.parse_args()
-    if args.warmup < 0 or args.reps < 1:
-        fail("gemms", "--warmup must be at least 0 and --reps at least 1")
-    import torch
+    check_arguments(args)
+    torch = import_torch("gemms")
 
     if not torch.cuda.is_available():
         fail("gemms", "no CUDA GPU visible to PyTorch", 3)
@@ -103,7 +113,10 @@ def main():
             f"backward {total['bwd'] / 1000:.2f} ms",
             flush=True,
         )
-    append_rows(args.out, GEMM_COLUMNS, rows)
+    try:
+        append_rows(args.out, GEMM_COLUMNS, rows)
+    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
+        fail("gemms", str(e))
 
 
 if __name__ == "__main__":

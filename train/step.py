@@ -34,8 +34,9 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "bench"))
 sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
+from atomic_file import WriteRefused, check_replaceable_file  # noqa: E402
 from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
-from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
+from scenario_json import DEFAULT_CLI, fail, import_torch, scenario_json  # noqa: E402
 from step_parts import exposed_communication_us, part_of, split_into_parts  # noqa: E402
 from step_rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
 from timing import time_calls  # noqa: E402
@@ -129,6 +130,27 @@ def in_optimizer_range(op) -> bool:
     return False
 
 
+def check_arguments(args):
+    """The flags' own checks and the output paths, before PyTorch or the GPU is touched: a path
+    that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
+    if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
+        fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
+    for path in (args.out, args.parts_out):
+        try:
+            if path is not None:
+                check_replaceable_file(path, "results CSV")
+        except WriteRefused as e:
+            fail("step", str(e))
+
+
+def static_cu_seqlens(lengths: list[int], max_num_docs: int) -> list[int]:
+    """cu_seqlens padded to --max-num-docs (0: the batch's own count); below the batch's count is one line."""
+    try:
+        return padded_cu_seqlens(lengths, max_num_docs or len(lengths))
+    except ValueError as e:
+        fail("step", f"--max-num-docs: {e}")
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -160,10 +182,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lr", type=float, default=3e-4, help="AdamW's learning rate under --optimizer adamw")
     args = ap.parse_args()
-    if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0:
-        fail("step", "--warmup and --steps must be at least 1, --profile-steps at least 0")
-
-    import torch
+    check_arguments(args)
+    torch = import_torch("step")
 
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank, local_rank = int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0"))
@@ -174,6 +194,8 @@ def main():
         torch.distributed.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
     try:
         run(args, torch, world, rank, local_rank)
+    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
+        fail("step", str(e))
     finally:
         if world > 1:
             torch.distributed.destroy_process_group()
@@ -196,7 +218,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     tokens = torch.tensor(batch.tokens, dtype=torch.int64, device=device)
     targets = torch.tensor(batch.targets, dtype=torch.int64, device=device)
     cos, sin = rotary_tables(torch.tensor(batch.positions, device=device), shape.head_dim)
-    starts = padded_cu_seqlens(batch.sequence_lengths, args.max_num_docs or len(batch.sequence_lengths))
+    starts = static_cu_seqlens(batch.sequence_lengths, args.max_num_docs)
     cu_seqlens = torch.tensor(starts, dtype=torch.int32, device=device)
     try:
         attend, kernel = make_attend(

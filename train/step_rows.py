@@ -12,8 +12,8 @@ import os
 import statistics
 from pathlib import Path
 
+from atomic_file import write_csv  # bench/atomic_file.py: the one way a script writes a file
 from step_parts import PART_NAMES
-from torch_peers import write_csv  # bench/peers/torch_peers.py: plain Python until its main runs
 
 BACKENDS = ("fa2", "cudnn", "attnlab")
 OPTIMIZERS = ("adamw", "muon")  # train/optimizer.py
@@ -96,6 +96,8 @@ def step_row(
         "causal": "true",
         "pass": "step",
         "kv_heads": m["kv_heads"],
+        "window_left": scenario["window_left"],  # the scenario's window; each layer's is its [model]'s
+        "window_right": scenario["window_right"],
         "tokens": sum(scenario["doc_lengths"]),
         "kernel": kernel,
         "gpus": gpus,

@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import datetime
 
-from torch_peers import timed  # the peers' timing: CUDA events around each call, median after a warm-up
+# The peers' timing (CUDA events around each call, median after a warm-up) and their one-line exit
+# where PyTorch is missing (bench/scenario_json.py's import_torch).
+from torch_peers import import_torch, timed
 
 
 def main():
@@ -26,7 +28,7 @@ def main():
     ap.add_argument("--copy-gib", type=float, default=2.0, help="GiB copied per call (default 2, far past the L2)")
     ap.add_argument("--reps", type=int, default=30)
     args = ap.parse_args()
-    import torch
+    torch = import_torch("ceilings")
 
     n = args.size
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)

@@ -42,17 +42,14 @@ attention of the same layout (packed keeps its bleed: that is what packed comput
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import datetime
 import inspect
 import math
-import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import traceback
 import warnings
@@ -61,7 +58,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from scenario_json import DEFAULT_CLI, scenario_json  # noqa: E402  (bench/scenario_json.py)
+from atomic_file import WriteRefused, check_replaceable_file, printable, write_csv  # noqa: E402  (bench/atomic_file.py)
+from scenario_json import DEFAULT_CLI, import_torch, scenario_json  # noqa: E402  (bench/scenario_json.py)
 
 L2_BYTES = 50 * 1024 * 1024  # H100
 ROTATION_BYTES = 4 * L2_BYTES  # the input sets together span at least this much
@@ -87,7 +85,7 @@ BWD_FLOPS_PER_FWD = 2.5  # FlashAttention's convention: backward useful FLOPs = 
 
 
 def fail(message: str, code: int = 2):
-    print(f"torch_peers: {message}", file=sys.stderr)
+    print(f"torch_peers: {printable(message)}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -646,24 +644,6 @@ def timed(torch, call: Callable[[int], object], warmup: int, reps: int, budget_s
 # ---------------------------------------------------------------- output
 
 
-def write_csv(path: Path, columns: list[str], rows: list[dict]):
-    for r in rows:
-        unknown = set(r) - set(columns)
-        if unknown:
-            raise AssertionError(f"row has columns the results schema lacks: {sorted(unknown)}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=columns, restval="", lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)  # nothing half-written left beside the target
-        raise
-
-
 def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -> list[dict]:
     x = Inputs(torch, s, args.seed)
     print(
@@ -729,6 +709,8 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
                     "rel_l2_error": f"{err:.6g}" if pass_ == "fwd" else "",
                     "kv_heads": s.kv_heads,
                     "tokens": s.tokens,
+                    "window_left": s.window_left,  # the mask the peer ran, FlashAttention's window_size
+                    "window_right": s.window_right,
                     "reps": reps,
                     "driver": env.driver,
                     "cuda_version": env.cuda_version,
@@ -737,6 +719,14 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
                 }
             )
     return rows
+
+
+def save_rows(path: Path, columns: list[str], rows: list[dict]):
+    """The rows so far, written atomically (bench/atomic_file.py); a write that fails is one line."""
+    try:
+        write_csv(path, columns, rows)
+    except WriteRefused as e:
+        fail(str(e))
 
 
 def main():
@@ -789,10 +779,11 @@ def main():
     for n in names or []:
         if n not in ALL_PEERS:
             fail(f"--peers: unknown peer {n!r}; expected some of {', '.join(ALL_PEERS)}")
-    try:
-        import torch
-    except ImportError:
-        fail("PyTorch is not installed here; the peers need it", 3)
+    try:  # before any GPU work: a path that cannot be written never costs a run
+        check_replaceable_file(args.out, "results CSV")
+    except WriteRefused as e:
+        fail(str(e))
+    torch = import_torch("torch_peers")
     if not torch.cuda.is_available():
         fail("no CUDA GPU visible to PyTorch", 3)
     scenarios = [
@@ -810,7 +801,7 @@ def main():
             rows += run_scenario(torch, s, env, names, args)
         except ContextLost as e:
             rows += e.rows
-            write_csv(args.out, scenarios[0].columns, rows)
+            save_rows(args.out, scenarios[0].columns, rows)
             rest = [x.name for x in scenarios[i:]]
             print(
                 f"# wrote {len(rows)} rows to {args.out}; stopped: {e} left the CUDA context unusable, so "
@@ -819,7 +810,7 @@ def main():
                 flush=True,
             )
             sys.exit(1)
-        write_csv(args.out, scenarios[0].columns, rows)
+        save_rows(args.out, scenarios[0].columns, rows)
         torch.cuda.empty_cache()
     print(f"# wrote {len(rows)} rows to {args.out}")
 

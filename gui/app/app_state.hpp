@@ -69,14 +69,15 @@ struct AppState {
   LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
   std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
-  // The shipped scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
+  // The scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
   std::optional<std::string> measured_as;
   std::uint64_t measured_as_version = ~std::uint64_t{0};
-  std::string length_list_edit;  // the Scenario view's lengths text while it is being edited
-  std::string save_path;         // the Scenario view's "save as" field
-  std::string save_message;      // where the last save went, or why it failed
+  std::size_t measured_as_rows = 0;  // the results rows it was found among
+  std::string length_list_edit;      // the Scenario view's lengths text while it is being edited
+  std::string save_path;             // the Scenario view's "save as" field
+  std::string save_message;          // where the last save went, or why it failed
 
-  std::uint64_t scenario_version = 0;  // bumped by every edit (see scenario_edits.hpp)
+  std::uint64_t scenario_version = 0;  // new with every edit, unique in the process (see scenario_edits.hpp)
   // Interactive: rebuild the model on a worker thread and keep drawing the last one
   // meanwhile, so dragging a slider over a large scenario never stalls a frame.
   // Off (headless, tests): model() always returns the current scenario's model.

@@ -12,9 +12,11 @@ MeasuredRuns measured_runs(const AppState& state) {
 }
 
 const std::optional<std::string>& measured_scenario(AppState& state) {
-  if (state.measured_as_version != state.scenario_version) {
-    state.measured_as = measured_as(state.scenario, state.shipped_scenarios);
+  const std::size_t rows = total_rows(state.results);
+  if (state.measured_as_version != state.scenario_version || state.measured_as_rows != rows) {
+    state.measured_as = measured_as(state.scenario, state.results, RunCells());
     state.measured_as_version = state.scenario_version;
+    state.measured_as_rows = rows;
   }
   return state.measured_as;
 }

@@ -14,9 +14,10 @@ namespace attnlab::gui {
 // The loaded rows, and the shipped scenarios as their files define them.
 MeasuredRuns measured_runs(const AppState& state);
 
-// The name the results rows of the state's scenario carry: the first shipped scenario that
-// computes its cells in every implementation (analysis/same_cells.hpp); none for an edit
-// no shipped scenario matches. Kept in the state until the scenario changes.
+// The name the results rows of the state's scenario carry: the first scenario the loaded rows
+// name that computes its cells in every implementation (analysis/same_cells.hpp, measured_as);
+// none for an edit no measured scenario matches. Kept in the state until the scenario or the
+// loaded rows change.
 const std::optional<std::string>& measured_scenario(AppState& state);
 
 // The configuration whose rows describe `model` (the state's current model, or the one

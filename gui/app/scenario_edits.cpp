@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <exception>
@@ -11,6 +12,17 @@
 #include "core/scenario_file.hpp"
 
 namespace attnlab::gui {
+
+namespace {
+
+// Versions are unique in the process, not per state: a view's picture kept for one state's
+// version is never taken for another state's (a test makes several).
+std::uint64_t next_scenario_version() {
+  static std::atomic<std::uint64_t> last{0};
+  return ++last;
+}
+
+}  // namespace
 
 bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change) {
   Scenario edited = state.scenario;
@@ -25,7 +37,7 @@ bool apply_edit(AppState& state, const std::function<void(Scenario&)>& change) {
   state.scenario = std::move(edited);
   state.scenario_edited = true;
   state.scenario_error.clear();
-  ++state.scenario_version;
+  state.scenario_version = next_scenario_version();
   return true;
 }
 
@@ -184,7 +196,7 @@ bool set_dtype(AppState& state, DType dtype) {
 bool set_tile_size(AppState& state, int size) {
   if (size <= 0) return false;
   state.tile = {size, size};
-  ++state.scenario_version;
+  state.scenario_version = next_scenario_version();
   return true;
 }
 
@@ -212,7 +224,7 @@ bool open_scenario(AppState& state, std::string_view name_or_path) {
   state.save_path = "my-" + state.scenario.name + ".toml";
   state.length_list_edit.clear();  // the lengths text of the scenario left behind
   state.mask_viewports = {};
-  ++state.scenario_version;
+  state.scenario_version = next_scenario_version();
   return true;
 }
 

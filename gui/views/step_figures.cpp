@@ -14,7 +14,7 @@ StepFigures step_figures(const AppState& state) {
   for (KernelFamily family : all_kernel_families)
     f.times[int(family)] =
         predict_step_time(state.scenario, f.step, family, tflops, gemms, runs, state.step_kernel, tbps);
-  f.measured = measured_step_pairs(state.scenario, f.step, state.results, state.shipped_scenarios);
+  f.measured = measured_step_pairs(state.scenario, f.step, state.results);
   return f;
 }
 

@@ -31,8 +31,7 @@ namespace {
 // Everything the view shows, derived from the state; rebuilt when the scenario, the
 // tile or the loaded results change (the cost model runs once per layer kind).
 struct StepPicture {
-  Scenario scenario;  // what it was built from, with the tile, the kernel and the number of result rows
-  TileShape tile;
+  std::uint64_t version = 0;  // the scenario and tile it was built from (AppState::scenario_version)
   std::string kernel;
   std::size_t result_rows = 0, gemm_files = 0;
   std::vector<std::string> kernels;  // our flash kernels loaded, the default first
@@ -42,22 +41,14 @@ struct StepPicture {
   std::vector<std::string> explanation;
 };
 
-bool same_inputs(const Scenario& a, const Scenario& b) {
-  return a.name == b.name && a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing &&
-         a.pad_to == b.pad_to && a.heads == b.heads && a.kv_heads == b.kv_heads && a.head_dim == b.head_dim &&
-         a.dtype == b.dtype && a.causal == b.causal && a.model == b.model;
-}
-
 const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
   const std::size_t rows = total_rows(state.results);
-  if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
-      picture->kernel == state.step_kernel && picture->result_rows == rows &&
-      picture->gemm_files == state.results.gemms.size())
+  if (picture && picture->version == state.scenario_version && picture->kernel == state.step_kernel &&
+      picture->result_rows == rows && picture->gemm_files == state.results.gemms.size())
     return *picture;
   auto p = std::make_unique<StepPicture>();
-  p->scenario = state.scenario;
-  p->tile = state.tile;
+  p->version = state.scenario_version;
   p->kernel = state.step_kernel;
   p->result_rows = rows;
   p->gemm_files = state.results.gemms.size();

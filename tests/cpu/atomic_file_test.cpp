@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,6 +71,20 @@ TEST(AtomicFile, KeepsTheModeOfTheFileItReplaces) {
   fs::remove_all(dir);
 }
 
+// The replaced file's permissions, never its setuid, setgid or sticky bit: root's --out onto a
+// setuid file must not leave a setuid results file.
+TEST(AtomicFile, DropsTheSetuidSetgidAndStickyBits) {
+  const fs::path dir = fresh_folder("setuid");
+  const fs::path target = dir / "out.csv";
+  std::ofstream(target) << "old\n";
+  ASSERT_EQ(::chmod(target.c_str(), 07750), 0);
+  write_file_atomically(target, "new\n", "test file");
+  struct stat written {};
+  ASSERT_EQ(::stat(target.c_str(), &written), 0);
+  EXPECT_EQ(written.st_mode & 07777, 0750u);
+  fs::remove_all(dir);
+}
+
 // A symlink planted where a predictable temp name would be is neither followed nor moved onto the target.
 TEST(AtomicFile, APlantedSymlinkIsNotFollowed) {
   const fs::path dir = fresh_folder("planted");
@@ -127,6 +143,55 @@ TEST(AtomicFile, SigtermDuringAWriteLeavesTheTargetAndNoTempFile) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   EXPECT_EQ(read_all(target), "old\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  fs::remove_all(dir);
+}
+
+// SIGXFSZ comes from the write itself once the file passes the process's size limit: the program
+// ends by it, and the temp file goes with it (any signal that ends the program, not three of them).
+TEST(AtomicFile, AFileSizeLimitEndsTheProgramAndLeavesNoTempFile) {
+  const fs::path dir = fresh_folder("sigxfsz");
+  const fs::path target = dir / "out.csv";
+  std::ofstream(target) << "old\n";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit limit{1 << 16, 1 << 16};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write_file_atomically(target, std::string(1 << 20, 'x'), "test file");
+    } catch (...) {}
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << status;
+  EXPECT_EQ(read_all(target), "old\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
+  fs::remove_all(dir);
+}
+
+// A signal the program ignores does not end it: the write finishes.
+TEST(AtomicFile, AnIgnoredSignalLetsTheWriteFinish) {
+  const fs::path dir = fresh_folder("ignored");
+  const fs::path target = dir / "out.csv";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1 << 16, 1 << 16};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write_file_atomically(target, std::string(1 << 20, 'x'), "test file");
+    } catch (const InputError&) {
+      ::_exit(2);  // the write's EFBIG, as one error
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 0);
   fs::remove_all(dir);
 }
 

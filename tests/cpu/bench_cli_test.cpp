@@ -17,7 +17,8 @@ TEST(BenchCli, BadFlagsExitTwoBeforeAnyGpuWork) {
       {"no-such-scenario", "no-such-scenario"},
       {"--benchmark_format=xml", "--benchmark_format: expected console, json or csv, got \"xml\""},
       {"--benchmark_out_format=yaml", "--benchmark_out_format: expected console, json or csv"},
-      {"--reps 010", "expected a decimal number"},
+      {"--reps 010", "--reps: expected an integer from 0 to 2147483647, got \"010\""},
+      {"--seed=-1", "--seed: expected an integer from 0 to 18446744073709551615, got \"-1\""},
       {"--frobnicate=1 --kernel nope", "--kernel"},
   };
   for (const auto& [args, message] : cases) {

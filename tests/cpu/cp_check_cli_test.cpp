@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -58,6 +59,62 @@ TEST(CpCheckCli, OneStrategyChecksItsTwoExchanges) {
   EXPECT_EQ(rows[0][1], "ring");
   EXPECT_EQ(rows[1][1], "all-gather");
   EXPECT_EQ(rows[0][4], rows[1][4]);  // the same blocks used either way
+}
+
+// A scenario of `documents` uniform documents of `length` tokens, one head of 8, with a window's left side.
+std::string uniform_scenario(const std::string& name, long long documents, int length, int window = -1) {
+  const std::filesystem::path file = scratch_dir() / (name + ".toml");
+  std::ofstream(file) << "why = \"CP check bound test.\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
+                      << (window >= 0 ? "window = " + std::to_string(window) + "\n" : "") << "row_len = " << length
+                      << "\n[documents]\nsource = \"uniform\"\ncount = " << documents << "\nlength = " << length
+                      << "\n";
+  return "'" + file.string() + "'";
+}
+
+// The check's bounds bound what it costs (cli/README.md, "attnlab cp"): 4 documents of 1024
+// tokens over 1024 ranks (each rank copied a piece's whole document at every ring step, and
+// compared every piece with every other: minutes), and one document of 2^20 tokens under a window
+// of one key, at the tokens x heads x head_dim limit (the whole reference scored 2^40 cells: over
+// an hour), each well inside a CPU limit of a minute.
+TEST(CpCheckCli, ChecksInsideTheBoundsCostWhatTheBoundsSay) {
+  for (const std::string& scenario :
+       {uniform_scenario("four", 4, 1024), uniform_scenario("one-long-window-1", 1, 1 << 20, 1)}) {
+    const CliRun r = attnlab("cp " + scenario + " --ranks 1024 --check", "ulimit -t 60;");
+    ASSERT_EQ(r.exit_code, 0) << scenario << ": " << r.err;
+    const auto rows = check_rows(r.out);
+    ASSERT_EQ(rows.size(), 6u) << r.out;
+    for (const auto& row : rows) EXPECT_EQ(row[8], "yes") << r.out;
+  }
+  // One token past the values' limit is refused before anything runs.
+  const std::filesystem::path plus_one = scratch_dir() / "one-long-plus-one.toml";
+  std::ofstream(plus_one) << "why = \"One token past.\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
+                             "window = 1\nrow_len = 1048576\n[documents]\nsource = \"list\"\nlengths = [1048576, 1]\n";
+  const CliRun over = attnlab("cp '" + plus_one.string() + "' --ranks 2 --check");
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_NE(over.err.find("--check: tokens (1048577) x heads (1) x head_dim (8) = 8388616 is above the check's limit "
+                          "of 8388608"),
+            std::string::npos)
+      << over.err;
+}
+
+// --format json prints every piece: bounded before the model is made (2^24 one-token documents over
+// 1024 ranks, a 190-byte file, wrote 722 MB holding 2.8 GB). At the limit it prints; one past, it refuses.
+TEST(CpCheckCli, JsonIsBoundedByItsPieces) {
+  const CliRun huge = attnlab("cp " + uniform_scenario("huge", 1 << 24, 1) + " --ranks 1024 --format json");
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_TRUE(huge.out.empty());
+  EXPECT_NE(huge.err.find("--format json: up to 50331648 pieces of documents over 1024 ranks, above the limit of "
+                          "1048576"),
+            std::string::npos)
+      << huge.err;
+  const CliRun edge =
+      attnlab("cp " + uniform_scenario("edge", 1 << 20, 1) + " --ranks 4 --strategy documents --format json");
+  ASSERT_EQ(edge.exit_code, 0) << edge.err;
+  EXPECT_NE(edge.out.find("[1048575,0,1]"), std::string::npos);
+  const CliRun past =
+      attnlab("cp " + uniform_scenario("past", (1 << 20) + 1, 1) + " --ranks 4 --strategy documents --format json");
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_NE(past.err.find("up to 1048577 pieces"), std::string::npos) << past.err;
 }
 
 TEST(CpCheckCli, LargeChecksAndBadFlagsExitTwoWithOneLine) {

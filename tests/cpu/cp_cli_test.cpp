@@ -99,8 +99,15 @@ TEST(CpCli, JsonHoldsEachRanksPieces) {
 
 TEST(CpCli, BadFlagsExitTwoWithOneLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"cp", "--ranks: expected the context-parallel size, an integer from 1 to 1024, got \"\""},
-      {"cp --ranks 0", "--ranks: expected the context-parallel size, an integer from 1 to 1024, got \"0\""},
+      {"cp", "--ranks is required"},
+      {"cp --ranks 0", "--ranks: expected an integer from 1 to 1024, got \"0\""},
+      {"cp --ranks 010", "--ranks: expected an integer from 1 to 1024, got \"010\""},
+      {"cp --ranks 0x10", "got \"0x10\""},
+      {"cp --ranks 2 --check --seed -1", "--seed: expected an integer from 0 to 18446744073709551615, got \"-1\""},
+      {"cp --ranks 2 --check --seed=-1", "got \"-1\""},
+      {"cp --ranks 2 --check --seed 0x10", "got \"0x10\""},
+      {"cp --ranks 2 --check --seed 010", "got \"010\""},
+      {"cp --ranks 2 --check --seed 18446744073709551616", "got \"18446744073709551616\""},
       {"cp --ranks 1025", "got \"1025\""},
       {"cp --ranks 2x", "got \"2x\""},
       {"cp --ranks 2 --strategy ring", "--strategy: expected contiguous, zigzag, documents or all, got \"ring\""},

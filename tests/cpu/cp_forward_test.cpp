@@ -65,9 +65,49 @@ TEST(CpMerge, TwoHalvesOfTheKeysMergeToTheWhole) {
   EXPECT_LT(compare_cp_to_whole(varlen, at_once, whole).rel_l2, tolerance);
 }
 
-TEST(CpMerge, DifferentQueriesRefuseToMerge) {
+// A part may hold runs of the whole's queries (a step computes only the queries that attend its
+// keys); queries the whole does not hold, or out of order, or another shape, are refused.
+TEST(CpMerge, APartMergesIntoTheQueriesItHolds) {
+  const Scenario s = small_heads(documents({7, 5}));
+  const Layout varlen = s.varlen_layout();
+  const AttentionInputs in = inputs_of(s);
+  const double scale = default_scale(s.head_dim);
+  CpPartial whole = cp_partial_attention(varlen, in, scale, {{0, 0, 7}, {1, 0, 5}}, {{0, 0, 3}, {1, 0, 2}});
+  // Queries 3..6 and 2..4 against the rest of their documents' keys.
+  const CpPartial rest = cp_partial_attention(varlen, in, scale, {{0, 3, 7}, {1, 2, 5}}, {{0, 3, 7}, {1, 2, 5}});
+  merge_partial(whole, rest);
+  EXPECT_LT(compare_cp_to_whole(varlen, whole, reference_materialized(varlen, in, scale)).rel_l2, tolerance);
   CpPartial a = empty_cp_partial({{0, 0, 4}}, 1, 2);
-  EXPECT_THROW(merge_partial(a, empty_cp_partial({{0, 0, 3}}, 1, 2)), std::invalid_argument);
+  EXPECT_NO_THROW(merge_partial(a, empty_cp_partial({{0, 1, 3}}, 1, 2)));
+  EXPECT_THROW(merge_partial(a, empty_cp_partial({{0, 2, 6}}, 1, 2)), std::invalid_argument);
+  EXPECT_THROW(merge_partial(a, empty_cp_partial({{1, 0, 2}}, 1, 2)), std::invalid_argument);
+  EXPECT_THROW(merge_partial(a, empty_cp_partial({{0, 2, 3}, {0, 0, 1}}, 1, 2)), std::invalid_argument);
+  EXPECT_THROW(merge_partial(a, empty_cp_partial({{0, 0, 4}}, 2, 2)), std::invalid_argument);
+}
+
+// What the check costs follows the scores attended: each exchange evaluates every useful score
+// of every head once and makes partials of at most as many values x head dim, whatever the ranks
+// (the ranks compared every piece with every other, and copied a piece's whole document per head).
+// Documents of 4096, 3 and 700 tokens over 1024 ranks under a window of 3: a query attends
+// min(q, 3) + 1 keys, 4L - 6 over a document of L >= 3.
+TEST(CpForward, ScoresAndPartialsFollowTheUsefulScoresNotTheRanks) {
+  const Scenario s = small_heads(documents({4096, 3, 700}, 1, true, Window{3, 0}));
+  const Layout varlen = s.varlen_layout();
+  const AttentionInputs in = inputs_of(s);
+  const double scale = default_scale(s.head_dim);
+  const ReferenceOutput whole = reference_materialized(varlen, in, scale);
+  const std::int64_t useful = (4 * 4096 - 6) + (4 * 3 - 6) + (4 * 700 - 6);  // one head's
+  for (CpStrategy strategy : all_cp_strategies)
+    for (CpExchange exchange : all_cp_exchanges) {
+      SCOPED_TRACE(std::string(cp_strategy_name(strategy)) + " " + cp_exchange_name(exchange));
+      const CpCost model = model_context_parallel(s, 1024, strategy);
+      const CpForwardRun run = run_cp_forward(varlen, in, scale, model.plan, exchange, whole);
+      EXPECT_LT(run.worst_rel_l2, tolerance);
+      EXPECT_EQ(run.scores, useful * s.heads);
+      EXPECT_LE(run.partial_values, useful * s.heads * s.head_dim);
+      EXPECT_EQ(run.keys_received * model.kv_bytes_per_token, model.total(&CpRankCost::kv_bytes_ring));
+      EXPECT_EQ(run.keys_needed * model.kv_bytes_per_token, model.total(&CpRankCost::kv_bytes_needed));
+    }
 }
 
 TEST(CpSchedule, RingStepsAndOneAllGather) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "analysis/ceilings.hpp"
+#include "analysis/measured_gemms.hpp"
 #include "core/atomic_file.hpp"
 #include "core/input_error.hpp"
 #include "core/input_limits.hpp"
@@ -228,7 +229,7 @@ TEST_F(HostileInput, ASymlinkLoopAmongResultsCostsOneWarningAndTheModelStillPrin
   int warnings = 0;
   while (std::getline(in, line)) {
     ++warnings;
-    expect_line(line, {"warning: skipping a results file", "Too many levels of symbolic links"});
+    expect_line(line, {"warning: results: ", "cannot read the results file (Too many levels of symbolic links)"});
   }
   EXPECT_EQ(warnings, 2);
   EXPECT_GT(fs::file_size(out), 0u);
@@ -412,11 +413,39 @@ TEST_F(HostileInput, ResultsTextCellsArePrintableAndImplementationsKnown) {
       "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
   const std::string row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01\n";
   expect_line(results_error(header + with(row, "H100", "H100\x1b[31m\x07")),
-              {"bad.csv:2: gpu: expected printable text (no control character, UTF-8), got \"H100\\x1b[31m\\x07\""});
+              {"bad.csv:2: gpu: expected printable text of at most 256 bytes (no control character, UTF-8), got "
+               "\"H100\\x1b[31m\\x07\""});
   expect_line(results_error(header + with(row, "attnlab", "at\xff")), {"bad.csv:2: source: expected printable text"});
   expect_line(results_error(header + with(row, "s,varlen", "s\r,varlen")), {"bad.csv:2: scenario: expected printable"});
   expect_line(results_error(header + with(row, "varlen", "anything")),
               {"bad.csv:2: implementation: expected naive, padded, packed or varlen, got \"anything\""});
+}
+
+// A text cell is bounded (tables pad every row to the widest cell: one cell of 32 MiB asked for
+// gigabytes), and so are the cells of one record, in every CSV attnlab reads (a line of 64 M
+// empty cells asked for 2 GB).
+TEST_F(HostileInput, CsvCellsAndTextCellsAreBounded) {
+  const std::string header =
+      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,"
+      "max_us,useful_tflops,scores_computed,scores_useful,rel_l2_error\n";
+  const std::string row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01\n";
+  const std::string longest(256, 'a');
+  EXPECT_EQ(read_results_csv(write("ok.csv", header + with(row, "attnlab", longest)))[0].source, longest);
+  expect_line(results_error(header + with(row, "attnlab", longest + "a")),
+              {"bad.csv:2: source: expected printable text of at most 256 bytes"});
+  expect_line(results_error(header + with(row, "0.01", "0.01" + std::string(1024 - 16, ','))),
+              {"bad.csv:2: more cells than the header has columns"});
+  expect_line(results_error(header + with(row, "0.01", "0.01" + std::string(1024 - 15, ','))),
+              {"bad.csv:2: more than 1024 cells in one record"});
+  expect_line(results_error(std::string(std::size_t{1} << 20, ',') + "\n"),
+              {"bad.csv:1: more than 1024 cells in one record"});
+  write("commas.csv", "length\n5" + std::string(std::size_t{1} << 20, ',') + "\n");
+  expect_line(scenario_error(valid_head + "[documents]\nsource = \"csv\"\npath = \"commas.csv\"\n"),
+              {"commas.csv:2: cannot read the lengths CSV: more than 1024 cells in one record"});
+  write("gemms.csv",
+        "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us\n" + longest + "a,G,bf16,lm_head,fwd,8,8,8,1,2.5\n");
+  expect_line(error_of([&] { read_gemms_csv(dir_ / "gemms.csv"); }),
+              {"gemms.csv:2: scenario: expected printable text of at most 256 bytes"});
 }
 
 }  // namespace

@@ -350,7 +350,31 @@ TEST_F(MeasuredStep, AnEditThatKeepsTheNameIsNotTheMeasuredStep) {
   const TrainingStep shorter_step = model_training_step(shorter_documents, *shorter_documents.model);
   ASSERT_EQ(shorter_step.tokens, step.tokens);
   EXPECT_TRUE(measured_step_pairs(shorter_documents, shorter_step, results, std::span(&defined, 1)).empty());
-  EXPECT_TRUE(measured_step_pairs(scenario, step, results, {}).empty());  // no file defines it
+  EXPECT_TRUE(measured_step_pairs(scenario, step, results, std::span<const Scenario>{}).empty());  // no file defines it
+}
+
+// Step rows are matched by the step they ran, as attention rows by their cells: an identical copy
+// of nanochat-d24 under another name is the measured step (it was "not measured").
+TEST_F(MeasuredStep, ACopyUnderAnotherNameIsTheMeasuredStep) {
+  write("step.csv", step_csv(fa2_pair()));
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  Scenario copy = scenario;
+  copy.name = "my-d24";
+  const std::vector<MeasuredStepPair> pairs = measured_step_pairs(copy, step, results, std::span(&scenario, 1));
+  ASSERT_EQ(pairs.size(), 1u);
+  EXPECT_TRUE(pairs[0].packed && pairs[0].varlen);
+  // By default a row's name leads to the scenarios folder's file of that name.
+  EXPECT_EQ(measured_step_pairs(copy, step, results).size(), 1u);
+  // A row naming a path, or a name no file has, stands for nothing.
+  for (const char* name : {"../scenarios/nanochat-d24", "nanochat-d24.toml", "no-such-scenario"}) {
+    std::vector<StepFixture> rows = fa2_pair();
+    for (StepFixture& f : rows) f.scenario = name;
+    write("step.csv", step_csv(rows));
+    LoadedResults named;
+    load_results_folder(named, dir_);
+    EXPECT_TRUE(measured_step_pairs(copy, step, named).empty()) << name;
+  }
 }
 
 TEST_F(MeasuredStep, RowsOfAnotherScenarioOrTokenCountAreNeverUsed) {

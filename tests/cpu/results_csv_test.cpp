@@ -63,6 +63,8 @@ ResultRow measured_row() {
   r.cuda_version = "13.0";
   r.commit = "1c61798";
   r.date = "2026-11-23T06:00:00Z";
+  r.window_left = 512;
+  r.window_right = 0;
   return r;
 }
 
@@ -77,7 +79,8 @@ TEST_F(ResultsCsv, HeaderStartsWithTheFixedColumns) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header.substr(0, required_header.size() + 1), required_header + ",");
-  EXPECT_EQ(results_columns().size(), 33u);
+  EXPECT_EQ(results_columns().size(), 35u);
+  EXPECT_EQ(results_columns().back(), "window_right");
   EXPECT_EQ(required_results_columns().size(), 16u);
   EXPECT_TRUE(read_results_csv(path).empty());
 }
@@ -101,6 +104,7 @@ TEST_F(ResultsCsv, RowsRoundTripExactly) {
   model_only.tile.clear();
   model_only.kernel.clear();
   model_only.gpu.clear();
+  model_only.window_left = model_only.window_right = -1;  // unbounded
   const std::vector<ResultRow> rows = {measured_row(), peer, model_only};
   const fs::path path = dir_ / "nested" / "h100" / "run.csv";
   write_results_csv(path, rows);
@@ -171,6 +175,29 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   for (const auto& [row, message] : cases) EXPECT_EQ(read_error(with_line3(row)), file + message);
   EXPECT_EQ(read_error(""), file + ": empty file, expected a header line");
   EXPECT_EQ(read_error(required_header + ",heads\n"), file + ":1: column heads appears twice in the header");
+}
+
+// Every row says the window it computed: -1 (unbounded) to max_window on each side, both or
+// neither (a file from before the columns).
+TEST_F(ResultsCsv, WindowColumnsHoldBothSidesOrNeither) {
+  const std::string header = required_header + ",window_left,window_right\n";
+  const std::string row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01,";
+  const std::vector<ResultRow> read = read_results_csv(write("w.csv", header + row + "512,0\n" + row + "-1,-1\n"));
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(std::pair(read[0].window_left, read[0].window_right), std::pair(std::optional(512), std::optional(0)));
+  EXPECT_EQ(std::pair(read[1].window_left, read[1].window_right), std::pair(std::optional(-1), std::optional(-1)));
+  const std::vector<ResultRow> old =
+      read_results_csv(write("old.csv", required_header + "\n" + row.substr(0, row.size() - 1) + "\n"));
+  EXPECT_FALSE(old.at(0).window_left || old.at(0).window_right);
+  const std::string file = (dir_ / "bad.csv").string();
+  for (const auto& [cells, message] : std::vector<std::pair<std::string, std::string>>{
+           {"512,", ":2: window_right: a row names both sides of its window or neither, got an empty cell"},
+           {",0", ":2: window_left: a row names both sides of its window or neither, got an empty cell"},
+           {"-2,0", ":2: window_left: expected an integer from -1 (unbounded) to 1048576, got \"-2\""},
+           {"512,1048577", ":2: window_right: expected an integer from -1 (unbounded) to 1048576, got \"1048577\""},
+           {"512,x", ":2: window_right: expected an integer from -1 (unbounded) to 1048576, got \"x\""},
+       })
+    EXPECT_EQ(read_error(header + row + cells + "\n"), file + message) << cells;
 }
 
 // A spreadsheet saving "CSV UTF-8" starts the file with a byte-order mark; without

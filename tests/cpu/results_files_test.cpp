@@ -2,7 +2,10 @@
 // in the primary-run order; a broken file named and skipped; the folder's ceilings.toml.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "analysis/results_files.hpp"
+#include "core/input_error.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 
@@ -51,6 +54,22 @@ TEST_F(ResultsFiles, AFolderHoldsAtMostItsRowBudget) {
   EXPECT_EQ(LoadedResults{}.row_budget, max_results_folder_rows);
 }
 
+// GEMM files share the budget: a folder of many valid GEMM files cannot hold more rows than the folder may.
+TEST_F(ResultsFiles, GemmFilesCountInTheRowBudget) {
+  write_results_csv(dir_ / "a.csv", {our_row("varlen", 100), our_row("packed", 700)});
+  std::filesystem::create_directories(dir_ / "gemms");
+  const std::string gemm = "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us\nx,G,bf16,lm_head,fwd,8,8,8,1,2.5\n";
+  write("gemms/a.csv", gemm);
+  write("gemms/b.csv", gemm);
+  LoadedResults results;
+  results.row_budget = 3;
+  load_results_folder(results, dir_);
+  ASSERT_EQ(results.gemms.size(), 1u);
+  EXPECT_EQ(results.gemms[0].path.filename(), "a.csv");
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("b.csv: 1 rows would pass the 3 rows"), std::string::npos) << results.problems[0];
+}
+
 TEST_F(ResultsFiles, ABrokenFileIsNamedAndSkippedAndLoadingAgainReplaces) {
   write_results_csv(dir_ / "a-good.csv", {our_row("varlen", 500), our_row("packed", 1700)});
   write("b-broken.csv", "this,is,not\na,results,file\n");
@@ -64,14 +83,47 @@ TEST_F(ResultsFiles, ABrokenFileIsNamedAndSkippedAndLoadingAgainReplaces) {
   EXPECT_EQ(results.problems.size(), 1u);
 }
 
-TEST_F(ResultsFiles, AMissingFolderAddsNothingAMissingFileIsAProblem) {
+// Nothing loaded is never silent: a missing folder, file or empty path is a problem naming it.
+TEST_F(ResultsFiles, AMissingFolderFileOrEmptyPathIsAProblem) {
   LoadedResults results;
   load_results_folder(results, dir_ / "nonexistent");
   EXPECT_TRUE(results.files.empty());
-  EXPECT_TRUE(results.problems.empty());
-  load_results(results, dir_ / "nonexistent.csv");
   ASSERT_EQ(results.problems.size(), 1u);
-  EXPECT_NE(results.problems[0].find("nonexistent.csv"), std::string::npos);
+  EXPECT_EQ(results.problems[0], (dir_ / "nonexistent").string() +
+                                     ": cannot read the results folder (No such file or directory); nothing "
+                                     "measured is loaded");
+  load_results(results, dir_ / "nonexistent.csv");
+  ASSERT_EQ(results.problems.size(), 2u);
+  EXPECT_EQ(results.problems[1], (dir_ / "nonexistent.csv").string() + ": no such file or folder");
+  load_results(results, "");
+  ASSERT_EQ(results.problems.size(), 3u);
+  EXPECT_EQ(results.problems[2], "\"\": an empty path; expected a results CSV or a folder of them");
+}
+
+// A ceilings.toml the system will not look at (a symlink loop) is named, not taken for an absent one.
+TEST_F(ResultsFiles, ACeilingsSymlinkLoopIsAProblem) {
+  std::filesystem::create_symlink("ceilings.toml", dir_ / "ceilings.toml");
+  LoadedResults results;
+  load_results_folder(results, dir_);
+  EXPECT_FALSE(results.ceilings);
+  ASSERT_EQ(results.problems.size(), 1u);
+  EXPECT_NE(results.problems[0].find("ceilings.toml"), std::string::npos) << results.problems[0];
+  EXPECT_NE(results.problems[0].find("Too many levels of symbolic links"), std::string::npos) << results.problems[0];
+}
+
+// Problems name paths once and printably, whatever a folder's name holds; GEMM files count in the row budget.
+TEST_F(ResultsFiles, ProblemsNameAPathOnceAndPrintably) {
+  const std::filesystem::path odd = dir_ / "r\x1b[31m\n";
+  std::filesystem::create_directories(odd / "gemms");
+  std::ofstream(odd / "broken.csv") << "not,a\nresults,file\n";
+  LoadedResults results;
+  load_results_folder(results, odd);
+  ASSERT_EQ(results.problems.size(), 1u);
+  const std::string& problem = results.problems[0];
+  EXPECT_EQ(problem.find('\x1b'), std::string::npos) << problem;
+  EXPECT_EQ(problem.find('\n'), std::string::npos) << problem;
+  EXPECT_EQ(problem.rfind(printable(odd.string(), 4096) + "/broken.csv: ", 0), 0u) << problem;
+  EXPECT_EQ(problem.find("broken.csv", problem.find("broken.csv") + 1), std::string::npos) << problem;
 }
 
 TEST_F(ResultsFiles, TheFoldersCeilingsAreLoadedWithIt) {

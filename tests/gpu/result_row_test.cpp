@@ -41,6 +41,8 @@ TEST(TimedResultRow, FillsTheSharedColumnsFromTheModelAndTheTiming) {
   EXPECT_EQ(varlen.gpu, "Some GPU");
   EXPECT_EQ(varlen.heads, s.heads);
   EXPECT_EQ(varlen.kv_heads, s.kv_heads);
+  EXPECT_EQ(varlen.window_left, s.window.left);  // every row says the window it computed
+  EXPECT_EQ(varlen.window_right, s.window.right);
   EXPECT_EQ(varlen.median_us, 200);
   EXPECT_EQ(varlen.reps, 3);
   EXPECT_EQ(varlen.scores_computed, model[Implementation::varlen].scores_computed());

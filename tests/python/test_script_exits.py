@@ -1,0 +1,95 @@
+"""The measuring scripts' doors, without torch or a GPU: a bad output path, a bad flag, a missing
+PyTorch and a CLI that answers no JSON each end in one printable line and the project's exit code
+(2: bad input, 3: no PyTorch or GPU), before any GPU work, never in a traceback."""
+
+import contextlib
+import importlib.util
+import io
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from paths import REPO
+from scenario_json import scenario_json
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / script), *args], capture_output=True, text=True)
+
+
+class ScriptExits(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        self.dir = Path(self.folder.name)
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def assert_one_line(self, done: subprocess.CompletedProcess, code: int, says: str):
+        self.assertEqual(done.returncode, code, done.stderr)
+        self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertIn(says, done.stderr)
+
+    def commands(self, out: str):
+        return {
+            "train/step.py": ["nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out", out],
+            "train/gemms.py": ["nanochat-d24", "--out", out],
+            "bench/peers/torch_peers.py": ["uniform-64x512", "--out", out],
+        }
+
+    def test_an_output_path_that_cannot_be_written_is_refused_before_any_gpu_work(self):
+        (self.dir / "folder").mkdir()
+        for script, args in self.commands(str(self.dir / "folder")).items():
+            with self.subTest(script=script):
+                self.assert_one_line(run(script, *args), 2, "folder: cannot write the")
+        self.assert_one_line(
+            run("train/step.py", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
+                str(self.dir / "ok.csv"), "--parts-out", str(self.dir / "folder")),
+            2,
+            "folder: cannot write the results CSV (it is a folder)",
+        )
+
+    def test_negative_counts_are_one_line(self):
+        self.assert_one_line(
+            run("train/step.py", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
+                str(self.dir / "ok.csv"), "--max-num-docs", "-1"),
+            2,
+            "--max-num-docs at least 0",
+        )
+
+    @unittest.skipIf(HAS_TORCH, "PyTorch is installed here")
+    def test_without_pytorch_each_script_says_so_in_one_line(self):
+        commands = self.commands(str(self.dir / "ok.csv"))
+        commands["bench/peers/ceilings.py"] = []
+        for script, args in commands.items():
+            with self.subTest(script=script):
+                self.assert_one_line(run(script, *args), 3, "PyTorch is not installed here")
+        self.assertFalse((self.dir / "ok.csv").exists())
+
+    def test_max_num_docs_below_the_batchs_sequences_is_one_line(self):
+        import step  # train/step.py: plain Python until its main runs
+
+        with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(io.StringIO()) as err:
+            step.static_cu_seqlens([3, 4, 5], 2)
+        self.assertEqual(caught.exception.code, 2)
+        self.assertEqual(err.getvalue(), "step: --max-num-docs: max_num_docs 2 is below the batch's 3 sequences\n")
+        self.assertEqual(step.static_cu_seqlens([3, 4], 0), [0, 3, 7])
+        self.assertEqual(step.static_cu_seqlens([3, 4], 3), [0, 3, 7, 7])
+
+    def test_a_cli_that_answers_no_json_is_one_line(self):
+        for cli in ("echo", "true"):
+            with self.subTest(cli=cli), self.assertRaises(SystemExit) as caught:
+                with contextlib.redirect_stderr(io.StringIO()) as err:
+                    scenario_json(cli, "nanochat-d24", "step")
+            self.assertEqual(caught.exception.code, 2)
+            self.assertIn("--format json printed no JSON", err.getvalue())
+            self.assertEqual(err.getvalue().count("\n"), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -26,17 +26,22 @@ constexpr std::array<StoryStep, story_step_count> steps = {{
 
 std::span<const StoryStep> story_steps() { return steps; }
 
-void open_story_step(AppState& state, int index) {
+bool story_step_open(const AppState& state) {
+  return state.scenario.name == steps[state.story_step].scenario && !state.scenario_edited;
+}
+
+bool open_story_step(AppState& state, int index) {
   index = std::clamp(index, 0, int(steps.size()) - 1);
   const StoryStep& step = steps[index];
   state.story_step = index;
   state.story_scroll_frames = 3;  // the view's layout settles over its first frames
-  if (state.scenario.name != step.scenario || state.scenario_edited) open_scenario(state, step.scenario);
+  if (!story_step_open(state) && !open_scenario(state, step.scenario)) return false;
   if (state.tile != TileShape{64, 64}) set_tile_size(state, 64);
   state.pass = Pass::fwd;
   state.mask_focus = -1;
   state.mask_viewports = {};
   for (MaskViewport& vp : state.mask_viewports) vp.fit_cells = step.mask_cells;
+  return true;
 }
 
 }  // namespace attnlab::gui

@@ -85,8 +85,13 @@ void show_navigation(AppState& state, const StoryStep& step) {
 void show_story_view(AppState& state) {
   const StoryStep& step = story_steps()[state.story_step];
   // On start, or back from a tab where another scenario was opened or edited: the step's own.
-  if (state.scenario.name != step.scenario || state.scenario_edited) open_story_step(state, state.story_step);
+  const bool open = story_step_open(state) || open_story_step(state, state.story_step);
   show_navigation(state, step);
+  if (!open) {  // a scenarios folder without this step's scenario: the other steps still open
+    wrapped_text("This step shows the shipped scenario %s, which cannot be read: %s", step.scenario,
+                 state.scenario_error.c_str());
+    return;
+  }
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(40, 36, 24, 255));
   const float lines = ImGui::GetTextLineHeightWithSpacing() * 4.6f;
   ImGui::BeginChild("paragraph", ImVec2(0, lines), true);

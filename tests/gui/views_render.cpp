@@ -10,6 +10,8 @@
 #include <memory>
 #include <set>
 
+#include <sys/wait.h>
+
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
 #include "core/scenario_file.hpp"
@@ -347,6 +349,28 @@ TEST(Headless, ScreenshotCommandWritesAPng) {
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_GT(std::filesystem::file_size(png), 1000u);
   std::filesystem::remove(png);
+}
+
+// The Story opens each step's own scenario: a scenarios folder holding only nanochat-d24
+// still shows step 8, and step 1, whose scenario is missing, is refused naming it.
+TEST(Headless, TheStoryNeedsOnlyItsStepsScenario) {
+  const auto folder = unique_temp_path("scenarios-without-the-default");
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(std::string(ATTNLAB_SOURCE_DIR) + "/scenarios/nanochat-d24.toml",
+                             folder / "nanochat-d24.toml");
+  const auto png = folder / "story-8.png";
+  const std::string gui = "ATTNLAB_SCENARIOS=" + folder.string() + " " + ATTNLAB_GUI_EXE + " --size 640x400";
+  EXPECT_EQ(std::system((gui + " --story-step 8 --screenshot " + png.string() + " > /dev/null").c_str()), 0);
+  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  const std::string missing = (folder / "missing.txt").string();
+  const int status =
+      std::system((gui + " --story-step 1 --screenshot " + png.string() + " > " + missing + " 2>&1").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  std::ifstream said(missing);
+  const std::string line((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
+  EXPECT_NE(line.find("uniform-64x512"), std::string::npos) << line;
+  std::filesystem::remove_all(folder);
 }
 
 // The Story is the first tab and opens its own scenario when drawn: a view asked for at

@@ -2,6 +2,8 @@
 // rows are added to the results, and a failing run is reported, not fatal.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -57,6 +59,43 @@ TEST(LiveRun, FailingRunIsReported) {
   EXPECT_NE(run.status.find("exit 3"), std::string::npos) << run.status;
   EXPECT_NE(run.status.find("no CUDA GPU found"), std::string::npos) << run.status;
   std::filesystem::remove(cli);
+}
+
+// The run's folder is private and new: a folder or symlink planted at the name an earlier
+// GUI used (/tmp/attnlab-gui-live-PID) is never written through, the folder the CLI gets is
+// mode 0700, and it is gone once the rows are read, after a failed run too.
+TEST(LiveRun, ItsFolderIsPrivateNewAndRemoved) {
+  const auto victim = unique_temp_path("live-victim");
+  const auto planted = std::filesystem::temp_directory_path() / ("attnlab-gui-live-" + std::to_string(getpid()));
+  std::filesystem::remove_all(victim);
+  std::filesystem::remove_all(planted);
+  std::filesystem::create_directories(victim);
+  std::filesystem::create_directory_symlink(victim, planted);
+  const auto seen = unique_temp_path("live-seen.txt");
+  const auto rows = unique_temp_path("live-rows-2.csv");
+  write_results_csv(rows, {our_row("varlen", 510)});
+  for (const bool ok : {true, false}) {
+    const auto cli =
+        fake_cli("cli-folder.sh", "d=$(dirname \"$2\"); echo \"$d $(stat -c %a \"$d\")\" > " + seen.string() + "\n" +
+                                      (ok ? "cp " + rows.string() + " \"$4\"\n" : "exit 1\n"));
+    LiveRun run;
+    LoadedResults results;
+    start_live_run(run, load_scenario("uniform-64x512"), cli);
+    wait_for(run, results);
+    std::ifstream said(seen);
+    std::string folder, mode;
+    said >> folder >> mode;
+    EXPECT_EQ(mode, "700") << folder;
+    EXPECT_NE(folder, planted.string());
+    EXPECT_FALSE(std::filesystem::exists(folder)) << folder << ": " << run.status;
+    EXPECT_EQ(total_rows(results), ok ? 1u : 0u) << run.status;
+    std::filesystem::remove(cli);
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(victim));
+  std::filesystem::remove(planted);
+  std::filesystem::remove_all(victim);
+  std::filesystem::remove(seen);
+  std::filesystem::remove(rows);
 }
 
 }  // namespace

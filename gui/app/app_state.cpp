@@ -28,7 +28,7 @@ AppState make_app_state(std::string_view scenario_name_or_path, const std::strin
   check_fits_gui(state.scenario);
   state.save_path = "my-" + state.scenario.name + ".toml";
   refresh_shipped_scenarios(state);
-  load_results_folder(state.results, results_folder);
+  state.results.load_folder(results_folder);
   return state;
 }
 

@@ -19,6 +19,8 @@
 
 namespace attnlab::gui {
 
+struct TimingsData;  // what the Timings view derives from the rows (views/timings/timings_data.hpp)
+
 // The views, in tab order; their names, titles and drawing functions are listed once,
 // in gui/views/view_list.hpp.
 enum class View { story, scenario, masks, costs, timings, walkthrough, step, context_parallel };
@@ -66,7 +68,8 @@ struct AppState {
   bool masks_linked = true;                        // zoom and pan all pictures together
   int mask_focus = -1;                             // one implementation drawn alone and large; -1 = all four
   ResultsState results;
-  LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
+  std::shared_ptr<const TimingsData> timings;  // derived from `results` and the view's choices, made again on change
+  LiveRun live_run;                            // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
   std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
   // The shipped scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.

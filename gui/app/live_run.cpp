@@ -90,15 +90,15 @@ void start_live_run(LiveRun& run, const Scenario& scenario, const std::filesyste
   run.pending = std::async(std::launch::async, run_cli, command, csv);
 }
 
-void collect_live_run(LiveRun& run, LoadedResults& results) {
+void collect_live_run(LiveRun& run, ResultsState& results) {
   if (!run.running() || run.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   const LiveRunOutcome outcome = run.pending.get();
   if (outcome.exit_code != 0) {
     run.status = "the live run failed (exit " + std::to_string(outcome.exit_code) + "): " + last_line(outcome.output);
   } else {
-    const std::size_t before = total_rows(results);
-    load_results(results, outcome.csv);  // the rows are kept in memory: the file may go
-    run.status = "the live run added " + std::to_string(total_rows(results) - before) + " rows of " +
+    const std::size_t before = total_rows(results.loaded());
+    results.load(outcome.csv);  // the rows are kept in memory: the file may go
+    run.status = "the live run added " + std::to_string(total_rows(results.loaded()) - before) + " rows of " +
                  outcome.csv.filename().string();
   }
   run.folder.reset();

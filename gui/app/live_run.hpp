@@ -9,6 +9,7 @@
 
 #include "analysis/results_files.hpp"
 #include "core/scenario.hpp"
+#include "gui/app/results_state.hpp"
 
 namespace attnlab::gui {
 
@@ -51,6 +52,6 @@ bool live_runs_possible(const std::filesystem::path& cli);
 void start_live_run(LiveRun& run, const Scenario& scenario, const std::filesystem::path& cli);
 // Each frame: once the run has ended, loads its CSV into `results` (a failure is
 // reported there with the CLI's last words), says so in run.status and removes its folder.
-void collect_live_run(LiveRun& run, LoadedResults& results);
+void collect_live_run(LiveRun& run, ResultsState& results);
 
 }  // namespace attnlab::gui

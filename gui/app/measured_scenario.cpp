@@ -6,7 +6,8 @@ namespace attnlab::gui {
 
 MeasuredRuns measured_runs(const AppState& state) {
   MeasuredRuns runs;
-  for (const ResultsFile& f : state.results.files) runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
+  for (const ResultsFile& f : state.results.loaded().files)
+    runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
   runs.scenarios = state.shipped_scenarios;
   return runs;
 }

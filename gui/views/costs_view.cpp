@@ -257,8 +257,8 @@ void show_costs_view(AppState& state) {
   std::vector<SourceRatios> ratios;
   std::string kernel;
   if (const std::optional<Configuration> measured = measured_configuration(state, model, Pass::fwd)) {
-    ratios = source_ratios(state.results, *measured,
-                           model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+    ratios = state.results.ratios(
+        *measured, model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
     // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
     // chain's "our time"), so the computed scores and the time are of the same tiles.
     if (const SourceRatios* ours = ours_at_tile(ratios, model.tile)) {

@@ -31,10 +31,10 @@ namespace {
 // Everything the view shows, derived from the state; rebuilt when the scenario, the
 // tile or the loaded results change (the cost model runs once per layer kind).
 struct StepPicture {
-  Scenario scenario;  // what it was built from, with the tile, the kernel and the number of result rows
+  Scenario scenario;  // what it was built from, with the tile, the kernel and the results' version
   TileShape tile;
   std::string kernel;
-  std::size_t result_rows = 0, gemm_files = 0;
+  std::uint64_t results_version = 0;
   std::vector<std::string> kernels;  // our flash kernels loaded, the default first
   StepFigures figures;
   std::optional<Ceilings> ceiling;
@@ -50,20 +50,18 @@ bool same_inputs(const Scenario& a, const Scenario& b) {
 
 const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
-  const std::size_t rows = total_rows(state.results);
+  const std::uint64_t results = state.results.version();
   if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
-      picture->kernel == state.step_kernel && picture->result_rows == rows &&
-      picture->gemm_files == state.results.gemms.size())
+      picture->kernel == state.step_kernel && picture->results_version == results)
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->scenario = state.scenario;
   p->tile = state.tile;
   p->kernel = state.step_kernel;
-  p->result_rows = rows;
-  p->gemm_files = state.results.gemms.size();
-  p->kernels = our_flash_kernels(state.results);
+  p->results_version = results;
+  p->kernels = our_flash_kernels(state.results.loaded());
   p->figures = step_figures(state);
-  p->ceiling = state.results.ceilings;
+  p->ceiling = state.results.loaded().ceilings;
   p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
   p->explanation = step_explanation(p->figures.times, p->figures.measured);
   picture = std::move(p);

@@ -80,7 +80,7 @@ std::string measured(AppState& state) {
   const ScenarioModel& m = state.model();
   const std::optional<Configuration> c = measured_configuration(state, m, Pass::fwd);
   if (!c) return "No measured runs of this scenario are loaded.";
-  const std::vector<SourceRatios> ratios = source_ratios(state.results, *c, false);
+  const std::vector<SourceRatios>& ratios = state.results.ratios(*c, false);
   std::string text = "The same scenario on an H100, each source's packed time over its own varlen time (framed): ";
   bool first = true;
   for (const SourceRatios& r : ratios) {
@@ -96,8 +96,8 @@ std::string measured(AppState& state) {
 }
 
 std::string memory_bound(AppState& state) {
-  if (!state.results.ceilings) return "No ceilings.toml is loaded: the roofs are not measured here.";
-  return byte_floor_text(state.model(), *state.results.ceilings) +
+  if (!state.results.loaded().ceilings) return "No ceilings.toml is loaded: the roofs are not measured here.";
+  return byte_floor_text(state.model(), *state.results.loaded().ceilings) +
          " On the roofline (framed), the dashed lines are the two floors' FLOPs per byte.";
 }
 

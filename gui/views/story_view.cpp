@@ -22,15 +22,15 @@ const std::string& paragraph(AppState& state) {
   struct Cached {
     int step = -1;
     std::uint64_t version = 0;
-    std::size_t rows = 0;
+    std::uint64_t results = 0;
     std::string kernel;
     std::string text;
   };
   static Cached cached;
-  const std::size_t rows = total_rows(state.results);
-  if (cached.step != state.story_step || cached.version != state.scenario_version || cached.rows != rows ||
+  const std::uint64_t results = state.results.version();
+  if (cached.step != state.story_step || cached.version != state.scenario_version || cached.results != results ||
       cached.kernel != state.step_kernel || !state.model_is_current())
-    cached = {state.story_step, state.scenario_version, rows, state.step_kernel,
+    cached = {state.story_step, state.scenario_version, results, state.step_kernel,
               story_paragraph(state, state.story_step)};
   return cached.text;
 }

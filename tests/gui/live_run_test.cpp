@@ -24,7 +24,7 @@ std::filesystem::path fake_cli(const char* name, const std::string& body) {
   return path;
 }
 
-void wait_for(LiveRun& run, LoadedResults& results) {
+void wait_for(LiveRun& run, ResultsState& results) {
   for (int i = 0; i < 500 && run.running(); ++i) {
     collect_live_run(run, results);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -39,11 +39,11 @@ TEST(LiveRun, RowsOfTheRunAreAdded) {
   const auto cli = fake_cli(
       "cli-ok.sh", "test \"$1\" = run && test -f \"$2\" && test \"$3\" = --out && cp " + rows.string() + " \"$4\"\n");
   LiveRun run;
-  LoadedResults results;
+  ResultsState results;
   start_live_run(run, load_scenario("uniform-64x512"), cli);
   EXPECT_TRUE(run.running());
   wait_for(run, results);
-  EXPECT_EQ(total_rows(results), 2u) << run.status;
+  EXPECT_EQ(total_rows(results.loaded()), 2u) << run.status;
   EXPECT_NE(run.status.find("added 2 rows"), std::string::npos) << run.status;
   std::filesystem::remove(rows);
   std::filesystem::remove(cli);
@@ -52,10 +52,10 @@ TEST(LiveRun, RowsOfTheRunAreAdded) {
 TEST(LiveRun, FailingRunIsReported) {
   const auto cli = fake_cli("cli-fail.sh", "echo 'attnlab: no CUDA GPU found' >&2\nexit 3\n");
   LiveRun run;
-  LoadedResults results;
+  ResultsState results;
   start_live_run(run, load_scenario("uniform-64x512"), cli);
   wait_for(run, results);
-  EXPECT_EQ(total_rows(results), 0u);
+  EXPECT_EQ(total_rows(results.loaded()), 0u);
   EXPECT_NE(run.status.find("exit 3"), std::string::npos) << run.status;
   EXPECT_NE(run.status.find("no CUDA GPU found"), std::string::npos) << run.status;
   std::filesystem::remove(cli);
@@ -79,7 +79,7 @@ TEST(LiveRun, ItsFolderIsPrivateNewAndRemoved) {
         fake_cli("cli-folder.sh", "d=$(dirname \"$2\"); echo \"$d $(stat -c %a \"$d\")\" > " + seen.string() + "\n" +
                                       (ok ? "cp " + rows.string() + " \"$4\"\n" : "exit 1\n"));
     LiveRun run;
-    LoadedResults results;
+    ResultsState results;
     start_live_run(run, load_scenario("uniform-64x512"), cli);
     wait_for(run, results);
     std::ifstream said(seen);
@@ -88,7 +88,7 @@ TEST(LiveRun, ItsFolderIsPrivateNewAndRemoved) {
     EXPECT_EQ(mode, "700") << folder;
     EXPECT_NE(folder, planted.string());
     EXPECT_FALSE(std::filesystem::exists(folder)) << folder << ": " << run.status;
-    EXPECT_EQ(total_rows(results), ok ? 1u : 0u) << run.status;
+    EXPECT_EQ(total_rows(results.loaded()), ok ? 1u : 0u) << run.status;
     std::filesystem::remove(cli);
   }
   EXPECT_TRUE(std::filesystem::is_empty(victim));

@@ -52,7 +52,7 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   const auto c = measured_configuration(state, state.model(), Pass::fwd);
   ASSERT_TRUE(c);
   int named = 0;
-  for (const SourceRatios& r : source_ratios(state.results, *c, false))
+  for (const SourceRatios& r : source_ratios(state.results.loaded(), *c, false))
     if (r.family->name == ours_family || r.family->name == fa2_family) {
       ASSERT_TRUE(r.vs_varlen(Implementation::packed));
       EXPECT_TRUE(says(measured, r.family->name + (r.kernel.empty() ? "" : " \xC2\xB7 " + r.kernel) + " " +

@@ -169,8 +169,8 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
   write_results_csv(folder / "good.csv", {r});
   std::ofstream(folder / "broken.csv") << "scenario,implementation\n\"unterminated\n";
   AppState state = state_on("uniform-64x512", View::timings);
-  load_results_folder(state.results, folder);
-  ASSERT_EQ(state.results.problems.size(), 1u);
+  state.results.load_folder(folder);
+  ASSERT_EQ(state.results.loaded().problems.size(), 1u);
   const Image image = window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   EXPECT_EQ(image.width, 1280);
@@ -206,7 +206,7 @@ TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
 // The Costs view fills a large window: its bottom third holds the table and the IO call-out.
 TEST(CostsView, TheBottomThirdOfALargeWindowIsNotEmpty) {
   AppState state = state_on("uniform-64x512", View::costs);
-  load_results_folder(state.results, std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  state.results.load_folder(std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
   const Image image = window->render_offscreen(state, 1600, 1000);
   const Rgb background = rgb_at(image, image.width - 3, image.height - 3);
   long long drawn = 0, all = 0;
@@ -270,7 +270,7 @@ TEST(TimingsView, BackwardChoiceListsEveryPairMissingPassesIncluded) {
   write_results_csv(folder / "attnlab-run.csv", {our_row("varlen", 380), bwd, our_row("packed", 2234)});
   AppState state = state_on("uniform-64x512", View::timings);
   state.pass = Pass::bwd;
-  load_results_folder(state.results, folder);
+  state.results.load_folder(folder);
   window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   const std::multimap<int, int> backward = tables_drawn();
@@ -296,7 +296,7 @@ TEST(TimingsView, BothKernelsRowsStandSideBySide) {
       {our_row("naive", 1749, "cublas"), our_row("packed", 1300, "wgmma-sm90"), our_row("varlen", 230, "wgmma-sm90"),
        our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80"), fa2});
   AppState state = state_on("uniform-64x512", View::timings);
-  load_results_folder(state.results, folder);
+  state.results.load_folder(folder);
   window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   const std::multimap<int, int> tables = tables_drawn();
@@ -319,7 +319,7 @@ TEST(TimingsView, OneKernelLooksAsAFileWithoutKernels) {
         folder / "attnlab-bench.csv",
         {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel), our_row("varlen", 376, kernel), fa2});
     AppState state = state_on("uniform-64x512", View::timings);
-    load_results_folder(state.results, folder);
+    state.results.load_folder(folder);
     Image image = window->render_offscreen(state, 1280, 800);
     EXPECT_EQ(tables_drawn().count(9), 1u);  // one "time / our varlen" column
     return image;

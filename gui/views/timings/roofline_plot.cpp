@@ -21,6 +21,9 @@ namespace attnlab::gui {
 namespace {
 
 constexpr ImU32 neutral = IM_COL32(200, 200, 200, 255);
+// Labels are placed against every marker and label (place_labels is quadratic): above this many
+// points a frame would pay for it, and no label would fit anyway; the tooltip still names each point.
+constexpr std::size_t max_labelled_points = 200;
 constexpr ImU32 roof_color = IM_COL32(255, 220, 120, 220);
 
 ImU32 color_of(const ResultRow& r) {
@@ -287,7 +290,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
   const std::vector<Box> markers = draw_markers(draw, f, points, kernels, radius);
   std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
   roof_texts.insert(roof_texts.end(), floor_texts.begin(), floor_texts.end());
-  if (labelled) draw_labels(draw, f, points, markers, roof_texts, kernels);
+  if (labelled && points.size() <= max_labelled_points) draw_labels(draw, f, points, markers, roof_texts, kernels);
   draw->PopClipRect();
   show_point_tooltip(f, points, kernels, ceilings, radius);
 }

@@ -9,14 +9,14 @@
 #include "analysis/source_ratios.hpp"
 #include "gui/app/scenario_model.hpp"
 #include "gui/views/timings/run_names.hpp"
+#include "gui/views/timings/timings_data.hpp"
 
 namespace attnlab::gui {
 
-// `ratios`: each source's own ratios in the one shape shown (empty when every scenario is).
-// Where kernels are named, "time / our varlen" is one column per kernel of ours. Useful
-// TFLOP/s is drawn as a bar against the GEMM ceiling where `ceilings` are loaded.
-void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
-                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario, float height);
+// Every run of `d`, one row each (only the rows in sight are drawn). Where kernels are named,
+// "time / our varlen" is one column per kernel of ours. Useful TFLOP/s is drawn as a bar
+// against the GEMM ceiling where `ceilings` are loaded. Every scenario's rows name their scenario.
+void show_runs_table(const TimingsData& d, const std::optional<Ceilings>& ceilings, float height);
 
 // Forward, backward and their sum per source and implementation (analysis/pass_pairs.hpp): the
 // sum only of one build's two rows, and a missing pass said in words.

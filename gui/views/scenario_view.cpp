@@ -141,8 +141,7 @@ void show_summary(AppState& state) {
                format_count(double(s.total_tokens())).c_str(),
                *shortest == *longest ? std::to_string(*shortest).c_str()
                                      : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
-  const std::vector<double> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
-  draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
+  draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, std::span<const int>(s.doc_lengths),
             ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
   if (!model.ok()) {
     wrapped_text("cannot lay out: %s", model.error.c_str());

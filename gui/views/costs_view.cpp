@@ -173,7 +173,6 @@ void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
 // `kernel`: the flash kernel of `runs`, named where several are loaded ("" otherwise).
 Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, const std::string& kernel) {
   const ImplementationCost* worst = &model.costs[largest_waste(model)];
-  const ImplementationCost& varlen = model.costs[Implementation::varlen];
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
   std::string sentence = waste_sentence(model);
@@ -194,11 +193,7 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
                  file_name(slow->primary).c_str(), spread.c_str());
   }
   const ImplementationCost& packed = model.costs[Implementation::packed];
-  if (packed.scores_useful() < varlen.scores_useful())
-    wrapped_text(
-        "Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
-        "(attention across a cut is lost).",
-        format_count(double(packed.scores_useful())).c_str(), format_count(double(varlen.scores_useful())).c_str());
+  if (const std::string lost = useful_lost_sentence(model); !lost.empty()) wrapped_text("%s", lost.c_str());
   if (packed.scores[CellKind::bleed] > 0)
     wrapped_text(
         "In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "

@@ -149,7 +149,7 @@ void show_summary(AppState& state) {
   }
   // The file's sentence rounds (the article's "8x"); the model's figures, beside the table of them.
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
-  wrapped_text("The model: %s", waste_sentence(model).c_str());
+  wrapped_text("The model: %s", scenario_summary(model).c_str());
   ImGui::PopStyleColor();
   wrapped_text("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
                count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),

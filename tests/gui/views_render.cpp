@@ -341,6 +341,20 @@ TEST(WalkthroughView, TheDiagonalTileShowsItsMaskedHalf) {
   EXPECT_GT(masked, 2016 * 4 * 9 / 10);  // 2016 masked cells of 2 x 2 pixels, less the outline over them
 }
 
+// Under a window the query tile's first key tile is not tile 0: the tile of this step is
+// still outlined in yellow (it was not, the outline counting from tile 0).
+TEST(WalkthroughView, ThisStepsTileIsOutlinedUnderAWindow) {
+  AppState state = state_on("uniform-64x512-rows-2048-window512", View::walkthrough);
+  const Image image = window->render_offscreen(state, 1280, 800);
+  const WalkthroughState& w = state.walkthrough;
+  EXPECT_GT(key_tiles_visited(state.model().layout_of(w.implementation).view(), state.tile, w.row, w.query_tile).first,
+            0);
+  long long yellow = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) yellow += rgb_at(image, x, y) == Rgb{255, 230, 60};
+  EXPECT_GT(yellow, 200);  // the row picture's and the close-up's frames, 3 px wide
+}
+
 TEST(Headless, ScreenshotCommandWritesAPng) {
   const auto png = unique_temp_path("headless.png");
   std::filesystem::remove(png);

@@ -53,9 +53,10 @@ int main(int argc, char** argv) {
         given("--story-step") ? parse_integer_flag(story_step_arg, "--story-step", 1, story_step_count) : 1;
     const float text_scale =
         given("--text-scale") ? float(parse_real_flag(text_scale_arg, "--text-scale", 0.75, 3.0)) : 1.0f;
-    const double mask_cells = given("--mask-cells")
-                                  ? parse_integer_flag(mask_cells_arg, "--mask-cells", 1, int(max_gui_layout_positions))
-                                  : 0.0;
+    const std::optional<int> mask_cells =
+        given("--mask-cells")
+            ? std::optional(parse_integer_flag(mask_cells_arg, "--mask-cells", 1, int(max_gui_layout_positions)))
+            : std::nullopt;
     if (view_arg.empty()) view_arg = scenario_arg.empty() || given("--story-step") ? "story" : "masks";
     const auto view = parse_view(view_arg);
     if (!view) throw attnlab::InputError("--view: expected " + view_names_text() + ", got \"" + view_arg + "\"");
@@ -71,14 +72,9 @@ int main(int argc, char** argv) {
     const WindowSize size = parse_window_size(size_arg);
     const std::optional<ScreenPoint> mouse =
         mouse_arg.empty() ? std::nullopt : std::optional(parse_screen_point(mouse_arg));
-    // The Story opens its step's own scenario: the default one need not exist for it.
-    AppState state =
-        make_app_state(*view == View::story ? story_steps()[story_step - 1].scenario : scenario_arg, results_folder);
-    state.view = *view;
-    if (*view == View::story) open_story_step(state, story_step - 1);
-    state.text_scale = text_scale;
-    state.pass = pass_arg == "bwd" ? attnlab::Pass::bwd : attnlab::Pass::fwd;
-    for (MaskViewport& vp : state.mask_viewports) vp.fit_cells = mask_cells;
+    AppState state = start_state({*view, story_step, scenario_arg, text_scale, mask_cells,
+                                  pass_arg == "bwd" ? attnlab::Pass::bwd : attnlab::Pass::fwd},
+                                 results_folder);
     state.build_model_in_background = screenshot.empty();
     GuiWindow window(size.width, size.height, screenshot.empty());
     if (screenshot.empty()) {

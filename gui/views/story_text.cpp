@@ -47,7 +47,10 @@ std::string bleed(AppState& state) {
   const ImplementationCost& packed = state.model().costs[Implementation::packed];
   const double share =
       double(packed.scores[CellKind::bleed]) / double(std::max<std::int64_t>(1, packed.scores_computed()));
-  return "Zoomed in on the first rows: the red cells are bleed, a token of one document attending to an earlier "
+  const int cells = int(story_steps()[state.story_step].mask_cells);
+  return "Zoomed in on the first " + format_integer(cells) + " tokens of the first packed row of " +
+         format_integer(state.model().scenario.row_len) +
+         ": the red cells are bleed, a token of one document attending to an earlier "
          "document of the same packed row. " +
          format_count(double(packed.scores[CellKind::bleed])) + " of packed's " +
          format_count(double(packed.scores_computed())) + " scores (" + format_percent(share) +

@@ -93,6 +93,24 @@ TEST(MaskView, FitPictureShowsBleedInPackedRowsOfTheArticleCase) {
   EXPECT_EQ(rgb_at(image, vx, vy), paint_rgb(PaintClass::outside));
 }
 
+// Fit to the whole picture at 1280x720, each of naive's documents is about 5 px wide: its
+// masked upper half still shows (a block of several kinds is painted pixel by pixel), where
+// every block holding a useful cell used to be painted useful and no blue was left.
+TEST(MaskView, NaivesMaskedHalfShowsAtFitAll) {
+  AppState state = state_on("uniform-64x512", View::masks);
+  const Image image = window->render_offscreen(state, 1280, 720);
+  const MaskPlacement& naive = state.mask_placements[int(Implementation::naive)];
+  ASSERT_GT(naive.cells_per_bin, 64);  // well under a pixel per cell
+  long long useful = 0, masked = 0;
+  for (int y = int(naive.y); y < int(naive.y + naive.side); ++y)
+    for (int x = int(naive.x); x < int(naive.x + naive.side); ++x) {
+      useful += rgb_at(image, x, y) == cell_kind_rgb(CellKind::useful);
+      masked += rgb_at(image, x, y) == cell_kind_rgb(CellKind::causal_masked);
+    }
+  EXPECT_GT(useful, 300);
+  EXPECT_GT(masked, useful * 2 / 5) << useful << " useful pixels";  // before: 348 of 2,190
+}
+
 // Zoomed so that each cell is 4 pixels: sampling every cell's centre gives back
 // exactly count_layout's counts, kind by kind, for each implementation.
 TEST(MaskView, PaintedCellsCountExactlyWhatCountLayoutCounts) {

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/scenario_file.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 
 namespace attnlab::gui {
@@ -29,6 +30,7 @@ AppState make_app_state(std::string_view scenario_name_or_path, const std::strin
   state.save_path = "my-" + state.scenario.name + ".toml";
   refresh_shipped_scenarios(state);
   state.results.load_folder(results_folder);
+  set_tile(state, kernel_tile_or_default(state));  // the model at the tile of the kernel the views show
   return state;
 }
 

@@ -47,7 +47,7 @@ struct MaskPlacement {
 
 struct AppState {
   Scenario scenario;             // as edited; resolved (doc_lengths follow length_source)
-  TileShape tile{64, 64};        // the flash kernels' tile
+  TileShape tile{64, 64};        // the flash kernels' tile: that of our kernel shown (our_kernel.hpp), or as picked
   std::string scenario_error;    // the last edit's InputError, shown in the Scenario view
   bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
@@ -58,7 +58,7 @@ struct AppState {
   bool view_requested = true;       // select `view` in the tab bar on the next frame (start, headless, keys)
   float text_scale = 1.0f;          // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;            // the pass the Costs and Timings views show
-  std::string step_kernel;          // the Training step's kernel of ours; empty: the default (default_step_kernel)
+  std::string our_kernel;           // the flash kernel of ours the views show; empty: the first loaded (our_kernel.hpp)
   CpStrategy cp_strategy = CpStrategy::zigzag;  // the Context parallel view's strategy and number of ranks
   int cp_ranks = 4;
   int cp_documents_shown = 0;  // the first so many documents fill its picture; 0: all

@@ -15,6 +15,7 @@ void ResultsState::load_folder(const std::filesystem::path& folder) {
 void ResultsState::drop_stale() {
   if (derived_version_ == version_) return;
   our_kernels_.reset();
+  our_kernel_tiles_.reset();
   ratios_.clear();
   derived_version_ = version_;
 }
@@ -23,6 +24,15 @@ const std::vector<std::string>& ResultsState::our_kernels() {
   drop_stale();
   if (!our_kernels_) our_kernels_ = std::make_unique<std::vector<std::string>>(our_flash_kernels(loaded_));
   return *our_kernels_;
+}
+
+const std::vector<std::optional<TileShape>>& ResultsState::our_kernel_tiles() {
+  drop_stale();
+  if (!our_kernel_tiles_) {
+    our_kernel_tiles_ = std::make_unique<std::vector<std::optional<TileShape>>>();
+    for (const std::string& k : our_kernels()) our_kernel_tiles_->push_back(kernel_tile(loaded_, k));
+  }
+  return *our_kernel_tiles_;
 }
 
 const std::vector<SourceRatios>& ResultsState::ratios(const Configuration& c, bool padded_equals_varlen) {

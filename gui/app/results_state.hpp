@@ -27,6 +27,8 @@ class ResultsState {
 
   // The flash kernels of ours in the loaded rows (our_flash_kernels), once per version.
   const std::vector<std::string>& our_kernels();
+  // The tile of each of them (kernel_tile), in the same order, once per version.
+  const std::vector<std::optional<TileShape>>& our_kernel_tiles();
   // Each source's own ratios in `c` (source_ratios), once per version and configuration.
   const std::vector<SourceRatios>& ratios(const Configuration& c, bool padded_equals_varlen);
 
@@ -42,6 +44,7 @@ class ResultsState {
   // Derived from loaded_ at derived_version_ (cleared when the version moves).
   std::uint64_t derived_version_ = 0;
   std::unique_ptr<std::vector<std::string>> our_kernels_;
+  std::unique_ptr<std::vector<std::optional<TileShape>>> our_kernel_tiles_;
   using RatiosKey = std::tuple<std::string, int, int, int, bool, int, bool>;  // a Configuration, padded = varlen
   std::map<RatiosKey, std::vector<SourceRatios>> ratios_;
   void drop_stale();

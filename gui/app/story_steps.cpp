@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 
 namespace attnlab::gui {
@@ -36,7 +37,7 @@ bool open_story_step(AppState& state, int index) {
   state.story_step = index;
   state.story_scroll_frames = 3;  // the view's layout settles over its first frames
   if (!story_step_open(state) && !open_scenario(state, step.scenario)) return false;
-  if (state.tile != TileShape{64, 64}) set_tile_size(state, 64);
+  if (state.tile != kernel_tile_or_default(state)) set_tile(state, kernel_tile_or_default(state));
   state.pass = Pass::fwd;
   state.mask_focus = -1;
   state.mask_viewports = {};

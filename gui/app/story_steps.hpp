@@ -20,7 +20,7 @@ inline constexpr int story_step_count = 10;
 std::span<const StoryStep> story_steps();
 
 // Opens step `index` (clamped to the steps): its scenario (unless already open and
-// unedited), the forward pass, the 64x64 tile, and the Masks view's zoom. False where the
+// unedited), the forward pass, the tile of our kernel shown, and the Masks view's zoom. False where the
 // step's scenario cannot be read (state.scenario_error says why; the state keeps its scenario).
 bool open_story_step(AppState& state, int index);
 // The step's scenario is the one open, unedited.

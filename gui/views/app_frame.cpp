@@ -3,12 +3,40 @@
 #include <imgui.h>
 
 #include "analysis/number_format.hpp"
+#include "core/tile_name.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/views/view_list.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
 namespace {
+
+// Which kernel of ours every view shows, and the tile the model follows: a choice where several
+// are loaded, named where one is.
+void show_kernel_choice(AppState& state) {
+  const std::vector<OurKernel> kernels = our_kernels(state);
+  if (kernels.empty() || (kernels.size() == 1 && kernels[0].name.empty())) return;  // a file naming no kernel
+  const OurKernel shown = shown_kernel(state);
+  const auto label = [](const OurKernel& k) {
+    return k.name + (k.tile ? " (" + tile_name(*k.tile) + " tiles)" : std::string());
+  };
+  ImGui::SameLine();
+  ImGui::TextDisabled("|");
+  ImGui::SameLine();
+  if (kernels.size() == 1) {
+    ImGui::Text("ours: %s", label(shown).c_str());
+    return;
+  }
+  ImGui::TextUnformatted("ours:");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(label(shown).c_str()).x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo("##our kernel", label(shown).c_str())) {
+    for (const OurKernel& k : kernels)
+      if (ImGui::Selectable(label(k).c_str(), k.name == shown.name)) choose_kernel(state, k.name);
+    ImGui::EndCombo();
+  }
+}
 
 void show_header(AppState& state) {
   const ScenarioModel& model = state.model();
@@ -24,6 +52,7 @@ void show_header(AppState& state) {
     ImGui::SameLine();
     ImGui::TextDisabled("(updating the model...)");
   }
+  show_kernel_choice(state);
   const float slider = ImGui::GetFontSize() * 8;
   const float control = slider + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("text size").x;
   const float right = ImGui::GetWindowContentRegionMax().x;

@@ -14,6 +14,7 @@
 #include "analysis/number_format.hpp"
 #include "core/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/views/costs_widgets.hpp"
 #include "gui/views/highlight.hpp"
@@ -254,17 +255,17 @@ void show_costs_view(AppState& state) {
   if (const std::optional<Configuration> measured = measured_configuration(state, model, Pass::fwd)) {
     ratios = state.results.ratios(
         *measured, model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
-    // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
-    // chain's "our time"), so the computed scores and the time are of the same tiles.
-    if (const SourceRatios* ours = ours_at_tile(ratios, model.tile)) {
+    // One flash kernel's runs, never a mix of two: the kernel shown, whose tile the model is
+    // at (our_kernel.hpp), so the computed scores and the time are of the same tiles.
+    if (const SourceRatios* ours = ratios_of(ratios, ours_family, shown_kernel(state).name)) {
       runs = ours->runs;
-      if (ours->kernel_named) kernel = ours->kernel;
+      kernel = ours->kernel;
     }
   }
   const Implementation worst = show_callout(model, runs, kernel);
   ImGui::Spacing();
   // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
-  std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);
+  std::vector<ChainStage> chain = ratio_chain(model, worst, ratios, shown_kernel(state).name);
   ImGui::BeginGroup();
   draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(),
                    chain);

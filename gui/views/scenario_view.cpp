@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
@@ -115,7 +116,7 @@ void show_layout_options(AppState& state) {
                                     std::begin(tile_sizes));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("flash tile (rows = cols)", &tile_index, "16\00032\00064\000128\0") && tile_index < 4)
-    set_tile_size(state, tile_sizes[tile_index]);
+    if (set_tile(state, {tile_sizes[tile_index], tile_sizes[tile_index]})) follow_tile(state);
 }
 
 void show_save(AppState& state) {

@@ -15,7 +15,7 @@ StepFigures step_figures(const AppState& state) {
   const std::optional<MeasuredGemms> gemms = gemms_for_step(state.scenario, f.step, state.results.loaded().gemms);
   for (KernelFamily family : all_kernel_families)
     f.times[int(family)] =
-        predict_step_time(state.scenario, f.step, family, tflops, gemms, runs, state.step_kernel, tbps);
+        predict_step_time(state.scenario, f.step, family, tflops, gemms, runs, state.our_kernel, tbps);
   f.measured = measured_step_pairs(state.scenario, f.step, state.results.loaded(), state.shipped_scenarios);
   return f;
 }

@@ -35,7 +35,6 @@ struct StepPicture {
   TileShape tile;
   std::string kernel;
   std::uint64_t results_version = 0;
-  std::vector<std::string> kernels;  // our flash kernels loaded, the default first
   StepFigures figures;
   std::optional<Ceilings> ceiling;
   std::vector<ChainLink> chain;
@@ -52,14 +51,13 @@ const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
   const std::uint64_t results = state.results.version();
   if (picture && same_inputs(picture->scenario, state.scenario) && picture->tile == state.tile &&
-      picture->kernel == state.step_kernel && picture->results_version == results)
+      picture->kernel == state.our_kernel && picture->results_version == results)
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->scenario = state.scenario;
   p->tile = state.tile;
-  p->kernel = state.step_kernel;
+  p->kernel = state.our_kernel;
   p->results_version = results;
-  p->kernels = our_flash_kernels(state.results.loaded());
   p->figures = step_figures(state);
   p->ceiling = state.results.loaded().ceilings;
   p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
@@ -74,18 +72,6 @@ void edit_model(AppState& state, const std::function<void(ModelShape&)>& change)
     change(*s.model);
     check_model_shape(*s.model, s.name);
   });
-}
-
-// Which kernel of ours the measured links take: the default (our first rows') unless chosen.
-void show_kernel_choice(AppState& state, const StepPicture& p) {
-  if (p.kernels.size() < 2) return;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  const std::string& shown = p.figures.times[int(KernelFamily::attnlab)].kernel;
-  if (ImGui::BeginCombo("our kernel", shown.c_str())) {
-    for (const std::string& k : p.kernels)
-      if (ImGui::Selectable(k.c_str(), k == shown)) state.step_kernel = k;
-    ImGui::EndCombo();
-  }
 }
 
 void show_model_controls(AppState& state) {
@@ -227,7 +213,6 @@ void show_step_view(AppState& state) {
   show_model_controls(state);
   if (!state.scenario.model) return;
   const StepPicture& p = step_picture(state);
-  show_kernel_choice(state, p);
   ImGui::Separator();
   ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
               count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),

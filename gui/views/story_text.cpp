@@ -7,10 +7,10 @@
 #include "analysis/step_chain.hpp"
 #include "core/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/views/byte_floor.hpp"
 #include "gui/views/step_figures.hpp"
-#include "gui/views/waste_callout.hpp"
 
 namespace attnlab::gui {
 
@@ -58,15 +58,24 @@ std::string bleed(AppState& state) {
          "removes it. Varlen has none.";
 }
 
+// "the 128x128 tiles of wgmma-sm90 (ours here)", or the tile alone where no kernel of ours is loaded.
+std::string kernel_tiles(const OurKernel& k, TileShape tile) {
+  return "the " + tile_name(tile) + " tiles" + (k.name.empty() ? "" : " of " + k.name);
+}
+
 std::string tiles(AppState& state) {
   const ScenarioModel& m = state.model();
   const ImplementationCost& packed = m.costs[Implementation::packed];
-  const CostModel& wide = m.costs_at({128, 128});
+  std::string others;
+  for (const OurKernel& k : other_kernels(state))
+    if (k.tile)
+      others += "; " + format_ratio(m.costs_at(*k.tile)[Implementation::packed].computed_vs_varlen) + " in " +
+                kernel_tiles(k, *k.tile);
   return "A flash kernel computes whole tiles, not cells: a tile on the diagonal computes its masked half too, and "
          "short documents have many diagonal tiles. So the cells' " +
          format_ratio(packed.attended_vs_varlen) + " shrinks to " + format_ratio(packed.computed_vs_varlen) + " in " +
-         tile_name(m.tile) + " tiles (" + format_ratio(wide[Implementation::packed].computed_vs_varlen) +
-         " in the 128x128 tiles of our Hopper kernel): the framed chain's second box. " + waste_sentence(m);
+         kernel_tiles(shown_kernel(state), m.tile) + " (ours here" + others +
+         "): the framed chain's second box, then each kernel's measured time.";
 }
 
 std::string window(AppState& state) {

@@ -29,8 +29,8 @@ const std::string& paragraph(AppState& state) {
   static Cached cached;
   const std::uint64_t results = state.results.version();
   if (cached.step != state.story_step || cached.version != state.scenario_version || cached.results != results ||
-      cached.kernel != state.step_kernel || !state.model_is_current())
-    cached = {state.story_step, state.scenario_version, results, state.step_kernel,
+      cached.kernel != state.our_kernel || !state.model_is_current())
+    cached = {state.story_step, state.scenario_version, results, state.our_kernel,
               story_paragraph(state, state.story_step)};
   return cached.text;
 }

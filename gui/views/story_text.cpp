@@ -1,5 +1,6 @@
 #include "gui/views/story_text.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "analysis/number_format.hpp"
@@ -92,25 +93,54 @@ std::string measured(AppState& state) {
   const ScenarioModel& m = state.model();
   const std::optional<Configuration> c = measured_configuration(state, m, Pass::fwd);
   if (!c) return "No measured runs of this scenario are loaded.";
-  const std::vector<SourceRatios>& ratios = state.results.ratios(*c, false);
+  std::vector<std::pair<std::string, double>> kept;  // each source named and its packed / varlen
   std::string text = "The same scenario on an H100, each source's packed time over its own varlen time (framed): ";
-  bool first = true;
-  for (const SourceRatios& r : ratios) {
+  for (const SourceRatios& r : state.results.ratios(*c, false)) {
     if (r.family->name != ours_family && r.family->name != fa2_family) continue;
     const auto x = r.vs_varlen(Implementation::packed);
-    text += std::string(first ? "" : "; ") + r.family->name + (r.kernel.empty() ? "" : " \xC2\xB7 " + r.kernel) + " " +
+    text += std::string(kept.empty() && text.back() == ' ' ? "" : "; ") + r.label() + " " +
             (x ? format_ratio(*x) : "not measured");
-    first = false;
+    if (x) kept.emplace_back(r.label(), *x);
   }
-  return text + ". The scores said " + format_ratio(m.costs[Implementation::packed].computed_vs_varlen) +
-         ": the faster a kernel runs packed's dense rows, the less of the scores' ratio its time keeps. "
-         "The next step says why.";
+  text += ". The scores said " + format_ratio(m.costs[Implementation::packed].computed_vs_varlen) + " in " +
+          tile_name(m.tile) + " tiles";
+  if (kept.size() > 1) {
+    const auto [most, least] =
+        std::minmax_element(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    text += "; of the sources here " + most->first + " keeps the most of it (" + format_ratio(most->second) + "), " +
+            least->first + " the least (" + format_ratio(least->second) + ")";
+  }
+  return text +
+         ". Speed alone does not order them: the next step sets each time against its own floor, and how far a "
+         "source's packed and varlen times sit above theirs is what makes its ratio.";
 }
 
 std::string memory_bound(AppState& state) {
-  if (!state.results.loaded().ceilings) return "No ceilings.toml is loaded: the roofs are not measured here.";
-  return byte_floor_text(state.model(), *state.results.loaded().ceilings) +
-         " On the roofline (framed), the dashed lines are the two floors' FLOPs per byte.";
+  const LoadedResults& results = state.results.loaded();
+  if (!results.ceilings) return "No ceilings.toml is loaded: the roofs are not measured here.";
+  const ScenarioModel& m = state.model();
+  const std::vector<ByteFloor> floors = byte_floors(m, *results.ceilings);
+  const ByteFloor &packed = floors[0], &varlen = floors[1];
+  const auto bound = [](const ByteFloor& f) {
+    return std::string(f.floor.memory_bound() ? "memory-bound" : "compute-bound") + " (" +
+           format_count(f.floor.flops_per_byte) + " FLOPs per byte), at least " + format_us(f.floor.us());
+  };
+  std::string text = "Two perfect kernels in " + tile_name(m.tile) + " tiles at the measured roofs (ridge at " +
+                     format_count(results.ceilings->ridge()) + " FLOPs per byte): varlen's short documents are " +
+                     bound(varlen) + ", packed is " + bound(packed) + ". Their floors are " +
+                     format_ratio(packed.floor.us() / varlen.floor.us()) +
+                     " apart, a ratio of two lower bounds, not of times: a source's measured ratio is it times how far "
+                     "its packed time sits above its floor, over how far its varlen time does (framed, each source "
+                     "at its own tile)";
+  const std::optional<Configuration> c = measured_configuration(state, m, Pass::fwd);
+  const std::vector<SourceFloors> per_source =
+      c ? source_floors(m, state.results.ratios(*c, false), *results.ceilings) : std::vector<SourceFloors>{};
+  std::string named;
+  for (const SourceFloors& f : per_source)
+    if (f.source.rfind(ours_family, 0) == 0 || f.source == fa2_family)
+      named += (named.empty() ? "" : "; ") + f.source + " varlen " + format_ratio(f.varlen_above()) + ", packed " +
+               format_ratio(f.packed_above());
+  return text + (named.empty() ? "." : ": " + named + ".");
 }
 
 std::string shares(AppState& state) {

@@ -8,6 +8,7 @@
 #include "analysis/pass_pairs.hpp"
 #include "analysis/source_ratios.hpp"
 #include "gui/app/scenario_model.hpp"
+#include "gui/views/byte_floor.hpp"
 #include "gui/views/timings/run_names.hpp"
 #include "gui/views/timings/timings_data.hpp"
 
@@ -24,5 +25,9 @@ void show_pass_pairs(const std::vector<PassPair>& pairs, const Kernels& kernels,
 
 // Each family's own ratios, beside the model's (scores computed, and cells attended); no model rows without `model`.
 void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioModel* model);
+
+// Each source's times against its own floors (byte_floor.hpp): varlen's and packed's distance
+// above them, the floors' ratio and the measured ratio they make together.
+void show_source_floors(const std::vector<SourceFloors>& floors);
 
 }  // namespace attnlab::gui

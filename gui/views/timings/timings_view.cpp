@@ -122,7 +122,12 @@ void show_below_table(AppState& state, const TimingsData& d, float avail) {
     show_source_ratios(d.ratios, shown_model);
     ImGui::EndGroup();
     frame_if_highlighted(state, Figure::source_ratios);
-    if (floors_shown) note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
+    if (!floors_shown) return;
+    note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
+    ImGui::BeginGroup();
+    show_source_floors(source_floors(*shown_model, d.ratios, *results.ceilings));
+    ImGui::EndGroup();
+    frame_if_highlighted(state, Figure::roofline);
   };
   if (ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 62) {  // large text: one above the other, scrolling
     ratios_and_floors();

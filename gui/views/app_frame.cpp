@@ -21,16 +21,24 @@ void show_kernel_choice(AppState& state) {
   const auto label = [](const OurKernel& k) {
     return k.name + (k.tile ? " (" + tile_name(*k.tile) + " tiles)" : std::string());
   };
+  // On the scenario's line where it fits, else on a line of its own (large text).
+  const float combo = ImGui::CalcTextSize(label(shown).c_str()).x + ImGui::GetFrameHeight() * 2;
+  const float needed = ImGui::CalcTextSize("| ours: ").x + combo + ImGui::GetStyle().ItemSpacing.x * 3;
   ImGui::SameLine();
-  ImGui::TextDisabled("|");
-  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x >= needed) {
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+  } else {
+    ImGui::NewLine();
+  }
   if (kernels.size() == 1) {
     ImGui::Text("ours: %s", label(shown).c_str());
     return;
   }
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("ours:");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize(label(shown).c_str()).x + ImGui::GetFrameHeight() * 2);
+  ImGui::SetNextItemWidth(combo);
   if (ImGui::BeginCombo("##our kernel", label(shown).c_str())) {
     for (const OurKernel& k : kernels)
       if (ImGui::Selectable(label(k).c_str(), k.name == shown.name)) choose_kernel(state, k.name);
@@ -88,7 +96,8 @@ void draw_app(AppState& state) {
                                      ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("attnlab", nullptr, flags);
   show_header(state);
-  if (ImGui::BeginTabBar("views")) {
+  // Tabs keep their whole titles at any text size: where they do not fit, the bar scrolls.
+  if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (const ViewEntry& v : view_list) {
       const bool select = state.view_requested && state.view == v.view;
       if (ImGui::BeginTabItem(v.title, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {

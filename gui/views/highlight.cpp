@@ -23,10 +23,6 @@ void frame_if_highlighted(const AppState& state, Figure figure) {
                                       ImVec2(max.x + frame_gap, max.y + frame_gap), frame_color, 4, 0, 3);
 }
 
-void scroll_here_if_step_opened(const AppState& state) {
-  if (state.story_scroll_frames > 0) ImGui::SetScrollHereY(0.9f);
-}
-
 unsigned int highlighted_row_color() { return IM_COL32(110, 85, 20, 255); }
 
 }  // namespace attnlab::gui

@@ -1,5 +1,7 @@
 #include "gui/views/step_figures.hpp"
 
+#include <algorithm>
+
 #include "gui/app/measured_scenario.hpp"
 
 namespace attnlab::gui {
@@ -18,6 +20,15 @@ StepFigures step_figures(const AppState& state) {
         predict_step_time(state.scenario, f.step, family, tflops, gemms, runs, state.our_kernel, tbps);
   f.measured = measured_step_pairs(state.scenario, f.step, state.results.loaded(), state.shipped_scenarios);
   return f;
+}
+
+std::vector<std::string> unmeasured_steps(const StepFigures& f) {
+  std::vector<std::string> out;
+  for (const StepTimePrediction& t : f.times)
+    if (std::none_of(f.measured.begin(), f.measured.end(),
+                     [&](const MeasuredStepPair& m) { return m.gpus == 1 && m.label() == t.label() && m.saving(); }))
+      out.push_back(t.label());
+  return out;
 }
 
 }  // namespace attnlab::gui

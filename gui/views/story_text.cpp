@@ -10,6 +10,7 @@
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/our_kernel.hpp"
 #include "gui/app/story_steps.hpp"
+#include "gui/views/attention_shares.hpp"
 #include "gui/views/byte_floor.hpp"
 #include "gui/views/step_figures.hpp"
 
@@ -145,8 +146,19 @@ std::string memory_bound(AppState& state) {
 
 std::string shares(AppState& state) {
   const StepFigures f = step_figures(state);
-  return "nanochat's d24 model over the same 64 documents: 24 layers, three of four with a window of 512. " +
-         attention_shares_text(f.step, f.times) + " Whatever varlen saves, it saves only of this share.";
+  const std::vector<AttentionShare> all = attention_shares(f);
+  const auto [least, most] = std::minmax_element(
+      all.begin(), all.end(), [](const AttentionShare& a, const AttentionShare& b) { return a.share < b.share; });
+  const StepCost& packed = f.step[Implementation::packed];
+  return "nanochat's d24 model over the same 64 documents: 24 layers, three of four with a window of 512. Attention "
+         "is " +
+         format_percent(packed.attention_share_full_squares()) +
+         " of packed's step as nanochat counts FLOPs (full squares of each window) and " +
+         format_percent(packed.attention_share_computed()) + " as computed (causal, tiled). The GUI states it " +
+         count_of(std::ssize(all), "way") + ", from " + format_percent(least->share) + " (" + least->of + ", " +
+         least->layout + ", " + least->source + ") to " + format_percent(most->share) + " (" + most->of + ", " +
+         most->layout + ", " + most->source +
+         "): the framed table says which is which. Whatever varlen saves, it saves only of this share.";
 }
 
 std::string measured_step(AppState& state) {
@@ -158,14 +170,15 @@ std::string measured_step(AppState& state) {
                   count_of(p.gpus, "GPU");
   if (measured.empty())
     return "The measured step, a PyTorch training step of this model with packed rows against varlen, is not "
-           "measured here: no results row of a whole step of these documents is loaded, so the framed link says "
-           "so. The links above it are predictions: the matrix products priced at measured GEMMs plus each "
+           "measured here: no results row of a whole step of these documents is loaded, so the chain has no "
+           "measured bar for it. The links above it are predictions: the matrix products priced at measured GEMMs plus "
+           "each "
            "layer's attention as measured on the runs that computed its cells, never a figure of another scenario.";
   return "A PyTorch training step of this model, the same tokens as packed rows and as varlen documents, timed "
          "whole: varlen saves " +
          measured +
-         ". The framed links below it split each step into the profiler's parts: how much of the step attention "
-         "is, and what each part saved.";
+         ". The framed bars split each step into the profiler's parts: how much of the step attention is, and what "
+         "each part saved.";
 }
 
 std::string saving(AppState& state) {
@@ -189,25 +202,6 @@ const std::array<std::function<std::string(AppState&)>, story_step_count> paragr
     the_8x, the_4x, bleed, tiles, window, measured, memory_bound, shares, measured_step, saving};
 
 }  // namespace
-
-std::string attention_shares_text(const TrainingStep& step, const std::array<StepTimePrediction, 2>& times) {
-  const StepCost& packed = step[Implementation::packed];
-  std::string text =
-      "Attention's share of packed's step, three ways: " + format_percent(packed.attention_share_full_squares()) +
-      " of the FLOPs as nanochat counts them (every layer a full square of its window); " +
-      format_percent(packed.attention_share_computed()) +
-      " of the FLOPs as computed (causal halves, whole tiles); and of the forward's time (" +
-      times.front().gemm_pricing() + ", attention measured), ";
-  bool slower = false;
-  for (const StepTimePrediction& t : times) {
-    const std::optional<double> share = t.attention_share_fwd();
-    text += percent_or_not(share) + " (" + t.label() + ")" + (&t == &times.front() ? " and " : ".");
-    slower |= share && *share > packed.attention_share_computed();
-  }
-  return text + (slower ? " A share of the time above the share of the FLOPs: attention runs further below its roof "
-                          "than the matrix products do."
-                        : "");
-}
 
 std::string story_paragraph(AppState& state, int step) {
   if (step < 0 || step >= story_step_count) return {};

@@ -35,6 +35,18 @@ const std::string& paragraph(AppState& state) {
   return cached.text;
 }
 
+// As tall as the paragraph wraps to at the window's width, so no line is cut off; at most a third
+// of the window (text 3x on a small window), where it scrolls.
+float paragraph_height(const std::string& text) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x - style.ScrollbarSize;
+  const std::size_t lines = wrap_at_spaces(text, width, [](std::string_view s) {
+                              return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
+                            }).size();
+  const float needed = float(lines) * ImGui::GetTextLineHeightWithSpacing() + 2 * style.WindowPadding.y;
+  return std::min(needed, std::max(ImGui::GetTextLineHeightWithSpacing() * 3, ImGui::GetContentRegionAvail().y / 3));
+}
+
 void show_navigation(AppState& state, const StoryStep& step) {
   const int count = story_step_count;
   ImGui::Text("Story, step %d of %d:", state.story_step + 1, count);
@@ -93,8 +105,7 @@ void show_story_view(AppState& state) {
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(40, 36, 24, 255));
-  const float lines = ImGui::GetTextLineHeightWithSpacing() * 4.6f;
-  ImGui::BeginChild("paragraph", ImVec2(0, lines), true);
+  ImGui::BeginChild("paragraph", ImVec2(0, paragraph_height(paragraph(state))), true);
   wrapped_text("%s", paragraph(state).c_str());
   ImGui::EndChild();
   ImGui::PopStyleColor();

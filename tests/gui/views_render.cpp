@@ -16,6 +16,7 @@
 
 #include "core/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/app/story_steps.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/platform/gui_window.hpp"
 #include "gui/views/costs_widgets.hpp"
@@ -407,6 +408,40 @@ TEST(Headless, TheStoryNeedsOnlyItsStepsScenario) {
   const std::string line((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
   EXPECT_NE(line.find("uniform-64x512"), std::string::npos) << line;
   std::filesystem::remove_all(folder);
+}
+
+long long pixels_of(const Image& image, Rgb color) {
+  long long n = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) n += rgb_at(image, x, y) == color;
+  return n;
+}
+
+// Every step's paragraph fits its box at 1920x1080 (step 10's overflowed a box of 4.6 lines),
+// and at 1280x720 steps 9 and 10 keep their framed bars in sight, step 10 its 1.8% (the
+// article's bar, the chain's last) among them.
+TEST(StoryView, ParagraphsFitAndFramedBarsAreInSight) {
+  AppState state = make_app_state("", std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  for (int step = 0; step < story_step_count; ++step) {
+    SCOPED_TRACE(step + 1);
+    open_story_step(state, step);
+    window->render_offscreen(state, 1920, 1080);
+    int paragraphs = 0;
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (std::string_view(w->Name).find("/paragraph_") != std::string_view::npos && w->Active) {
+        EXPECT_EQ(w->ScrollMax.y, 0) << w->Name;
+        ++paragraphs;
+      }
+    EXPECT_EQ(paragraphs, 1);
+  }
+  for (int step : {8, 9}) {
+    SCOPED_TRACE(step + 1);
+    open_story_step(state, step);
+    const Image image = window->render_offscreen(state, 1280, 720);
+    EXPECT_GT(pixels_of(image, Rgb{110, 85, 20}), 20000);  // the framed bars' rows
+  }
+  const Image last = window->render_offscreen(state, 1280, 720);
+  EXPECT_GT(pixels_of(last, Rgb{150, 120, 200}), 300);  // the article's bar
 }
 
 // The Story is the first tab and opens its own scenario when drawn: a view asked for at

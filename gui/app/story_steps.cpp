@@ -12,7 +12,8 @@ namespace {
 
 constexpr std::array<StoryStep, story_step_count> steps = {{
     {"8x: the article's picture", "uniform-64x512", View::masks, Figure::packed_mask, 0},
-    {"4x: rows of 2048, counted alike", "uniform-64x512-rows-2048", View::costs, Figure::ratio_chain, 0},
+    {"4x: rows of 2048, counted alike", "uniform-64x512-rows-2048", View::costs, Figure::ratio_chain, 0,
+     StoryAside::article_counting},
     {"Bleed", "uniform-64x512", View::masks, Figure::packed_mask, 1536},
     {"Tiles", "uniform-64x512", View::costs, Figure::ratio_chain, 0},
     {"The window", "uniform-64x512-rows-2048-window512", View::masks, Figure::packed_mask, 0},

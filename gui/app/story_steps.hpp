@@ -8,12 +8,16 @@
 
 namespace attnlab::gui {
 
+// A picture the Story draws under a step's paragraph, above its view.
+enum class StoryAside { none, article_counting };
+
 struct StoryStep {
   const char* title;
   const char* scenario;  // a shipped scenario's name
   View view;             // the view that shows it
   Figure figure;         // framed in that view
   double mask_cells;     // Masks: the first N x N cells of each picture; 0 = the whole picture
+  StoryAside aside = StoryAside::none;
 };
 
 inline constexpr int story_step_count = 10;

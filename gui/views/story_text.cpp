@@ -38,11 +38,13 @@ std::string the_4x(AppState& state) {
   const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
   const ImplementationCost& packed = state.model().costs[Implementation::packed];
   return "The article's batch packs the same documents into rows of " + std::to_string(s.row_len) +
-         ". Its 8x sets the rows' full squares (" + article_millions(double(c.rows_full_squares)) +
-         ") against the documents' half squares (" + article_millions(double(c.docs_full_squares) / 2) +
-         "): " + format_ratio(c.article_ratio()) + ". Counted the same way on both sides it is " +
-         format_ratio(c.same_counting_ratio()) + ", and cell by cell under the causal mask " +
-         format_ratio(packed.attended_vs_varlen) + ": the first box of the framed chain. Shorter rows waste less.";
+         ". Its 8x sets the rows' full squares (" + format_count(double(c.rows_full_squares)) +
+         " scores per head; the article's \"" + article_millions(double(c.rows_full_squares)) +
+         "\" counts millions of 2^20) against the documents' half squares (" +
+         format_count(double(c.docs_full_squares) / 2) + " per head): " + format_ratio(c.article_ratio()) +
+         ". Counted the same way on both sides it is " + format_ratio(c.same_counting_ratio()) +
+         ", and cell by cell under the causal mask " + format_ratio(packed.attended_vs_varlen) +
+         " (the pictures): the first box of the framed chain. Shorter rows waste less.";
 }
 
 std::string bleed(AppState& state) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gui/app/story_steps.hpp"
+#include "gui/views/counting_picture.hpp"
 #include "gui/views/story_text.hpp"
 #include "gui/views/view_list.hpp"
 #include "gui/views/views.hpp"
@@ -109,6 +110,7 @@ void show_story_view(AppState& state) {
   wrapped_text("%s", paragraph(state).c_str());
   ImGui::EndChild();
   ImGui::PopStyleColor();
+  if (step.aside == StoryAside::article_counting) show_counting_picture(state);
   ImGui::BeginChild("step view");
   state.highlight = step.figure;
   view_entry(step.view).show(state);

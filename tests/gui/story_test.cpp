@@ -78,6 +78,19 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   EXPECT_TRUE(says(story_paragraph(state, 9), *article_distance(figures.measured)));
 }
 
+// Step 2's counts say they are per head, in SI like every other count (they were the article's
+// "64.0M", millions of 2^20, unlabelled), and the step draws the three ways to count.
+TEST(Story, StepTwosCountsArePerHeadAndDrawn) {
+  AppState state = make_app_state("", shipped_results_folder);
+  open_story_step(state, 1);
+  EXPECT_EQ(story_steps()[1].aside, StoryAside::article_counting);
+  const Scenario& s = state.model().scenario;
+  const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
+  const std::string text = story_paragraph(state, 1);
+  EXPECT_TRUE(says(text, "(" + format_count(double(c.rows_full_squares)) + " scores per head")) << text;
+  EXPECT_TRUE(says(text, "(" + format_count(double(c.docs_full_squares) / 2) + " per head)")) << text;
+}
+
 // The Story's step 3 says it is zoomed in, and the window opens it zoomed in: --story-step 3
 // set the step's zoom, then the flags' (no --mask-cells: the whole picture) replaced it.
 TEST(Story, StepThreeOpensZoomedInAsItSays) {

@@ -32,7 +32,7 @@ std::vector<AttentionShare> attention_shares(const StepFigures& f) {
 }
 
 void show_attention_shares(const std::vector<AttentionShare>& shares) {
-  ImGui::TextUnformatted("Attention's share of the step, every way it is said here:");
+  wrapped_text("Attention's share of the step, every way it is said here:");
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
   if (!ImGui::BeginTable("attention shares", 6, flags)) return;
   for (const char* title : {"share", "of", "of what", "layout"})

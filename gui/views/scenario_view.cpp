@@ -67,8 +67,11 @@ void show_fields(AppState& state) {
     if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max, field.format, flags))
       set_field(state, field, value);
   }
-  if (const std::string note = length_source_note(state.scenario); !note.empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.3f, 1.0f), "%s", note.c_str());
+  if (const std::string note = length_source_note(state.scenario); !note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+    wrapped_text("%s", note.c_str());  // wrapped: a long note is never cut at the panel's edge
+    ImGui::PopStyleColor();
+  }
 }
 
 // The sliding window (FlashAttention's window_size): keys to the left, and to the
@@ -196,7 +199,7 @@ void show_scenario_view(AppState& state) {
   show_length_source(state);
   show_fields(state);
   show_layout_options(state);
-  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+  if (!state.scenario_error.empty()) wrapped_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
   ImGui::Separator();
   show_save(state);
   ImGui::EndChild();

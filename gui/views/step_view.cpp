@@ -101,9 +101,9 @@ void show_model_controls(AppState& state) {
         edit_model(state, [&](ModelShape& s) { s.window_pattern = pattern; });
     ImGui::EndCombo();
   }
-  ImGui::TextDisabled("%d heads (%d KV) of %d, MLP %dx, vocabulary %d, sequence %d; the last layer is always long",
-                      m.heads, m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
-  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+  note_text("%d heads (%d KV) of %d, MLP %dx, vocabulary %d, sequence %d; the last layer is always long", m.heads,
+            m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
+  if (!state.scenario_error.empty()) wrapped_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
 }
 
 // The bars the Story's step is about: the measured step's (step 9), or the predictions and the
@@ -153,8 +153,7 @@ void show_step_bars(const StepPicture& p) {
   const TrainingStep& step = p.figures.step;
   const StepCost& packed = step[Implementation::packed];
   const double most = std::max(packed.step_computed(), step[Implementation::varlen].step_computed());
-  ImGui::TextUnformatted(
-      "FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
+  wrapped_text("FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
   const float label = ImGui::CalcTextSize("packed  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label - ImGui::CalcTextSize("  0.00G (attention 00.0%)  ").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
@@ -179,14 +178,14 @@ void show_step_bars(const StepPicture& p) {
 // predicted above whose step no row of these documents measured says so.
 void show_measured_parts(const StepPicture& p) {
   for (const std::string& family : unmeasured_steps(p.figures))
-    ImGui::TextDisabled(
+    note_text(
         "The measured step, %s, 1 GPU: not measured (no step row of both layouts for these documents under this "
         "[model])",
         family.c_str());
   for (const MeasuredStepPair& pair : p.figures.measured) {
     if (!pair.has_parts()) continue;
-    ImGui::Text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
-                pair.packed->file.c_str());
+    wrapped_text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
+                 pair.packed->file.c_str());
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable(("parts " + pair.label() + std::to_string(pair.gpus)).c_str(), 4, flags)) continue;
     for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})
@@ -224,13 +223,13 @@ void show_step_view(AppState& state) {
   if (!state.scenario.model) return;
   const StepPicture& p = step_picture(state);
   ImGui::Separator();
-  ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
-              count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
-              count_of(p.figures.step.tokens, "token").c_str(), state.scenario.row_len,
-              format_count(double(p.figures.step.matrix_params)).c_str());
+  wrapped_text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
+               count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
+               count_of(p.figures.step.tokens, "token").c_str(), state.scenario.row_len,
+               format_count(double(p.figures.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();
-  ImGui::TextUnformatted("The chain, from the article's 8x fewer scores to its 1.8% shorter run:");
+  wrapped_text("The chain, from the article's 8x fewer scores to its 1.8%% shorter run:");
   // The Story's measured step opens on its first framed bar; its 1.8% step ends on the article's, the last.
   const ScrollTo scroll = state.story_scroll_frames == 0               ? ScrollTo::none
                           : is_highlighted(state, Figure::step_saving) ? ScrollTo::last_framed
@@ -246,10 +245,10 @@ void show_step_view(AppState& state) {
   show_measured_parts(p);
   const StepTimePrediction& any = p.figures.times.front();  // every family prices its GEMMs alike
   if (any.gemms)
-    ImGui::TextDisabled("%s (scenario %s)", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
+    note_text("%s (scenario %s)", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
   else if (p.ceiling)
-    ImGui::TextDisabled("%s: %s, %s, %s", any.gemm_pricing().c_str(), p.ceiling->gemm.what.c_str(),
-                        p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());
+    note_text("%s: %s, %s, %s", any.gemm_pricing().c_str(), p.ceiling->gemm.what.c_str(), p.ceiling->gemm.gpu.c_str(),
+              p.ceiling->gemm.date.c_str());
   if (ImGui::Button("remove the model")) apply_edit(state, [](Scenario& s) { s.model.reset(); });
 }
 

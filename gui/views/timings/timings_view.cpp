@@ -72,7 +72,7 @@ void show_sources(AppState& state) {
   ImGui::SameLine();
   show_pass_choice(state);
   for (const std::string& problem : results.loaded().problems)
-    ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "skipped %s", problem.c_str());
+    wrapped_text_colored(ImVec4(1, 0.45f, 0.45f, 1), "skipped %s", problem.c_str());
   show_live_run(state);
 }
 
@@ -144,7 +144,7 @@ void show_below_table(AppState& state, const TimingsData& d, float avail) {
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
   ImGui::BeginGroup();
-  show_roofline(d.runs, d.kernels, results.ceilings, true, 8, floors);
+  show_roofline(d.runs, d.kernels, results.ceilings, true, 14, floors);  // at 1280x720 its child scrolls
   ImGui::EndGroup();
   frame_if_highlighted(state, Figure::roofline);
   ImGui::EndChild();

@@ -1,5 +1,7 @@
 #include "gui/views/waste_callout.hpp"
 
+#include <cctype>
+
 #include "analysis/number_format.hpp"
 #include "core/tile_name.hpp"
 
@@ -39,8 +41,10 @@ std::string scenario_summary(const ScenarioModel& model) {
   const Implementation worst = largest_waste(model);
   const Implementation other = worst == Implementation::packed ? Implementation::padded : Implementation::packed;
   const ImplementationCost& o = model.costs[other];
-  std::string text = waste_sentence(model) + " " + implementation_name(other) + ": " +
-                     format_ratio(o.computed_vs_varlen) + " (" + format_ratio(o.attended_vs_varlen) + " attended).";
+  std::string other_name = implementation_name(other);
+  other_name[0] = char(std::toupper(static_cast<unsigned char>(other_name[0])));
+  std::string text = waste_sentence(model) + " " + other_name + " computes " + format_ratio(o.computed_vs_varlen) +
+                     " (" + format_ratio(o.attended_vs_varlen) + " attended).";
   if (const std::string lost = useful_lost_sentence(model); !lost.empty()) text += " " + lost;
   return text;
 }

@@ -56,10 +56,13 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families, cons
   if (kernels.named())
     for (std::size_t k = 0; k < kernels.ours.size(); ++k)
       item(MarkerShape::circle, IM_COL32(220, 220, 220, 255), true, "ours " + kernels.ours[k], int(k));
-  note_text(
-      "Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
-      "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
-      "point is at or left of it.");
+  // One line for the legend's marks; what they mean in full under the mouse, so the plot keeps its height.
+  note_text("Filled: FLOPs computed; hollow: useful. \"<\": at the least bytes (hover here).");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one.\nBytes: ncu's where "
+        "measured; \"<\": none measured, so placed at the least bytes the pass must move (Q, K, V, O once;\nnaive's "
+        "score matrices written and read once): the true point is at or left of it.");
 }
 
 // The plot's area and its log-log scales.

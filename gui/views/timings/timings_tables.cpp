@@ -210,28 +210,26 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
 void show_source_floors(const std::vector<SourceFloors>& floors) {
   if (floors.empty()) return;
   wrapped_text("Why each ratio is what it is: each time over its own floor (the least two perfect kernels would take)");
-  constexpr ImGuiTableFlags flags =
-      ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
-  const float height =
-      float(floors.size() + 1) * (ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2 + 1) +
-      ImGui::GetStyle().ScrollbarSize + 2;
-  if (!ImGui::BeginTable("source floors", 6, flags, ImVec2(0, height))) return;
-  for (const char* title : {"source", "floors of", "varlen/floor", "packed/floor", "floors apart", "measured"})
-    ImGui::TableSetupColumn(title);
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
+  if (!ImGui::BeginTable("source floors", 5, flags)) return;
+  ImGui::TableSetupColumn("source, floors of", ImGuiTableColumnFlags_WidthStretch);
+  for (const char* title : {"varlen/floor", "packed/floor", "floors apart", "measured"})
+    ImGui::TableSetupColumn(title, ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableHeadersRow();
   for (const SourceFloors& f : floors) {
     ImGui::TableNextRow();
-    for (const std::string& cell : {f.source, f.basis, format_ratio(f.varlen_above()), format_ratio(f.packed_above()),
-                                    format_ratio(f.floors_ratio()), format_ratio(f.measured_ratio())}) {
+    ImGui::TableNextColumn();
+    wrapped_text("%s, %s", f.source.c_str(), f.basis.c_str());  // wrapped: the number columns keep their room
+    for (const double x : {f.varlen_above(), f.packed_above(), f.floors_ratio(), f.measured_ratio()}) {
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(cell.c_str());
+      ImGui::TextUnformatted(format_ratio(x).c_str());
     }
   }
   ImGui::EndTable();
   note_text(
       "measured (packed/varlen) = floors apart x packed/floor / (varlen/floor). A floor is the FLOPs at the GEMM roof "
-      "or the "
-      "least bytes at the copy roof, whichever is longer: ours at its kernel's tile, a peer at the cells attended "
+      "or "
+      "the least bytes at the copy roof, whichever is longer: ours at its kernel's tile, a peer at the cells attended "
       "(its tile is not in its rows, and no tile computes fewer).");
 }
 

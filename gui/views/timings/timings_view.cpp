@@ -144,7 +144,7 @@ void show_below_table(AppState& state, const TimingsData& d, float avail) {
   ImGui::SameLine();
   ImGui::BeginChild("roofline");
   ImGui::BeginGroup();
-  show_roofline(d.runs, d.kernels, results.ceilings, true, 14, floors);  // at 1280x720 its child scrolls
+  show_roofline(d.runs, d.kernels, results.ceilings, true, 10, floors);
   ImGui::EndGroup();
   frame_if_highlighted(state, Figure::roofline);
   ImGui::EndChild();

@@ -10,7 +10,7 @@ namespace attnlab {
 
 namespace {
 
-// One table: its number under `key` (above 0, at most `largest`) and where it was measured.
+// One table: its number under `key` (from min_ceiling_rate to `largest`) and where it was measured.
 double read_ceiling(const toml::table& file, const std::string& name, const char* table_name, const char* key,
                     double largest, const char* unit, CeilingOrigin& origin) {
   const auto fail = [&](const std::string& field, const std::string& expected) {
@@ -19,8 +19,8 @@ double read_ceiling(const toml::table& file, const std::string& name, const char
   const toml::table* table = file[table_name].as_table();
   if (!table) throw InputError(name + ": " + table_name + ": expected a [" + table_name + "] table");
   const auto value = (*table)[key].value<double>();
-  if (!value || !(*value > 0) || *value > largest)
-    fail(key, std::string("a number of ") + unit + " above 0 and at most " + std::to_string(int(largest)));
+  if (!value || !(*value >= min_ceiling_rate) || *value > largest)
+    fail(key, std::string("a number of ") + unit + " from 0.001 to " + std::to_string(int(largest)));
   const auto text = [&](const char* field) {
     const auto v = (*table)[field].value<std::string>();
     // Printed as read (attnlab step, the GUI): one line of printable text.

@@ -61,7 +61,8 @@ GemmRow parse_gemm_row(const std::array<std::string, gemm_columns.size()>& cells
   row.k = parse_count(cell(7), max_gemm_dimension);
   row.per_step = int(parse_count(cell(8), max_model_layers));
   const auto median = parse_cell_number<double>(cell(9));
-  if (!median || !(*median > 0)) throw BadGemmCell{"a finite number of µs above 0"};
+  if (!median || !(*median >= min_measured_us) || *median > max_measured_us)
+    throw BadGemmCell{"a number of µs from 0.001 to 1e9"};
   row.median_us = *median;
   row.commit = parse_text(cell(10));
   row.date = parse_text(cell(11));

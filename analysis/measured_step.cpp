@@ -65,9 +65,10 @@ std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const Train
     for (const StepRow& row : file.steps) {
       if (row.scenario != s.name || row.tokens != step.tokens) continue;
       auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const MeasuredStepPair& p) {
-        return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus;
+        return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus && p.optimizer == row.optimizer;
       });
-      if (pair == pairs.end()) pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, {}, {}});
+      if (pair == pairs.end())
+        pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, row.optimizer, {}, {}});
       std::optional<MeasuredStepRun>& slot = row.implementation == "packed" ? pair->packed : pair->varlen;
       if (!slot) slot = MeasuredStepRun{row, file.path.filename().string()};
     }
@@ -75,7 +76,8 @@ std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const Train
     const std::size_t ra = source_rank(a.source), rb = source_rank(b.source);
     if (ra != rb) return ra < rb;
     if (ra == step_sources.size() && a.source != b.source) return a.source < b.source;
-    return a.gpus < b.gpus;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    return a.optimizer < b.optimizer;
   });
   return pairs;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The measured training step of a scenario (step rows, pass = step; train/README.md): for each
 // attention backend, kernel and GPU count, the packed step set against the varlen step of the
-// same tokens, and where their time went part by part. Only rows of the scenario's own name and
+// same tokens with the same optimizer, and where their time went part by part. Only rows of the scenario's own name and
 // token count stand for it: a step of other documents is another measurement.
 #include <optional>
 #include <span>
@@ -23,6 +23,7 @@ struct MeasuredStepPair {
   std::string source;  // torch-step-fa2, torch-step-attnlab, torch-step-cudnn
   std::string kernel;  // attnlab's kernel, else empty
   int gpus = 1;
+  StepOptimizer optimizer = StepOptimizer::adamw;
   std::optional<MeasuredStepRun> packed, varlen;  // the first row of each, in results order
 
   // "FA2", "attnlab · wgmma-sm90", "cuDNN"; an unknown source by its name.
@@ -33,7 +34,8 @@ struct MeasuredStepPair {
   bool has_parts() const;
 };
 
-// The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several.
+// The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several,
+// AdamW before Muon.
 // A row counts only where `defined` (the scenarios as their files define them) holds the scenario it
 // names with the documents, rows and [model] of `s`: an edit that kept the name, or a model changed
 // in the GUI, is another step, never measured by these rows.

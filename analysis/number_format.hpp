@@ -1,7 +1,8 @@
 #pragma once
 // The one set of number forms attnlab prints, in the CLI's tables and the GUI's labels
 // alike: counts with SI prefixes (10^3 steps), bytes in powers of 1024 (KiB, MiB, GiB),
-// times in µs, rates in TFLOP/s and TB/s (powers of 1000), ratios as "7.22x".
+// times in µs, rates in TFLOP/s and TB/s (powers of 1000), ratios as "7.22x". Any double prints
+// in a few columns: past 10^15 µs or 10^6 % or x with an exponent, NaN and infinity as "not finite".
 #include <string>
 
 namespace attnlab {

@@ -19,10 +19,19 @@ inline constexpr double article_step_saving = 0.018;
 // A count of scores in the article's millions (2^20: "64 x 256K = 8M"), e.g. "16.0M".
 std::string article_millions(double n);
 
+// What a link's number rests on: the cost model's counts, a prediction from counts and measured
+// rows, a measurement of the whole step, or the article's own report.
+enum class LinkEvidence { counted, predicted, measured, reported };
+const char* link_evidence_name(LinkEvidence e);  // "counted", "predicted", "measured", "reported"
+
 struct ChainLink {
   std::string label;  // what the link is
   std::string value;  // our number ("4.00x", "3.56%"), or "not measured"
   std::string how;    // where it comes from, in a few words
+  LinkEvidence evidence = LinkEvidence::counted;
+  std::string source;            // the same in a word or a file name: "cost model", "attnlab-step.csv"
+  std::optional<double> number;  // the value as a number (a ratio, or a fraction for a percent); empty: not measured
+  bool detail = false;           // a step on the way (a measured part, a partial prediction): `attnlab step --details`
 };
 
 // `times` holds one prediction per kernel family (attnlab, FA2), in all_kernel_families order;
@@ -32,15 +41,19 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                                   const std::array<StepTimePrediction, 2>& times,
                                   const std::vector<MeasuredStepPair>& measured);
 
-// From the measured one-GPU steps to the article's whole run: how long a step would have to be
-// for the attention time varlen saves in it to be the article's saving, and what that run has
-// that the step has not (work varlen does not change, which dilutes the saving). Empty without
-// a one-GPU pair with its parts profiled.
-std::optional<std::string> article_distance(const std::vector<MeasuredStepPair>& measured);
+// From the measured steps of `s` to the article's whole run: how long a step would have to be for
+// the attention time varlen saves in it to be the article's saving, which of the article's
+// settings (documents of mixed lengths, nanochat's Muon, several GPUs) these steps measured, and
+// in one sentence what stays unexplained. Empty without a pair with its parts profiled.
+std::optional<std::string> article_distance(const Scenario& s, const std::vector<MeasuredStepPair>& measured);
 
 // For each kernel family with a prediction from time and a measured one-GPU step of its backend:
-// a few sentences setting the two side by side and saying where the difference comes from.
-std::vector<std::string> step_explanation(const std::array<StepTimePrediction, 2>& times,
+// a few sentences setting the two side by side and saying where the difference comes from; then
+// article_distance.
+std::vector<std::string> step_explanation(const Scenario& s, const std::array<StepTimePrediction, 2>& times,
                                           const std::vector<MeasuredStepPair>& measured);
+
+// "one GPU, AdamW, FA2", "4 GPUs, Muon, attnlab · wgmma-sm90": a measured pair's setting.
+std::string measured_setting(const MeasuredStepPair& p);
 
 }  // namespace attnlab

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -6,11 +7,13 @@
 #include "analysis/number_format.hpp"
 #include "analysis/step_chain.hpp"
 #include "cli/commands.hpp"
+#include "cli/json.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
 #include "core/input_error.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario_file.hpp"
+#include "core/shortest_number.hpp"
 
 namespace attnlab::cli {
 
@@ -19,7 +22,11 @@ namespace {
 struct StepOptions {
   std::string scenario = "nanochat-d24";
   std::string format = "table";
+  bool details = false;
 };
+
+// Where the default output's paragraphs wrap; no line of it is wider than 120 columns.
+constexpr std::size_t paragraph_columns = 100;
 
 std::string flops(double x) { return format_count(x); }
 
@@ -174,6 +181,92 @@ void print_measured_steps(const std::vector<MeasuredStepPair>& measured) {
   }
 }
 
+// Two lines: the batch, both layouts, and the model.
+void print_summary_header(const Scenario& s, const TrainingStep& step) {
+  const ModelShape& m = step.model;
+  std::printf("%s: %s documents, %s tokens; packed rows of %d against varlen documents\n", s.name.c_str(),
+              format_integer(static_cast<long long>(s.doc_lengths.size())).c_str(), format_integer(step.tokens).c_str(),
+              s.row_len);
+  std::printf("model: %d layers (%d short-window of %d keys, %d long), width %d, %d heads of %d; --details for more\n",
+              m.layers, step.layers[int(LayerKind::short_window)], m.short_window,
+              step.layers[int(LayerKind::long_context)], m.width, m.heads, m.head_dim);
+}
+
+// The chain's links, each with what its number rests on; the steps on the way are --details'.
+void print_chain_summary(const std::vector<ChainLink>& chain) {
+  std::printf("\n");
+  TextTable table({"the chain, from scores to step time", "ours", "evidence", "source"}, 1);
+  for (const ChainLink& link : chain) {
+    if (link.detail) continue;
+    if (link.number)
+      table.add_row({link.label, link.value, link_evidence_name(link.evidence), link.source});
+    else  // "not measured" says it in the evidence column, keeping the numbers' column narrow
+      table.add_row({link.label, "-", link.value, link.source});
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
+// "319.9 (313.5-325.8)": a step's median and spread in ms.
+std::string step_ms(const std::optional<MeasuredStepRun>& run) {
+  if (!run) return "not measured";
+  const StepRow& r = run->row;
+  std::string text = printf_string("%.1f", r.median_us / 1000);
+  if (r.min_us && r.max_us) text += printf_string(" (%.1f-%.1f)", *r.min_us / 1000, *r.max_us / 1000);
+  return text;
+}
+
+// Each measured setting: packed and varlen, what varlen saved, attention's share of packed's step.
+void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const TrainingStep& step) {
+  std::printf("\n");
+  if (measured.empty()) {
+    std::printf("The measured step: no step row in the results measured these %s tokens under this [model].\n",
+                format_integer(step.tokens).c_str());
+    return;
+  }
+  // Several GPUs: how much of their communication no other kernel hid (packed; varlen).
+  const bool several = std::any_of(measured.begin(), measured.end(), [](const auto& p) { return p.gpus > 1; });
+  std::vector<std::string> header{"the measured step, ms (median, min-max)", "packed", "varlen", "saved",
+                                  "attention's share"};
+  if (several) header.push_back("comm. exposed, ms");
+  TextTable table(header, 1);
+  const auto exposed = [](const std::optional<MeasuredStepRun>& r) {
+    return r && r->row.communication_exposed_us ? printf_string("%.1f", *r->row.communication_exposed_us / 1000)
+                                                : std::string("-");
+  };
+  for (const MeasuredStepPair& p : measured) {
+    const auto saving = p.saving();
+    const auto attention = p.packed ? step_attention_us(p.packed->row) : std::nullopt;
+    std::vector<std::string> row{measured_setting(p), step_ms(p.packed), step_ms(p.varlen),
+                                 saving ? format_percent(*saving) : "not measured",
+                                 attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"};
+    if (several) row.push_back(p.gpus > 1 ? exposed(p.packed) + "; " + exposed(p.varlen) : "-");
+    table.add_row(row);
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
+// Words filled into lines of at most `width` columns (a word longer than that has a line of its own).
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out, line, word;
+  const auto flush_word = [&] {
+    if (word.empty()) return;
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ')
+      flush_word();
+    else
+      word += c;
+  }
+  flush_word();
+  return out + line + "\n";
+}
+
 void print_chain(const std::vector<ChainLink>& chain, const std::vector<std::string>& explanation) {
   std::printf("\nThe chain, from scores to step time\n");
   TextTable table({"link", "ours", "how"}, 3);
@@ -204,6 +297,37 @@ void print_step_csv(const Scenario& s, const TrainingStep& step) {
   }
 }
 
+// The chain and the measured steps as data: what the table shows, for a script or a notebook.
+void print_step_json(const Scenario& s, const TrainingStep& step, const std::vector<ChainLink>& chain,
+                     const std::vector<MeasuredStepPair>& measured, const std::optional<std::string>& distance) {
+  const auto number = [](std::optional<double> x) { return x ? shortest_text(*x) : std::string("null"); };
+  const auto link = [&](const ChainLink& l) {
+    return "{\"label\":" + json_string(l.label) + ",\"value\":" + json_string(l.value) +
+           ",\"number\":" + number(l.number) + ",\"evidence\":" + json_string(link_evidence_name(l.evidence)) +
+           ",\"source\":" + json_string(l.source) + ",\"how\":" + json_string(l.how) +
+           ",\"detail\":" + (l.detail ? "true" : "false") + "}";
+  };
+  const auto run = [&](const std::optional<MeasuredStepRun>& r) -> std::string {
+    if (!r) return "null";
+    std::string parts = "{";
+    for (StepPart part : all_step_parts)
+      parts += std::string(parts.size() > 1 ? "," : "") + json_string(step_part_name(part)) + ":" +
+               number(r->row.part_us(part));
+    return "{\"file\":" + json_string(r->file) + ",\"median_us\":" + number(r->row.median_us) +
+           ",\"min_us\":" + number(r->row.min_us) + ",\"max_us\":" + number(r->row.max_us) + ",\"parts_us\":" + parts +
+           "}}";
+  };
+  const auto pair = [&](const MeasuredStepPair& p) {
+    return "{\"setting\":" + json_string(measured_setting(p)) + ",\"source\":" + json_string(p.source) +
+           ",\"kernel\":" + json_string(p.kernel) + ",\"gpus\":" + std::to_string(p.gpus) +
+           ",\"optimizer\":" + json_string(step_optimizer_name(p.optimizer)) + ",\"saving\":" + number(p.saving()) +
+           ",\"packed\":" + run(p.packed) + ",\"varlen\":" + run(p.varlen) + "}";
+  };
+  std::printf("{\"scenario\":%s,\"tokens\":%lld,\"chain\":%s,\"measured\":%s,\"distance\":%s}\n",
+              json_string(s.name).c_str(), static_cast<long long>(step.tokens), json_array(chain, link).c_str(),
+              json_array(measured, pair).c_str(), distance ? json_string(*distance).c_str() : "null");
+}
+
 // The shipped runs to match the layers against; a scenario folder that cannot be listed costs a warning.
 MeasuredRuns shipped_runs(const Scenario& s, const LoadedResults& results) {
   MeasuredRuns runs;
@@ -219,9 +343,10 @@ MeasuredRuns shipped_runs(const Scenario& s, const LoadedResults& results) {
 
 }  // namespace
 
-// `attnlab step [SCENARIO] [--format table|csv]`: the training step of the scenario's
-// [model] over its batch, and what replacing packed rows by varlen saves (README.md,
-// "From scores to step time").
+// `attnlab step [SCENARIO] [--details] [--format table|csv|json]`: the training step of the
+// scenario's [model] over its batch, and what replacing packed rows by varlen saves (README.md,
+// "From scores to step time"): by default the chain's links and the measured steps in at most
+// 120 columns; --details adds every input and part.
 void add_step_command(CLI::App& app) {
   auto options = std::make_shared<StepOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -229,9 +354,14 @@ void add_step_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario,
                   "Scenario name (see `attnlab list`) or path to a .toml file with a [model] table")
       ->capture_default_str();
-  cmd->add_option("--format", options->format, "Output format")
-      ->check(CLI::IsMember({"table", "csv"}))
+  cmd->add_option("--format", options->format,
+                  "Output format: table (the chain and the measured steps), csv (the FLOPs per implementation) or "
+                  "json (the chain's links and the measured steps)")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
+  cmd->add_flag("--details", options->details,
+                "With the table: the FLOPs, the article's counts, each prediction's inputs, every link and each "
+                "measured step part by part");
   cmd->callback([options] {
     const Scenario s = load_scenario(options->scenario);
     if (!s.model)
@@ -242,9 +372,6 @@ void add_step_command(CLI::App& app) {
       print_step_csv(s, step);
       return;
     }
-    print_header(s, step);
-    print_step_table(step);
-    print_article_counts(s);
     const LoadedResults results = load_measured_results();
     const std::optional<Ceilings>& ceiling = results.ceilings;
     const MeasuredRuns runs = shipped_runs(s, results);
@@ -253,12 +380,28 @@ void add_step_command(CLI::App& app) {
     for (KernelFamily f : all_kernel_families)
       times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, gemms,
                                         runs, {}, ceiling ? std::optional(ceiling->tbps) : std::nullopt);
+    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results, runs.scenarios);
+    const std::vector<ChainLink> chain = step_chain(s, step, times, measured);
+    if (options->format == "json") {
+      print_step_json(s, step, chain, measured, article_distance(s, measured));
+      return;
+    }
+    if (!options->details) {
+      print_summary_header(s, step);
+      print_chain_summary(chain);
+      print_measured_summary(measured, step);
+      if (const auto distance = article_distance(s, measured))
+        std::printf("\n%s", wrapped(*distance, paragraph_columns).c_str());
+      return;
+    }
+    print_header(s, step);
+    print_step_table(step);
+    print_article_counts(s);
     if (ceiling || gemms)
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);
-    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results, runs.scenarios);
     print_measured_steps(measured);
-    print_chain(step_chain(s, step, times, measured), step_explanation(times, measured));
+    print_chain(chain, step_explanation(s, times, measured));
   });
 }
 

@@ -14,6 +14,16 @@ inline constexpr std::int64_t max_results_rows = std::int64_t{1} << 16;         
 inline constexpr std::int64_t max_results_folder_rows = std::int64_t{1} << 18;   // rows loaded from all of them
 inline constexpr std::int64_t max_ceilings_file_bytes = std::int64_t{64} << 10;  // 64 KiB of TOML
 
+// ---- measured times (results rows, GEMM rows; a step's parts from 0): at least a nanosecond,
+// below what a CUDA event resolves, and at most 1,000 s, above any kernel or training step
+// attnlab times; so every sum, ratio and saving the step's chain forms from them is finite
+// (a ratio of two times at most 10^12).
+inline constexpr double min_measured_us = 1e-3;
+inline constexpr double max_measured_us = 1e9;
+
+// ---- ceilings (ceilings.toml): a rate below this prices a step at more than max_measured_us x 1e9
+inline constexpr double min_ceiling_rate = 1e-3;  // TFLOP/s or TB/s
+
 // ---- TOML shape (toml++ recurses once per level; see core/toml_guard.hpp) ---------
 inline constexpr int max_toml_nesting = 8;  // open [ and { at once
 inline constexpr int max_key_parts = 8;     // parts of a dotted key or a table header

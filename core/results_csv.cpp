@@ -1,5 +1,6 @@
 #include "core/results_csv.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "core/input_error.hpp"
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
+#include "core/shortest_number.hpp"
 
 namespace attnlab {
 
@@ -70,13 +72,6 @@ const std::array<Column, 33> columns = {{
 
 // ---- printing ---------------------------------------------------------------
 
-template <class Number>
-std::string print_number(Number value) {
-  std::array<char, 64> buffer;
-  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;  // shortest round trip
-  return std::string(buffer.data(), end);
-}
-
 }  // namespace
 
 std::string csv_cell(const std::string& text, std::string_view column) {
@@ -95,13 +90,13 @@ namespace {
 struct Printer {
   const ResultRow& row;
   std::string operator()(std::string ResultRow::*m) const { return row.*m; }
-  std::string operator()(int ResultRow::*m) const { return print_number(row.*m); }
+  std::string operator()(int ResultRow::*m) const { return shortest_text(row.*m); }
   std::string operator()(bool ResultRow::*m) const { return row.*m ? "true" : "false"; }
   std::string operator()(DType ResultRow::*m) const { return dtype_name(row.*m); }
   std::string operator()(Pass ResultRow::*m) const { return pass_name(row.*m); }
   template <class T>
   std::string operator()(std::optional<T> ResultRow::*m) const {
-    return (row.*m).has_value() ? print_number(*(row.*m)) : std::string();
+    return (row.*m).has_value() ? shortest_text(*(row.*m)) : std::string();
   }
 };
 
@@ -119,6 +114,13 @@ Number parse_number(const std::string& text, const char* expected) {
   const std::optional<Number> value = parse_cell_number<Number>(text);
   if (!value || !(*value >= 0)) throw BadCell{expected};
   return *value;
+}
+
+// A time taken: from min_measured_us to max_measured_us (core/input_limits.hpp).
+double parse_measured_us(const std::string& text) {
+  const std::optional<double> us = parse_cell_number<double>(text);
+  if (!us || !(*us >= min_measured_us) || *us > max_measured_us) throw BadCell{"a number of µs from 0.001 to 1e9"};
+  return *us;
 }
 
 template <class Number>
@@ -161,6 +163,10 @@ struct Parser {
       row.*m = std::nullopt;
     else if constexpr (std::is_same_v<T, int>)
       row.*m = m == &ResultRow::ranks ? parse_ranks() : parse_number<T>(text, number_kind<T>());
+    else if constexpr (std::is_same_v<T, double>)
+      row.*m = m == &ResultRow::median_us || m == &ResultRow::min_us || m == &ResultRow::max_us
+                   ? parse_measured_us(text)
+                   : parse_number<T>(text, number_kind<T>());
     else
       row.*m = parse_number<T>(text, number_kind<T>());
   }
@@ -174,13 +180,23 @@ struct Parser {
 
 // ---- the step columns ------------------------------------------------------
 
-constexpr std::size_t step_column_count = 2 + std::size(all_step_parts) + 1;  // gpus, loss, the parts, their sum
+// A step's part may be 0 µs (nothing to communicate on one GPU), never more than a time can be.
+double parse_part_us(const std::string& text) {
+  const double us = parse_number<double>(text, "a number of µs from 0 to 1e9");
+  if (us > max_measured_us) throw BadCell{"a number of µs from 0 to 1e9"};
+  return us;
+}
+
+// gpus, optimizer, loss, the parts, their sum, the exposed communication
+constexpr std::size_t step_column_count = 3 + std::size(all_step_parts) + 2;
+constexpr std::size_t first_part_column = 3, kernels_column = first_part_column + std::size(all_step_parts);
 
 const std::array<std::string, step_column_count>& step_column_names() {
   static const std::array<std::string, step_column_count> names = [] {
-    std::array<std::string, step_column_count> n{"gpus", "loss"};
-    for (StepPart p : all_step_parts) n[2 + int(p)] = std::string("step_") + step_part_name(p) + "_us";
-    n.back() = "step_kernels_us";
+    std::array<std::string, step_column_count> n{"gpus", "optimizer", "loss"};
+    for (StepPart p : all_step_parts) n[first_part_column + int(p)] = std::string("step_") + step_part_name(p) + "_us";
+    n[kernels_column] = "step_kernels_us";
+    n.back() = "step_communication_exposed_us";
     return n;
   }();
   return names;
@@ -192,12 +208,18 @@ void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
     const int gpus = parse_number<int>(text, "an integer from 1 to 1024");
     if (gpus < 1 || gpus > max_step_gpus) throw BadCell{"an integer from 1 to " + std::to_string(max_step_gpus)};
     step.gpus = gpus;
-  } else if (i == 1) {  // a loss is no count: any finite number
+  } else if (i == 1) {
+    const auto known = std::find_if(std::begin(all_step_optimizers), std::end(all_step_optimizers),
+                                    [&](StepOptimizer o) { return text == step_optimizer_name(o); });
+    if (known == std::end(all_step_optimizers)) throw BadCell{"adamw or muon"};
+    step.optimizer = *known;
+  } else if (i == 2) {  // a loss is no count: any finite number
     step.loss = parse_cell_number<double>(text);
     if (!step.loss) throw BadCell{"a finite number"};
   } else {
-    (i == step_column_count - 1 ? step.kernels_us : step.parts[i - 2]) =
-        parse_number<double>(text, number_kind<double>());
+    (i == kernels_column  ? step.kernels_us
+     : i > kernels_column ? step.communication_exposed_us
+                          : step.parts[i - first_part_column]) = parse_part_us(text);
   }
 }
 
@@ -257,6 +279,8 @@ const char* step_part_name(StepPart p) {
   }
   return "?";
 }
+
+const char* step_optimizer_name(StepOptimizer o) { return o == StepOptimizer::muon ? "muon" : "adamw"; }
 
 const std::vector<std::string_view>& results_columns() {
   static const std::vector<std::string_view> names = [] {

@@ -60,6 +60,12 @@ inline constexpr StepPart all_step_parts[] = {StepPart::attention_fwd, StepPart:
                                               StepPart::communication, StepPart::other};
 const char* step_part_name(StepPart p);  // "attention_fwd", "gemm", ...
 
+// The optimizer a step ran (train/optimizer.py): AdamW on every parameter, or nanochat's Muon
+// on the blocks' matrices with AdamW on the embedding and the LM head.
+enum class StepOptimizer { adamw, muon };
+inline constexpr StepOptimizer all_step_optimizers[] = {StepOptimizer::adamw, StepOptimizer::muon};
+const char* step_optimizer_name(StepOptimizer o);  // "adamw", "muon"
+
 // The data-parallel GPUs a step row may name.
 inline constexpr int max_step_gpus = 1024;
 
@@ -82,9 +88,11 @@ struct StepRow {
   std::string kernel;                  // attnlab's attention kernel in torch-step-attnlab rows, else empty
   std::optional<int> reps;
   int gpus = 1;                                                        // data-parallel ranks
+  StepOptimizer optimizer = StepOptimizer::adamw;                      // an empty cell: AdamW, step.py's default
   std::optional<double> loss;                                          // nats: a sanity check, not a metric
   std::array<std::optional<double>, std::size(all_step_parts)> parts;  // [StepPart] µs per step; empty: not profiled
   std::optional<double> kernels_us;                                    // the parts' sum: the GPU's busy time
+  std::optional<double> communication_exposed_us;                      // communication no other kernel ran beside
   std::string driver, cuda_version, commit, date;
 
   std::optional<double> part_us(StepPart p) const { return parts[int(p)]; }
@@ -95,7 +103,8 @@ struct StepRow {
 const std::vector<std::string_view>& results_columns();
 // The first 16: any results file must have them (in any order).
 const std::vector<std::string_view>& required_results_columns();
-// The columns only a step row fills (gpus, loss, step_<part>_us, step_kernels_us): read, never written.
+// The columns only a step row fills (gpus, optimizer, loss, step_<part>_us, step_kernels_us,
+// step_communication_exposed_us): read, never written.
 const std::vector<std::string_view>& step_results_columns();
 
 // One cell of a CSV line: quoted (quotes inside doubled) when it holds a comma, a
@@ -133,7 +142,7 @@ struct ResultsRows {
 // one) skipped (core/csv_text.hpp). Rows are checked one at a time and only those
 // kept are held, at most max_results_rows (core/input_limits.hpp), so memory
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
-// max_step_gpus) and a layout (packed or varlen); its parts are finite and >= 0, its
+// max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its parts are finite and >= 0, its
 // loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
 // both ranks and cp_strategy, every other row neither (a step row never). Throws InputError naming
 // the file, and the line and column where it applies, e.g.

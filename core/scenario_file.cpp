@@ -13,6 +13,7 @@
 #include "core/input_file.hpp"
 #include "core/input_limits.hpp"
 #include "core/model_table.hpp"
+#include "core/shortest_number.hpp"
 #include "core/toml_guard.hpp"
 
 namespace attnlab {
@@ -43,9 +44,7 @@ std::string toml_string(std::string_view s) {
 
 // Shortest text that reads back as the same double, always with a '.' or an exponent so TOML sees a float.
 std::string float_text(double x) {
-  char buf[64];
-  const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
-  std::string s(buf, end);
+  std::string s = shortest_text(x);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   return s;
 }

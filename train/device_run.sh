@@ -12,11 +12,11 @@
 #                         beside `attnlab run` on uniform-64x512 and nanochat-d24, then the bad-input
 #                         test alone (a crash there cannot take the others with it)
 #   gemms                 train/gemms.py: the step's matrix products at d24's shapes; under a minute
-#   step:SCENARIO:LAYOUT[:BACKEND]
-#                         train/step.py for BACKEND (default: fa2, attnlab and cudnn in turn) on one
-#                         GPU; each run compiles the model (1 to 2 minutes, seconds when an identical
-#                         graph is in the inductor cache from an earlier run on this machine) and
-#                         times 25 steps
+#   step:SCENARIO:LAYOUT[:BACKEND[:OPTIMIZER]]
+#                         train/step.py for BACKEND (default: fa2, attnlab and cudnn in turn) with
+#                         OPTIMIZER (adamw, the default, or muon) on one GPU; each run compiles the
+#                         model (1 to 2 minutes, seconds when an identical graph is in the inductor
+#                         cache from an earlier run on this machine) and times 25 steps
 #   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
 #                         split it over device runs (10 minutes each) by naming its stages
 #   ddp:N                 train/step.py under torchrun with N ranks on nanochat-d24, both layouts, FA2
@@ -74,12 +74,14 @@ for stage in $stages; do
         tee "$out/logs/gemms.log"
       ;;
     step:*:*)
-      IFS=: read -r _ scenario layout backends <<<"$stage"
+      IFS=: read -r _ scenario layout backends optimizer <<<"$stage"
+      optimizer=${optimizer:-adamw}
       for backend in ${backends:-fa2 attnlab cudnn}; do
-        echo "== step $scenario $layout $backend"
+        echo "== step $scenario $layout $backend $optimizer"
         limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" \
-          --max-num-docs "$max_num_docs" --attnlab "$cli" --build "$build" --out "$out/step.csv" \
-          --parts-out "$out/step-parts.csv" 2>&1 | tee "$out/logs/step-$scenario-$layout-$backend.log"
+          --optimizer "$optimizer" --max-num-docs "$max_num_docs" --attnlab "$cli" --build "$build" \
+          --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
+          tee "$out/logs/step-$scenario-$layout-$backend-$optimizer.log"
       done
       ;;
     ddp:*)

@@ -7,11 +7,12 @@
 The model (train/model.py) is nanochat's GPT at the scenario's [model] shape; its
 forward and loss run under bf16 autocast inside torch.compile(fullgraph=True,
 dynamic=False), then the backward, the all-reduce of the gradients over the ranks
-(more than one GPU) and an AdamW step. Every rank draws its own micro-batch of the
+(more than one GPU) and the optimizer's step (--optimizer: AdamW, or nanochat's Muon with
+AdamW; train/optimizer.py). Every rank draws its own micro-batch of the
 scenario's documents (train/batch.py). Timing: CUDA events around each of --steps
 steps after --warmup (the first compiles); median, min, max on rank 0. Then
 --profile-steps steps under torch.profiler split the GPU's time into parts by
-kernel name (train/step_parts.py). Rank 0 adds one row to --out (results schema,
+kernel name and the optimizer's range (train/step_parts.py). Rank 0 adds one row to --out (results schema,
 pass = step) and the kernels of each part to --parts-out.
 
 A backend that cannot run the layout or the model (cuDNN with a window, or on
@@ -35,8 +36,8 @@ sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
 
 from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
 from scenario_json import DEFAULT_CLI, fail, scenario_json  # noqa: E402
-from step_parts import split_into_parts  # noqa: E402
-from step_rows import BACKENDS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
+from step_parts import exposed_communication_us, part_of, split_into_parts  # noqa: E402
+from step_rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
 from timing import time_calls  # noqa: E402
 
 PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
@@ -81,7 +82,12 @@ def gpu_to_itself():
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
+OPTIMIZER_RANGE = "Optimizer.step#"  # how torch.optim names the profiler's range around an optimizer's step
+
+
+def profile_parts(torch, step, steps: int) -> tuple[dict | None, dict, float | None]:
+    """Each part's µs per step, each part's kernels, and the µs per step of exposed communication
+    (train/step_parts.py; None where the profiler gave no kernel times)."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -89,19 +95,38 @@ def profile_parts(torch, step, steps: int) -> tuple[dict, dict]:
             step()
         torch.cuda.synchronize()
     events = prof.events()
+    on_gpu = [e for e in events if e.device_type == torch.autograd.DeviceType.CUDA]
     # A record_function range (Optimizer.step#AdamW.step) is also listed on the GPU as a user
-    # annotation spanning its kernels: counting it would count those kernels twice.
+    # annotation spanning its kernels: not a kernel itself (counting it would count those kernels
+    # twice), but it tells which kernels the optimizer ran.
+    annotations = [e for e in on_gpu if getattr(e, "is_user_annotation", False)]
+    optimizer_spans = [e.time_range for e in annotations if e.name.startswith(OPTIMIZER_RANGE)]
     kernels = [
-        (e.name, e.time_range.elapsed_us())
-        for e in events
-        if e.device_type == torch.autograd.DeviceType.CUDA and not getattr(e, "is_user_annotation", False)
+        (e.name, e.time_range.elapsed_us(), any(s.start <= e.time_range.start < s.end for s in optimizer_spans))
+        for e in on_gpu
+        if not getattr(e, "is_user_annotation", False)
+    ]
+    spans = [
+        (e.time_range.start, e.time_range.end, part_of(e.name) == "communication")
+        for e in on_gpu
+        if not getattr(e, "is_user_annotation", False)
     ]
     if not kernels:  # a profiler that lists kernels only under the CPU ops that launched them
-        kernels = [(k.name, k.duration) for e in events for k in e.kernels]
+        kernels = [(k.name, k.duration, in_optimizer_range(e)) for e in events for k in e.kernels]
     if not kernels:
         print("step: the profiler listed no GPU kernel; the row gets no parts", flush=True)
-        return None, {}
-    return split_into_parts(kernels, steps)
+        return None, {}, None
+    parts, listed = split_into_parts(kernels, steps)
+    return parts, listed, exposed_communication_us(spans, steps) if spans else None
+
+
+def in_optimizer_range(op) -> bool:
+    """Whether a CPU op ran inside the optimizer's step."""
+    while op is not None:
+        if op.name.startswith(OPTIMIZER_RANGE):
+            return True
+        op = op.cpu_parent
+    return False
 
 
 def main():
@@ -111,6 +136,13 @@ def main():
     ap.add_argument("scenario", help="scenario name or .toml path with a [model] table")
     ap.add_argument("--layout", choices=LAYOUTS, required=True)
     ap.add_argument("--backend", choices=BACKENDS, required=True)
+    ap.add_argument(
+        "--optimizer",
+        choices=OPTIMIZERS,
+        default="adamw",
+        help="adamw: AdamW on every parameter; muon: nanochat's Muon on the blocks' matrices, AdamW on the "
+        "embedding and the LM head (train/optimizer.py)",
+    )
     ap.add_argument("--out", type=Path, required=True, help="results CSV to add the step row to")
     ap.add_argument("--parts-out", type=Path, help="CSV to add each part's kernels to")
     ap.add_argument("--attnlab", default=DEFAULT_CLI, help="the attnlab CLI (default: $ATTNLAB_CLI, else attnlab)")
@@ -126,7 +158,7 @@ def main():
         "batches (0: the batch's own count)",
     )
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--lr", type=float, default=3e-4)
+    ap.add_argument("--lr", type=float, default=3e-4, help="AdamW's learning rate under --optimizer adamw")
     args = ap.parse_args()
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps at least 0")
@@ -150,6 +182,7 @@ def main():
 def run(args, torch, world: int, rank: int, local_rank: int):
     from attention import Unavailable, make_attend
     from model import GPT, ModelShape, rotary_tables
+    from optimizer import make_optimizer
     from torch_peers import read_environment
 
     s = scenario_json(args.attnlab, args.scenario, "step")
@@ -157,7 +190,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         shape = ModelShape.of(s)
     except ValueError as e:
         fail("step", str(e))
-    label = f"{s['name']} {args.layout} {args.backend}"
+    label = f"{s['name']} {args.layout} {args.backend} {args.optimizer}"
     batch = layout_batch(s, args.layout, shape.vocab, rank_seed(args.seed, rank))
     device = torch.device("cuda", local_rank)
     tokens = torch.tensor(batch.tokens, dtype=torch.int64, device=device)
@@ -177,7 +210,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     torch.manual_seed(args.seed)
     model = GPT(shape).to(device)
     model.wte.to(torch.bfloat16)  # nanochat keeps the embedding in bf16: the residual stream is bf16
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True)
+    optimizer = make_optimizer(args.optimizer, model, shape.width, args.lr)
     all_reduce = GradientAllReduce(torch, list(model.parameters())) if world > 1 else None
 
     def forward_and_loss(tokens, targets, cos, sin):
@@ -205,7 +238,9 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     with gpu_to_itself():
         us = time_calls(torch, step, args.warmup - 1, args.steps)
         loss_value = float(losses[-1])
-        parts, listed = profile_parts(torch, step, args.profile_steps) if args.profile_steps else (None, {})
+        parts, listed, exposed = (None, {}, None)
+        if args.profile_steps:
+            parts, listed, exposed = profile_parts(torch, step, args.profile_steps)
     if rank != 0:
         return
     env = read_environment(torch)
@@ -213,11 +248,13 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         s,
         args.layout,
         args.backend,
+        args.optimizer,
         world,
         us,
         parts,
         kernel,
         loss_value,
+        exposed,
         {
             "gpu": env.gpu,
             "driver": env.driver,
@@ -236,6 +273,8 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     )
     if parts:
         print("  parts (ms per step): " + ", ".join(f"{p} {v / 1000:.2f}" for p, v in parts.items()), flush=True)
+        if world > 1 and exposed is not None:
+            print(f"  communication exposed: {exposed / 1000:.2f} ms per step", flush=True)
         if args.parts_out:
             source = row["source"]
             append_rows(

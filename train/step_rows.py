@@ -16,13 +16,15 @@ from step_parts import PART_NAMES
 from torch_peers import write_csv  # bench/peers/torch_peers.py: plain Python until its main runs
 
 BACKENDS = ("fa2", "cudnn", "attnlab")
+OPTIMIZERS = ("adamw", "muon")  # train/optimizer.py
 SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torch-step-attnlab
 
-# Columns a step row adds to the schema's: the data-parallel GPUs, the loss (a sanity check:
-# the same tokens, but each layout trains its own attention), and the profiler's parts (µs per
-# step on rank 0), whose sum is the GPU's busy time; median_us minus it is idle time.
+# Columns a step row adds to the schema's: the data-parallel GPUs, the optimizer, the loss (a
+# sanity check: the same tokens, but each layout trains its own attention), the profiler's parts
+# (µs per step on rank 0), whose sum is the GPU's busy time (median_us minus it is idle time),
+# and the communication no other kernel ran beside (train/step_parts.py).
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
-STEP_COLUMNS = ["gpus", "loss", *PART_COLUMNS, "step_kernels_us"]
+STEP_COLUMNS = ["gpus", "optimizer", "loss", *PART_COLUMNS, "step_kernels_us", "step_communication_exposed_us"]
 
 GEMM_COLUMNS = [
     "scenario",
@@ -66,18 +68,23 @@ def step_row(
     scenario: dict,
     layout: str,
     backend: str,
+    optimizer: str,
     gpus: int,
     step_us: list[float],
     parts: dict[str, float] | None,
     kernel: str,
     loss: float,
+    exposed_us: float | None,
     env: dict,
 ) -> dict:
     """`scenario` is the scenario's JSON, `parts` the profiler's µs per step of each part
     (None when the profile did not run), `kernel` the attention kernel where attnlab's ran
-    (else empty), `env` the gpu, driver, cuda_version, commit and date columns."""
+    (else empty), `exposed_us` the exposed communication (None: not profiled, or one GPU),
+    `env` the gpu, driver, cuda_version, commit and date columns."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer: expected one of {', '.join(OPTIMIZERS)}, got {optimizer!r}")
     m = scenario["model"]
     row = {
         "scenario": scenario["name"],
@@ -92,6 +99,7 @@ def step_row(
         "tokens": sum(scenario["doc_lengths"]),
         "kernel": kernel,
         "gpus": gpus,
+        "optimizer": optimizer,
         "loss": f"{loss:.6g}",
         **timing_columns(step_us),
         **env,
@@ -100,6 +108,8 @@ def step_row(
         for part in PART_NAMES:
             row[f"step_{part}_us"] = f"{parts[part]:.6g}"
         row["step_kernels_us"] = f"{sum(parts.values()):.6g}"
+    if exposed_us is not None and gpus > 1:
+        row["step_communication_exposed_us"] = f"{exposed_us:.6g}"
     return row
 
 

@@ -61,6 +61,7 @@ struct AppState {
   std::string our_kernel;           // the flash kernel of ours the views show; empty: the first loaded (our_kernel.hpp)
   CpStrategy cp_strategy = CpStrategy::zigzag;  // the Context parallel view's strategy and number of ranks
   int cp_ranks = 4;
+  bool chain_details = false;  // the Training step's chain shows the links marked as steps on the way too
   int cp_documents_shown = 0;  // the first so many documents fill its picture; 0: all
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation

@@ -15,14 +15,20 @@ namespace attnlab::gui {
 namespace {
 
 // No cell kind's colour and no implementation's: these are kinds of evidence.
-ImU32 basis_color(LinkBasis basis) {
-  switch (basis) {
-    case LinkBasis::model: return IM_COL32(140, 153, 190, 255);
-    case LinkBasis::predicted: return IM_COL32(205, 140, 70, 255);
-    case LinkBasis::measured: return IM_COL32(235, 235, 245, 255);
-    case LinkBasis::article: return IM_COL32(150, 120, 200, 255);
+ImU32 evidence_color(LinkEvidence evidence) {
+  switch (evidence) {
+    case LinkEvidence::counted: return IM_COL32(140, 153, 190, 255);
+    case LinkEvidence::predicted: return IM_COL32(205, 140, 70, 255);
+    case LinkEvidence::measured: return IM_COL32(235, 235, 245, 255);
+    case LinkEvidence::reported: return IM_COL32(150, 120, 200, 255);
   }
   return IM_COL32(200, 200, 200, 255);
+}
+
+// A link's number on its scale: a ratio as it is, a percent as its fraction, a time in µs.
+std::optional<double> number_of(const ChainBar& b) {
+  if (!b.link->number || !std::isfinite(*b.link->number)) return std::nullopt;
+  return *b.link->number;
 }
 
 const char* unit_title(LinkUnit unit) {
@@ -51,10 +57,11 @@ struct Axis {
 std::map<LinkUnit, Axis> axes_of(const std::vector<ChainBar>& bars) {
   std::map<LinkUnit, std::pair<double, double>> range;
   for (const ChainBar& b : bars) {
-    if (!b.number || !(b.number->value > 0) || !std::isfinite(b.number->value)) continue;
-    auto [at, added] = range.try_emplace(b.unit, b.number->value, b.number->value);
-    at->second.first = std::min(at->second.first, b.number->value);
-    at->second.second = std::max(at->second.second, b.number->value);
+    const std::optional<double> v = number_of(b);
+    if (!v || !(*v > 0)) continue;
+    auto [at, added] = range.try_emplace(b.unit, *v, *v);
+    at->second.first = std::min(at->second.first, *v);
+    at->second.second = std::max(at->second.second, *v);
   }
   std::map<LinkUnit, Axis> axes;
   for (const auto& [unit, r] : range) {
@@ -75,15 +82,16 @@ float x_of(double v, const Axis& a, float x0, float width) {
 void draw_legend() {
   const float side = ImGui::GetTextLineHeight() * 0.8f;
   bool first = true;
-  for (LinkBasis b : {LinkBasis::model, LinkBasis::predicted, LinkBasis::measured, LinkBasis::article}) {
+  for (LinkEvidence b :
+       {LinkEvidence::counted, LinkEvidence::predicted, LinkEvidence::measured, LinkEvidence::reported}) {
     if (!first) ImGui::SameLine(0, side);
     first = false;
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(at.x, at.y + side * 0.15f),
-                                              ImVec2(at.x + side, at.y + side * 1.15f), basis_color(b));
+                                              ImVec2(at.x + side, at.y + side * 1.15f), evidence_color(b));
     ImGui::Dummy(ImVec2(side, side));
     ImGui::SameLine();
-    ImGui::TextUnformatted(link_basis_name(b));
+    ImGui::TextUnformatted(link_evidence_name(b));
   }
 }
 
@@ -134,7 +142,8 @@ void draw_chain_figure(const std::vector<ChainBar>& bars, const std::function<bo
     }
     const ImVec2 at = ImGui::GetCursorScreenPos();
     const std::vector<std::string> label = wrap_at_spaces(b.link->label, label_width, measure);
-    const std::string source = std::string(link_basis_name(b.basis)) + (b.sources.empty() ? "" : ": " + b.sources);
+    const std::string source =
+        std::string(link_evidence_name(b.link->evidence)) + (b.link->source.empty() ? "" : ": " + b.link->source);
     const std::vector<std::string> sources = wrap_at_spaces(source, source_width, measure);
     const float height = float(std::max(label.size(), sources.size())) * line;
     const bool frame = framed && framed(b);
@@ -151,11 +160,11 @@ void draw_chain_figure(const std::vector<ChainBar>& bars, const std::function<bo
       draw->AddLine(ImVec2(x, at.y), ImVec2(x, at.y + height), faint);
     }
     const float bar_height = line * 0.7f, y = at.y + (line - bar_height) / 2;
-    if (b.number && b.number->value > axis.lo && std::isfinite(b.number->value))
-      draw->AddRectFilled(ImVec2(at.x + bar_x, y),
-                          ImVec2(at.x + x_of(b.number->value, axis, bar_x, bar_width), y + bar_height),
-                          basis_color(b.basis));
-    draw->AddText(ImVec2(at.x + value_x, at.y), b.number ? text : dim, b.link->value.c_str());
+    const std::optional<double> number = number_of(b);
+    if (number && *number > axis.lo)
+      draw->AddRectFilled(ImVec2(at.x + bar_x, y), ImVec2(at.x + x_of(*number, axis, bar_x, bar_width), y + bar_height),
+                          evidence_color(b.link->evidence));
+    draw->AddText(ImVec2(at.x + value_x, at.y), number ? text : dim, b.link->value.c_str());
     for (std::size_t i = 0; i < sources.size(); ++i)
       draw->AddText(ImVec2(at.x + source_x, at.y + float(i) * line), dim, sources[i].c_str());
     ImGui::InvisibleButton(("##link" + std::to_string(&b - bars.data())).c_str(), ImVec2(width, height));

@@ -1,8 +1,8 @@
 #pragma once
 // The training step's chain drawn as one figure: a bar per link on a log scale (one scale per
 // unit: packed / varlen, a share or saving of the step, a time), each bar coloured by what it
-// is (the cost model, a prediction, a measurement, the article) with its value and the files
-// it comes from; the link's "how" in its tooltip. The table of the same links folds under it
+// rests on (counted, predicted, measured, reported) with its value and its source; the link's
+// "how" in its tooltip. The table of the same links folds under it
 // in the Training step view.
 #include <functional>
 #include <vector>

@@ -39,7 +39,7 @@ struct StepPicture {
   StepFigures figures;
   std::optional<Ceilings> ceiling;
   std::vector<ChainLink> chain;
-  std::vector<ChainBar> bars;  // the chain's links as bars (they point into `chain`)
+  std::vector<ChainBar> bars, detail_bars;  // the chain's links as bars (they point into `chain`); with the details
   std::vector<std::string> explanation;
 };
 
@@ -63,8 +63,9 @@ const StepPicture& step_picture(const AppState& state) {
   p->figures = step_figures(state);
   p->ceiling = state.results.loaded().ceilings;
   p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
-  p->bars = chain_bars(p->chain);
-  p->explanation = step_explanation(p->figures.times, p->figures.measured);
+  p->bars = chain_bars(p->chain, false);
+  p->detail_bars = chain_bars(p->chain, true);
+  p->explanation = step_explanation(state.scenario, p->figures.times, p->figures.measured);
   picture = std::move(p);
   return *picture;
 }
@@ -109,10 +110,10 @@ void show_model_controls(AppState& state) {
 // The bars the Story's step is about: the measured step's (step 9), or the predictions and the
 // article's figure (step 10); chosen by what a link is, not by its name.
 bool bar_framed(const AppState& state, const ChainBar& b) {
-  if (is_highlighted(state, Figure::step_measured))
-    return b.basis == LinkBasis::measured && b.unit == LinkUnit::percent;
+  const LinkEvidence e = b.link->evidence;
+  if (is_highlighted(state, Figure::step_measured)) return e == LinkEvidence::measured && b.unit == LinkUnit::percent;
   if (is_highlighted(state, Figure::step_saving))
-    return b.unit == LinkUnit::percent && (b.basis == LinkBasis::article || b.basis == LinkBasis::predicted);
+    return b.unit == LinkUnit::percent && (e == LinkEvidence::reported || e == LinkEvidence::predicted);
   return false;
 }
 

@@ -179,8 +179,8 @@ std::string measured_step(AppState& state) {
   return "A PyTorch training step of this model, the same tokens as packed rows and as varlen documents, timed "
          "whole: varlen saves " +
          measured +
-         ". The framed bars split each step into the profiler's parts: how much of the step attention is, and what "
-         "each part saved.";
+         ". The framed bars are the measured savings; \"the steps on the way too\" adds the profiler's parts: how much "
+         "of the step attention is, and what each part saved.";
 }
 
 std::string saving(AppState& state) {
@@ -194,7 +194,7 @@ std::string saving(AppState& state) {
          ours.label() + " and " + percent_or_not(fa2.saving_step()) +
          " with FA2; with the rest of the step (elementwise work, loss, optimizer) priced at its bytes, " +
          percent_or_not(ours.saving_step_with_rest()) + " and " + percent_or_not(fa2.saving_step_with_rest()) + ". " +
-         article_distance(f.measured)
+         article_distance(state.scenario, f.measured)
              .value_or(
                  "A whole run also loads data, syncs and evaluates, which varlen does not speed up: the chain ends at "
                  "the article's figure.");

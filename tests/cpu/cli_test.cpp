@@ -312,8 +312,44 @@ TEST(Cli, BadTileExitsTwo) {
   EXPECT_EQ(attnlab("model --format yaml").exit_code, 2);
 }
 
-TEST(Cli, StepShowsTheChainFromScoresToTheArticlesSaving) {
-  const CliRun r = attnlab("step nanochat-d24");
+// By default a newcomer reads the chain at a glance: its links, the measured steps and the distance
+// to the article, in at most 40 lines of at most 120 columns, each link saying what its number rests on.
+TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
+  for (const char* scenario : {"nanochat-d24", "nanochat-d24-web-mix", "nanochat-d24-no-window"}) {
+    const CliRun r = attnlab(std::string("step ") + scenario);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    const std::vector<std::string> lines = split(r.out, '\n');
+    EXPECT_LE(lines.size(), 40u) << r.out;
+    for (const std::string& line : lines)  // columns: UTF-8 characters, each one column wide here ("µs")
+      EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120)
+          << line;
+    for (const char* link : {"the article's count", "what the window leaves", "what tile quantization leaves",
+                             "predicted step saving, from FLOPs", "measured step saving, one GPU, AdamW, FA2",
+                             "measured step saving, one GPU, AdamW, attnlab", "the article's measured saving"})
+      EXPECT_NE(r.out.find(link), std::string::npos) << scenario << ": " << link << "\n" << r.out;
+    for (const char* evidence : {"counted", "predicted", "measured", "reported"})
+      EXPECT_NE(r.out.find(evidence), std::string::npos) << evidence;
+    EXPECT_NE(r.out.find("From this step to the article's 1.80%"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("estimate_flops"), std::string::npos) << "the FLOPs are --details'";
+  }
+}
+
+// The chain as data: every link with its number, evidence and source, and each measured step.
+TEST(Cli, StepJsonHoldsTheChainAndTheMeasuredSteps) {
+  const CliRun r = attnlab("step nanochat-d24-web-mix --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"scenario\":\"nanochat-d24-web-mix\",\"tokens\":32768,\"chain\":[", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("{\"label\":\"the article's measured saving\",\"value\":\"1.80%\",\"number\":0.018"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"setting\":\"one GPU, AdamW, FA2\",\"source\":\"torch-step-fa2\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"distance\":\"From this step"), std::string::npos);
+  EXPECT_EQ(split(r.out, '\n').size(), 1u);
+}
+
+TEST(Cli, StepDetailsShowEveryInputOfTheChain) {
+  const CliRun r = attnlab("step nanochat-d24 --details");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   // nanochat's estimate for d24: 6 x 729,808,896 + 12 x 12 x 128 x (18 x 512 + 6 x 2048).
@@ -359,8 +395,11 @@ TEST(Cli, StepWithoutAModelTableExitsTwo) {
 TEST(Cli, StepWithoutResultsSaysNotMeasured) {
   const CliRun r = attnlab("step nanochat-d24", "ATTNLAB_RESULTS=/nonexistent");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("(b) from time: not measured (no GEMM time in the results folder)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no step row in the results measured these"), std::string::npos) << r.out;
+  const CliRun details = attnlab("step nanochat-d24 --details", "ATTNLAB_RESULTS=/nonexistent");
+  ASSERT_EQ(details.exit_code, 0) << details.err;
+  EXPECT_NE(details.out.find("(b) from time: not measured (no GEMM time in the results folder)"), std::string::npos)
+      << details.out;
 }
 
 // A refused command line is one printable line naming the program: argv may hold escape codes and line breaks.

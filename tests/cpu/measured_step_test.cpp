@@ -36,6 +36,8 @@ struct StepFixture {
   std::array<double, std::size(all_step_parts)> parts{};  // [StepPart]
   std::int64_t tokens = 0;
   std::string scenario = "nanochat-d24";
+  std::string optimizer = "adamw";
+  double exposed_us = -1;  // step_communication_exposed_us; negative: empty
 
   double kernels_us() const { return std::accumulate(parts.begin(), parts.end(), 0.0); }
 };
@@ -52,9 +54,11 @@ std::string step_line(const StepFixture& f) {
   std::ostringstream line;
   line << f.scenario << "," << f.implementation << "," << f.source << ",NVIDIA H100 80GB HBM3,bf16,12,128,true,step,"
        << f.median_us << "," << f.median_us << "," << f.median_us << ",,,,,12," << f.tokens << "," << f.kernel << ",20,"
-       << f.gpus << ",3.25";
+       << f.gpus << "," << f.optimizer << ",3.25";
   for (double part : f.parts) line << "," << part;
-  line << "," << f.kernels_us() << "\n";
+  line << "," << f.kernels_us() << ",";
+  if (f.exposed_us >= 0) line << f.exposed_us;
+  line << "\n";
   return line.str();
 }
 
@@ -154,14 +158,14 @@ TEST_F(MeasuredStep, SavingsAreOneLessVarlenOverPackedNamingFileAndKernel) {
   const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
   ASSERT_EQ(pairs.size(), 3u);  // FA2, attnlab, cuDNN
   const std::vector<ChainLink> chain = chain_of(pairs);
-  const ChainLink* fa2 = find_link(chain, "measured step saving, one GPU, FA2");
+  const ChainLink* fa2 = find_link(chain, "measured step saving, one GPU, AdamW, FA2");
   ASSERT_TRUE(fa2);
   EXPECT_EQ(fa2->value, format_percent(1.0 - rows[1].median_us / rows[0].median_us));
   EXPECT_NE(fa2->how.find("attnlab-step.csv"), std::string::npos) << fa2->how;
-  const ChainLink* ours = find_link(chain, "measured step saving, one GPU, attnlab \xC2\xB7 wgmma-sm90");
+  const ChainLink* ours = find_link(chain, "measured step saving, one GPU, AdamW, attnlab \xC2\xB7 wgmma-sm90");
   ASSERT_TRUE(ours);
   EXPECT_EQ(ours->value, format_percent(1.0 - ours_varlen.median_us / ours_packed.median_us));
-  const ChainLink* only_packed = find_link(chain, "measured step saving, one GPU, cuDNN");
+  const ChainLink* only_packed = find_link(chain, "measured step saving, one GPU, AdamW, cuDNN");
   ASSERT_TRUE(only_packed);
   EXPECT_EQ(only_packed->value, "not measured");
   EXPECT_NE(only_packed->how.find("only the packed step was measured"), std::string::npos) << only_packed->how;
@@ -177,21 +181,22 @@ TEST_F(MeasuredStep, PartsShareTheStepAndAddUpToTheSaving) {
   const auto attention = [](const StepFixture& f) {
     return f.parts[int(StepPart::attention_fwd)] + f.parts[int(StepPart::attention_bwd)];
   };
-  const ChainLink* share = find_link(chain, "attention's share of the measured step, FA2");
+  const ChainLink* share = find_link(chain, "attention's share of the measured step, one GPU, AdamW, FA2");
   ASSERT_TRUE(share);
   EXPECT_EQ(share->value, format_percent(attention(packed) / packed.median_us));
-  const ChainLink* saved = find_link(chain, "step time saved in attention (forward + backward), FA2");
+  const ChainLink* saved = find_link(chain, "step time saved in attention (forward + backward), one GPU, AdamW, FA2");
   ASSERT_TRUE(saved);
   EXPECT_EQ(saved->value, format_percent((attention(packed) - attention(varlen)) / packed.median_us));
-  const ChainLink* gemm = find_link(chain, "step time saved in GEMMs, FA2");
+  const ChainLink* gemm = find_link(chain, "step time saved in GEMMs, one GPU, AdamW, FA2");
   ASSERT_TRUE(gemm);
   EXPECT_EQ(gemm->value, format_percent(0.0));
-  const ChainLink* idle = find_link(chain, "step time saved while the GPU waited (median - kernels), FA2");
+  const ChainLink* idle =
+      find_link(chain, "step time saved while the GPU waited (median - kernels), one GPU, AdamW, FA2");
   ASSERT_TRUE(idle);
   const double idle_packed = packed.median_us - packed.kernels_us(),
                idle_varlen = varlen.median_us - varlen.kernels_us();
   EXPECT_EQ(idle->value, format_percent((idle_packed - idle_varlen) / packed.median_us));
-  EXPECT_EQ(find_link(chain, "step time saved in communication, FA2"), nullptr);  // one GPU: none
+  EXPECT_EQ(find_link(chain, "step time saved in communication, one GPU, AdamW, FA2"), nullptr);  // one GPU: none
 
   // Each part's saving and the idle time's add up to the measured saving.
   const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
@@ -211,16 +216,16 @@ TEST_F(MeasuredStep, TheExplanationEndsAtTheStepTheArticlesSavingWouldNeed) {
   const std::array<StepTimePrediction, 2> no_prediction{
       predict_step_time(scenario, step, KernelFamily::attnlab, 756.0, std::nullopt, MeasuredRuns{}),
       predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, MeasuredRuns{})};
-  const std::vector<std::string> text = step_explanation(no_prediction, pairs);
+  const std::vector<std::string> text = step_explanation(scenario, no_prediction, pairs);
   ASSERT_EQ(text.size(), 1u);  // no bench rows: no prediction to set beside the measurement
   const double saved = *step_attention_us(pairs[0].packed->row) - *step_attention_us(pairs[0].varlen->row);
   const double needed = saved / article_step_saving;
-  EXPECT_NE(text[0].find("varlen saved " + format_us(saved) + " (FA2)"), std::string::npos) << text[0];
+  EXPECT_NE(text[0].find("varlen saved " + format_us(saved) + " (one GPU, AdamW, FA2)"), std::string::npos) << text[0];
   EXPECT_NE(text[0].find(format_us(needed) + ", " + format_ratio(needed / rows[0].median_us) +
                          " the measured packed step (FA2)"),
             std::string::npos)
       << text[0];
-  EXPECT_TRUE(step_explanation(no_prediction, {}).empty());
+  EXPECT_TRUE(step_explanation(scenario, no_prediction, {}).empty());
 }
 
 TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
@@ -228,6 +233,7 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   for (StepFixture& f : fa2_pair()) {
     f.gpus = 8;
     f.parts[int(StepPart::communication)] = 15000;
+    f.exposed_us = 4000;
     f.median_us += 20000;
     rows.push_back(f);
   }
@@ -236,10 +242,92 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].gpus, 1);  // one GPU before several
   const std::vector<ChainLink> chain = chain_of(pairs);
-  const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, FA2");
+  const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, AdamW, FA2");
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
-  EXPECT_TRUE(find_link(chain, "step time saved in communication, FA2, 8 GPUs"));
+  EXPECT_TRUE(find_link(chain, "step time saved in communication, 8 GPUs, AdamW, FA2"));
+  EXPECT_EQ(pairs[1].packed->row.communication_exposed_us, 4000);
+  EXPECT_FALSE(pairs[0].packed->row.communication_exposed_us);
+}
+
+// Muon steps pair with Muon steps: a setting is (backend, kernel, GPUs, optimizer), and the chain names each.
+TEST_F(MeasuredStep, MuonAndAdamwStepsArePairedApart) {
+  std::vector<StepFixture> rows = fa2_pair();
+  for (StepFixture& f : fa2_pair()) {
+    f.optimizer = "muon";
+    f.parts[int(StepPart::optimizer)] = 45000;  // the Newton-Schulz products count as the optimizer's
+    f.median_us += 25000;
+    rows.push_back(f);
+  }
+  write("step.csv", step_csv(rows));
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[0].optimizer, StepOptimizer::adamw);  // AdamW before Muon
+  EXPECT_EQ(pairs[1].optimizer, StepOptimizer::muon);
+  const std::vector<ChainLink> chain = chain_of(pairs);
+  const ChainLink* muon = find_link(chain, "measured step saving, one GPU, Muon, FA2");
+  ASSERT_TRUE(muon);
+  EXPECT_EQ(muon->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
+  EXPECT_EQ(muon->evidence, LinkEvidence::measured);
+  // The distance starts from the setting nearest the article's run, and says Muon is measured.
+  const std::optional<std::string> distance = article_distance(scenario, pairs);
+  ASSERT_TRUE(distance);
+  EXPECT_NE(distance->find("(one GPU, Muon, FA2)"), std::string::npos) << *distance;
+  EXPECT_NE(distance->find("These steps measure nanochat's Muon optimizer"), std::string::npos) << *distance;
+  EXPECT_NE(distance->find("real documents of mixed lengths (these are all one length)"), std::string::npos);
+  EXPECT_NE(distance->find("the article's 8 GPUs"), std::string::npos);
+
+  write("step.csv",
+        "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,"
+        "useful_tflops,scores_computed,scores_useful,rel_l2_error,gpus,optimizer\n"
+        "nanochat-d24,packed,torch-step-fa2,H100,bf16,12,128,true,step,1,1,1,,,,,1,sgd\n");
+  LoadedResults bad;
+  load_results_folder(bad, dir_);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("step.csv:2: optimizer: expected adamw or muon, got \"sgd\""), std::string::npos)
+      << bad.problems[0];
+}
+
+// Where varlen's attention is not faster in the step (noise, another backend), no step length makes its
+// saving the article's: the distance says so instead of a negative step, and no ratio of savings is formed.
+TEST_F(MeasuredStep, NoAttentionSavedGivesNoStepToReachTheArticle) {
+  std::vector<StepFixture> rows = fa2_pair();
+  rows[1].parts[int(StepPart::attention_bwd)] = 90000;  // varlen's attention 20 ms slower than packed's
+  write("step.csv", step_csv(rows));
+  const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
+  const std::optional<std::string> distance = article_distance(scenario, pairs);
+  ASSERT_TRUE(distance);
+  EXPECT_NE(distance->find("Varlen saved no attention time in the measured step (one GPU, AdamW, FA2, " +
+                           format_us(10000) + " more), so no step length makes its saving 1.80%"),
+            std::string::npos)
+      << *distance;
+  EXPECT_EQ(distance->find("would have to take"), std::string::npos) << *distance;
+  EXPECT_EQ(distance->find(" -"), std::string::npos) << *distance;  // no negative figure
+}
+
+// Measured times are bounded where they are read: every figure the chain forms from them is finite.
+TEST_F(MeasuredStep, StepTimesOutsideTheirBoundsAreRefusedInOneLine) {
+  const auto problem_of = [&](const std::string& median, const std::string& part) {
+    std::vector<StepFixture> rows = fa2_pair();
+    std::string text = step_csv(rows);
+    const std::string packed = step_line(rows[0]);
+    std::string edited = packed;
+    edited.replace(edited.find("400000"), 6, median);
+    if (!part.empty()) edited.replace(edited.find(",200000,"), 8, "," + part + ",");
+    text.replace(text.find(packed), packed.size(), edited);
+    write("step.csv", text);
+    LoadedResults results;
+    load_results_folder(results, dir_);
+    EXPECT_LE(results.problems.size(), 1u);
+    return results.problems.empty() ? std::string() : results.problems.front();
+  };
+  EXPECT_NE(problem_of("0", "").find("step.csv:2: median_us: expected a number of \xC2\xB5s from 0.001 to 1e9"),
+            std::string::npos);
+  EXPECT_NE(problem_of("1e308", "").find("median_us: expected a number of \xC2\xB5s from 0.001"), std::string::npos);
+  EXPECT_NE(problem_of("1e-300", "").find("median_us: expected a number of \xC2\xB5s from 0.001"), std::string::npos);
+  EXPECT_EQ(problem_of("0.001", ""), "");  // a nanosecond: the shortest time kept
+  EXPECT_NE(problem_of("400000", "1e308").find("step_gemm_us: expected a number of \xC2\xB5s from 0 to 1e9"),
+            std::string::npos);
 }
 
 // The rows name a scenario as its file defines it: an edit that keeps the name and the token
@@ -302,7 +390,8 @@ TEST_F(MeasuredStep, BadStepRowsAreRefusedInOneLine) {
   StepFixture negative = good;
   negative.parts[int(StepPart::gemm)] = -5;
   const std::string part = error_of("part.csv", step_csv({negative}));
-  EXPECT_NE(part.find("part.csv:2: step_gemm_us: expected a finite number >= 0, got \"-5\""), std::string::npos)
+  EXPECT_NE(part.find("part.csv:2: step_gemm_us: expected a number of \xC2\xB5s from 0 to 1e9, got \"-5\""),
+            std::string::npos)
       << part;
   std::string missing = step_line(good);
   missing.replace(missing.find(",step,") + 6, std::to_string(int(good.median_us)).size(), "");
@@ -397,6 +486,16 @@ TEST_F(MeasuredStep, ABadGemmFileIsNamedInOneLine) {
   EXPECT_NE(results.problems[0].find("bad.csv:2: m: expected an integer from 1 to "), std::string::npos)
       << results.problems[0];
   EXPECT_TRUE(results.gemms.empty());
+
+  // A finite time whose sum over a step's products would overflow to infinity.
+  write("gemms/bad.csv",
+        "scenario,gpu,dtype,gemm,pass,m,n,k,per_step,median_us\nx,GPU,bf16,lm_head,fwd,1,1,1,1,1.7e308\n");
+  LoadedResults huge;
+  load_results_folder(huge, dir_);
+  ASSERT_EQ(huge.problems.size(), 1u);
+  EXPECT_NE(huge.problems[0].find("bad.csv:2: median_us: expected a number of \xC2\xB5s from 0.001 to 1e9"),
+            std::string::npos)
+      << huge.problems[0];
 }
 
 // The CLI's consumers of a results folder all keep working with a step CSV in it.
@@ -407,9 +506,12 @@ TEST_F(MeasuredStep, TheCliClosesTheChainOnAFixtureFolder) {
   const cli_run::CliRun step_run = cli_run::attnlab(
       "step '" + (fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string() + "'", env);
   EXPECT_EQ(step_run.exit_code, 0) << step_run.err;
-  EXPECT_NE(step_run.out.find("measured step saving, one GPU, FA2"), std::string::npos) << step_run.out;
-  EXPECT_NE(step_run.out.find("The measured step, FA2, 1 GPU (attnlab-step.csv)"), std::string::npos);
+  EXPECT_NE(step_run.out.find("measured step saving, one GPU, AdamW, FA2"), std::string::npos) << step_run.out;
   EXPECT_EQ(step_run.err, "");
+  const cli_run::CliRun details = cli_run::attnlab(
+      "step --details '" + (fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string() + "'", env);
+  EXPECT_EQ(details.exit_code, 0) << details.err;
+  EXPECT_NE(details.out.find("The measured step, FA2, 1 GPU (attnlab-step.csv)"), std::string::npos) << details.out;
   const cli_run::CliRun model = cli_run::attnlab("model", env);
   EXPECT_EQ(model.exit_code, 0) << model.err;
   EXPECT_EQ(model.err, "");

@@ -1,6 +1,9 @@
 // The one set of number forms the CLI and the GUI print.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "analysis/number_format.hpp"
 
 namespace attnlab {
@@ -50,6 +53,24 @@ TEST(NumberFormat, MicrosecondsPercentagesAndCountedNouns) {
   EXPECT_EQ(count_of(166, "row"), "166 rows");
   EXPECT_EQ(count_of(0, "file"), "0 files");
   EXPECT_EQ(count_of(2, "query", "queries"), "2 queries");
+}
+
+// Any double prints in a few columns: the step's chain can divide one measured time by another.
+TEST(NumberFormat, ExtremeAndNonFiniteValuesStayShortAndNamed) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(format_us(1.7e308), "1.7e+308 \xC2\xB5s");
+  EXPECT_EQ(format_us(-1.7e308), "-1.7e+308 \xC2\xB5s");
+  EXPECT_EQ(format_us(999'999'999'999'999.0), "999,999,999,999,999 \xC2\xB5s");  // the widest in full
+  EXPECT_EQ(format_us(1e15), "1e+15 \xC2\xB5s");
+  EXPECT_EQ(format_us(inf), "not finite");
+  EXPECT_EQ(format_percent(-1e300), "-1e+302%");
+  EXPECT_EQ(format_percent(12345.0), "1.23e+06%");
+  EXPECT_EQ(format_percent(std::nan("")), "not finite");
+  EXPECT_EQ(format_ratio(1e300), "1e+300x");
+  EXPECT_EQ(format_ratio(-0.35), "-0.35x");
+  EXPECT_EQ(format_ratio(-inf), "not finite");
+  EXPECT_EQ(format_count(1e300), "1e+282 E");
+  EXPECT_EQ(format_bytes(inf), "not finite");
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ TEST_F(ResultsCsv, BadValuesNameFileLineAndColumn) {
   // Line 3 of a file whose line 2 is good, and the message it must give.
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,abc,1,1,1,10,5,0.01",
-       ":3: median_us: expected a finite number >= 0, got \"abc\""},
+       ":3: median_us: expected a number of \xC2\xB5s from 0.001 to 1e9, got \"abc\""},
       {"s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,1.5,5,0.01",
        ":3: scores_computed: expected an integer >= 0, got \"1.5\""},
       {"s,varlen,attnlab,H100,bf32,16,128,true,fwd,1,1,1,1,10,5,0.01",

@@ -75,7 +75,7 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   }
   open_story_step(state, 9);
   EXPECT_TRUE(says(story_paragraph(state, 9), "1.80%"));
-  EXPECT_TRUE(says(story_paragraph(state, 9), *article_distance(figures.measured)));
+  EXPECT_TRUE(says(story_paragraph(state, 9), *article_distance(state.scenario, figures.measured)));
 }
 
 // Step 2's counts say they are per head, in SI like every other count (they were the article's

@@ -3,7 +3,7 @@
 import unittest
 
 import paths  # noqa: F401  (sys.path)
-from step_parts import PART_NAMES, part_of, split_into_parts
+from step_parts import PART_NAMES, exposed_communication_us, part_of, split_into_parts
 
 # Kernel names as the profiler reports them, each with the part it belongs to.
 NAMED = [
@@ -65,15 +65,34 @@ class StepParts(unittest.TestCase):
                 self.assertEqual(part_of(name), part)
 
     def test_parts_are_per_step_and_add_up(self):
-        kernels = [(name, 10.0 * (i + 1)) for i, (name, _) in enumerate(NAMED)] * 2  # two profiled steps
+        kernels = [(name, 10.0 * (i + 1), False) for i, (name, _) in enumerate(NAMED)] * 2  # two profiled steps
         parts, listed = split_into_parts(kernels, steps=2)
         self.assertEqual(list(parts), PART_NAMES)
-        self.assertAlmostEqual(sum(parts.values()), sum(us for _, us in kernels) / 2)
+        self.assertAlmostEqual(sum(parts.values()), sum(us for _, us, _ in kernels) / 2)
         for name, part in NAMED:
             self.assertIn(name, [n for n, _ in listed[part]])
         for kernels_of_part in listed.values():
             times = [us for _, us in kernels_of_part]
             self.assertEqual(times, sorted(times, reverse=True), "largest first")
+
+    def test_a_kernel_inside_the_optimizers_step_is_the_optimizers(self):
+        gemm, allreduce = "nvjet_tst_256x128_64x4_2x1_v_bz_coopA_TNT", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+        self.assertEqual(part_of(gemm, in_optimizer=True), "optimizer")  # Muon's Newton-Schulz products
+        self.assertEqual(part_of("Memset (Device)", in_optimizer=True), "optimizer")
+        self.assertEqual(part_of(allreduce, in_optimizer=True), "communication")
+        parts, listed = split_into_parts([(gemm, 30.0, False), (gemm, 10.0, True)], steps=1)
+        self.assertEqual((parts["gemm"], parts["optimizer"]), (30.0, 10.0))
+        self.assertEqual((listed["gemm"], listed["optimizer"]), ([(gemm, 30.0)], [(gemm, 10.0)]))
+
+    def test_communication_is_exposed_where_no_other_kernel_runs(self):
+        after_backward = [(0.0, 100.0, False), (100.0, 130.0, True)]  # all-reduce once the backward is done
+        self.assertEqual(exposed_communication_us(after_backward, steps=1), 30.0)
+        overlapped = [(0.0, 100.0, False), (60.0, 90.0, True), (95.0, 120.0, True)]  # two buckets, another stream
+        self.assertEqual(exposed_communication_us(overlapped, steps=1), 20.0)  # 100 to 120 only
+        gap = [(0.0, 10.0, False), (20.0, 30.0, False), (5.0, 25.0, True)]  # the GPU idle but for the all-reduce
+        two_steps = gap + [(start + 100, end + 100, c) for start, end, c in gap]
+        self.assertEqual(exposed_communication_us(two_steps, steps=2), 10.0)
+        self.assertEqual(exposed_communication_us([(0.0, 5.0, False)], steps=1), 0.0)
 
     def test_no_profiled_step_is_refused(self):
         with self.assertRaisesRegex(ValueError, "at least 1"):

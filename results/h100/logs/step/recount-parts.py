@@ -18,11 +18,12 @@ from step_parts import split_into_parts  # noqa: E402
 ANNOTATIONS = {"Optimizer.step#AdamW.step"}
 KEY = ("scenario", "implementation", "source", "gpus")
 
-kernels = defaultdict(list)  # each row's (kernel name, µs per step), annotations left out
+kernels = defaultdict(list)  # each row's (kernel name, µs per step, inside the optimizer), annotations left out
 with open(HERE / "step-parts.csv", newline="") as f:
     for r in csv.DictReader(f):
         if r["kernel_name"] not in ANNOTATIONS:
-            kernels[tuple(r[c] for c in KEY)].append((r["kernel_name"], float(r["us_per_step"])))
+            in_optimizer = r["part"] == "optimizer"  # AdamW's kernels: the optimizer's by name too
+            kernels[tuple(r[c] for c in KEY)].append((r["kernel_name"], float(r["us_per_step"]), in_optimizer))
 with open(HERE / "step-as-measured.csv", newline="") as f:
     reader = csv.DictReader(f)
     columns, rows = reader.fieldnames, list(reader)

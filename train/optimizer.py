@@ -1,0 +1,98 @@
+"""The step's optimizer: AdamW on every parameter, or nanochat's split, Muon on the blocks'
+matrices and AdamW on the embedding and the LM head.
+
+Muon (Keller Jordan, 2024) takes each 2-D weight's momentum, Nesterov-style, and replaces it by
+the nearest semi-orthogonal matrix (U·Vᵀ of its singular value decomposition U·S·Vᵀ), found by
+a few Newton–Schulz iterations in bf16; the update is scaled by sqrt(max(1, rows / cols)).
+Its matrix products run inside the optimizer's step, so the profiler's range around that
+step counts them as the optimizer's time (train/step_parts.py), not as the model's GEMMs.
+nanochat's settings: Muon lr 0.02, momentum 0.95, 5 iterations; AdamW betas (0.8, 0.95),
+eps 1e-10, no weight decay, lr 0.2 for the embedding and 0.004 for the LM head, both scaled
+by (width / 768)^-0.5.
+"""
+
+from __future__ import annotations
+
+import torch
+from step_rows import OPTIMIZERS
+
+# The quintic iteration's coefficients: X <- a·X + (b·A + c·A²)·X with A = X·Xᵀ. They push every
+# singular value of the normalized X towards 1 in few steps, without converging exactly.
+NEWTON_SCHULZ = (3.4445, -4.7750, 2.0315)
+
+
+def orthogonalize(g: torch.Tensor, steps: int) -> torch.Tensor:
+    """The Newton–Schulz estimate of U·Vᵀ for g = U·S·Vᵀ, in bf16, worked on the wide way round
+    (X·Xᵀ is the smaller square)."""
+    a, b, c = NEWTON_SCHULZ
+    x = g.bfloat16()
+    tall = x.size(0) > x.size(1)
+    if tall:
+        x = x.mT
+    x = x / (x.norm() + 1e-7)  # every singular value at most 1: the iteration's domain
+    for _ in range(steps):
+        gram = x @ x.mT
+        x = a * x + (b * gram + c * (gram @ gram)) @ x
+    return x.mT if tall else x
+
+
+class Muon(torch.optim.Optimizer):
+    """Muon over 2-D parameters only. The momentum is an exponential average of the gradients
+    (nanochat's form); its scale does not matter, the orthogonalization normalizes it."""
+
+    def __init__(self, params, lr: float = 0.02, momentum: float = 0.95, steps: int = 5):
+        params = list(params)
+        if any(p.ndim != 2 for p in params):
+            raise ValueError("Muon: every parameter must be a matrix (2-D)")
+        super().__init__(params, dict(lr=lr, momentum=momentum, steps=steps))
+        self.orthogonalize = torch.compile(orthogonalize, fullgraph=True, dynamic=False)
+
+    @torch.no_grad()
+    def step(self):
+        for group in self.param_groups:
+            mu = group["momentum"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if "momentum" not in state:
+                    state["momentum"] = torch.zeros_like(p.grad)
+                buf = state["momentum"]
+                buf.lerp_(p.grad, 1 - mu)
+                update = self.orthogonalize(p.grad.lerp(buf, mu), group["steps"])
+                p.add_(update.to(p.dtype), alpha=-group["lr"] * max(1.0, p.size(0) / p.size(1)) ** 0.5)
+
+
+class Optimizers:
+    """Several optimizers stepped as one."""
+
+    def __init__(self, *optimizers: torch.optim.Optimizer):
+        self.optimizers = optimizers
+
+    def step(self):
+        for o in self.optimizers:
+            o.step()
+
+    def zero_grad(self, set_to_none: bool):
+        for o in self.optimizers:
+            o.zero_grad(set_to_none=set_to_none)
+
+
+def make_optimizer(name: str, model, width: int, lr: float) -> Optimizers:
+    """`model` is train/model.py's GPT; `lr` is AdamW's when it takes every parameter."""
+    if name == "adamw":
+        return Optimizers(torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True))
+    if name != "muon":
+        raise ValueError(f"optimizer: expected one of {', '.join(OPTIMIZERS)}, got {name!r}")
+    scale = (width / 768) ** -0.5
+    adamw = torch.optim.AdamW(
+        [
+            {"params": model.wte.parameters(), "lr": 0.2 * scale},
+            {"params": model.lm_head.parameters(), "lr": 0.004 * scale},
+        ],
+        betas=(0.8, 0.95),
+        eps=1e-10,
+        weight_decay=0.0,
+        fused=True,
+    )
+    return Optimizers(adamw, Muon(model.blocks.parameters()))

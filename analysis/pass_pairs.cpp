@@ -26,13 +26,16 @@ std::vector<Run> rows_of(const LoadedResults& results, const Configuration& c, c
   return rows;
 }
 
-// The first forward and backward of one build: both in one file (one run) first, then
-// two files' rows of the same commit and machine.
+// One run of one file: its rows name one commit (a file that gathered two commits' rows holds two builds).
+bool one_run(const Run& f, const Run& b) { return f.file == b.file && f.row->commit == b.row->commit; }
+
+// The first forward and backward of one build: both of one run first, then two files' rows
+// of the same commit and machine.
 std::optional<std::pair<Run, Run>> first_of_one_build(const std::vector<Run>& fwd, const std::vector<Run>& bwd) {
   for (const bool one_file : {true, false})
     for (const Run& f : fwd)
       for (const Run& b : bwd)
-        if (one_file ? f.file == b.file : same_build(*f.row, *b.row)) return std::pair{f, b};
+        if (one_file ? one_run(f, b) : same_build(*f.row, *b.row)) return std::pair{f, b};
   return std::nullopt;
 }
 
@@ -60,7 +63,7 @@ std::vector<PassPair> pass_pairs(const LoadedResults& results, const Configurati
   }
   for (PassPair& p : pairs) {
     if (!p.fwd || !p.bwd) continue;
-    if (p.fwd->file == p.bwd->file || same_build(*p.fwd->row, *p.bwd->row)) {
+    if (one_run(*p.fwd, *p.bwd) || same_build(*p.fwd->row, *p.bwd->row)) {
       p.one_build = true;
       continue;
     }

@@ -1,7 +1,7 @@
 #pragma once
 // The forward and the backward of each (source, kernel, implementation) in one shape, and
 // their sum: what a training step pays for attention. The sum is taken only of two rows
-// of one build: one file's (one run), or two files' of the same code on the same machine
+// of one build: one file's of one commit (one run), or two files' of the same code on the same machine
 // (commit, GPU, driver and CUDA alike); adding two builds' rows would mix code. A pass
 // no file holds is missing, never zero.
 #include <filesystem>

@@ -1,6 +1,7 @@
 #include "analysis/roofline.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace attnlab {
 
@@ -12,7 +13,15 @@ std::int64_t least_bytes(std::int64_t positions, int heads, int kv_heads, int he
 
 std::optional<std::int64_t> least_bytes(const ResultRow& r) {
   if (!r.tokens || !r.kv_heads) return std::nullopt;
-  return least_bytes(*r.tokens, r.heads, *r.kv_heads, r.head_dim, r.dtype, r.pass);
+  const std::int64_t operands = least_bytes(*r.tokens, r.heads, *r.kv_heads, r.head_dim, r.dtype, r.pass);
+  const std::optional<Implementation> impl = parse_implementation(r.implementation);
+  if (!impl || !materializes_scores(*impl)) return operands;
+  const std::optional<std::int64_t> cells = r.scores_computed ? r.scores_computed : r.scores_useful;
+  // Forward: S and P written and read; backward: P read, dP and dS written and read.
+  const std::int64_t per_cell = (r.pass == Pass::fwd ? 4 : 5) * dtype_bytes(r.dtype);
+  if (!cells || *cells < 0 || *cells > (std::numeric_limits<std::int64_t>::max() - operands) / per_cell)
+    return std::nullopt;  // a count no run could hold: no point rather than an overflow
+  return operands + *cells * per_cell;
 }
 
 TimeFloor time_floor(double flops, double bytes, const Ceilings& c) {

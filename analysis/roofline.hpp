@@ -31,8 +31,13 @@ struct RooflinePoint {
 };
 
 // Q, K and V read once and O written once over the row's tokens (forward; the
-// backward pass also reads O and dO and writes dQ, dK, dV). Empty when the row lacks
-// its token or KV-head count.
+// backward pass also reads O and dO and writes dQ, dK, dV); for an implementation that
+// materializes the scores (naive), also each score matrix written once and read once in
+// the row's dtype: S and P forward; dP and dS written and read and P read backward. Those
+// matrices are N^2 and no L2 holds them, so leaving them out would put naive thousands of
+// FLOPs per byte right of where it ran. Their cells are the row's scores computed, else its
+// useful scores (a peer's row; the matrices hold at least those). Empty when the row lacks
+// its token or KV-head count, or, materializing, both counts of scores.
 std::optional<std::int64_t> least_bytes(const ResultRow& r);
 // The same over `positions` token positions of a layout (a packed row's padding included).
 std::int64_t least_bytes(std::int64_t positions, int heads, int kv_heads, int head_dim, DType dtype, Pass pass);

@@ -21,6 +21,14 @@ std::vector<std::string> our_flash_kernels(const LoadedResults& results) {
   return kernels;
 }
 
+std::optional<TileShape> kernel_tile(const LoadedResults& results, std::string_view kernel) {
+  for (const ResultsFile& file : results.files)
+    for (const ResultRow& r : file.rows)
+      if (ours_of_a_flash_kernel(r) && r.kernel == kernel)
+        if (const auto tile = parse_tile_name(r.tile)) return tile;
+  return std::nullopt;
+}
+
 std::string run_label(const ResultRow& r, bool name_kernel) {
   return r.implementation + (name_kernel && r.source == our_source && !r.kernel.empty() ? " \xC2\xB7 " + r.kernel : "");
 }
@@ -82,12 +90,6 @@ const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_
   for (const SourceRatios& r : all)
     if (r.family->name == family_name && (!kernel || r.kernel == *kernel)) return &r;
   return nullptr;
-}
-
-const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile) {
-  for (const SourceRatios& r : all)
-    if (r.family->name == ours_family && r.tile() == tile) return &r;
-  return ratios_of(all, ours_family);
 }
 
 }  // namespace attnlab

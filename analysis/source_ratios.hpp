@@ -25,6 +25,10 @@ bool ours_of_a_flash_kernel(const ResultRow& r);
 // run measured both, e.g. "wgmma-sm90", "mma-sm80". An old file's empty kernel counts as one.
 std::vector<std::string> our_flash_kernels(const LoadedResults& results);
 
+// The tile a flash kernel of ours computes in: the tile column of its first row that names
+// one ("128x128" for wgmma-sm90 in the shipped files); empty where none does.
+std::optional<TileShape> kernel_tile(const LoadedResults& results, std::string_view kernel);
+
 // "varlen", or "varlen · wgmma-sm90" for a row of ours where `name_kernel` (the loaded
 // results hold several flash kernels of ours; with one, nothing changes).
 std::string run_label(const ResultRow& r, bool name_kernel);
@@ -64,10 +68,5 @@ std::vector<SourceRatios> source_ratios(const LoadedResults& results, const Conf
 // first), if it is there.
 const SourceRatios* ratios_of(const std::vector<SourceRatios>& all, std::string_view family_name,
                               std::optional<std::string_view> kernel = std::nullopt);
-
-// Ours of the flash kernel that works in `tile` (its rows' tile column, "64x64"), so that
-// a model at that tile and a measured time stand side by side; without one, the first
-// of ours (the first loaded kernel); null when none of ours ran.
-const SourceRatios* ours_at_tile(const std::vector<SourceRatios>& all, TileShape tile);
 
 }  // namespace attnlab

@@ -14,14 +14,6 @@ bool digits(std::string_view s) { return !s.empty() && s.find_first_not_of("0123
 // Digits with no leading zero before another digit ("0" itself is zero).
 bool plain_whole(std::string_view s) { return digits(s) && !(s.size() > 1 && s[0] == '0'); }
 
-std::optional<std::uint64_t> parse_integer(std::string_view text, std::uint64_t min, std::uint64_t max) {
-  std::uint64_t value = 0;
-  if (!plain_whole(text)) return std::nullopt;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) return std::nullopt;
-  return value;
-}
-
 std::string expected_integer(std::string_view text, std::uint64_t min, std::uint64_t max) {
   return "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got \"" +
          printable(text, 40) + "\"";
@@ -35,12 +27,20 @@ std::string shown(double x) {
 
 }  // namespace
 
+std::optional<std::uint64_t> plain_integer(std::string_view text, std::uint64_t min, std::uint64_t max) {
+  std::uint64_t value = 0;
+  if (!plain_whole(text)) return std::nullopt;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) return std::nullopt;
+  return value;
+}
+
 std::string integer_flag_problem(std::string_view text, std::uint64_t min, std::uint64_t max) {
-  return parse_integer(text, min, max) ? std::string() : expected_integer(text, min, max);
+  return plain_integer(text, min, max) ? std::string() : expected_integer(text, min, max);
 }
 
 std::uint64_t parse_integer_flag(std::string_view text, const char* flag, std::uint64_t min, std::uint64_t max) {
-  const std::optional<std::uint64_t> value = parse_integer(text, min, max);
+  const std::optional<std::uint64_t> value = plain_integer(text, min, max);
   if (!value) throw InputError(std::string(flag) + ": " + expected_integer(text, min, max));
   return *value;
 }

@@ -11,6 +11,9 @@
 
 namespace attnlab {
 
+// `text` as an integer from `min` to `max`; empty for anything else.
+std::optional<std::uint64_t> plain_integer(std::string_view text, std::uint64_t min, std::uint64_t max);
+
 // What is wrong with `text` as an integer from `min` to `max`: empty when nothing is, else
 // "expected an integer from MIN to MAX, got "TEXT"" (the message of a CLI11 validator).
 std::string integer_flag_problem(std::string_view text, std::uint64_t min, std::uint64_t max);

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/scenario_file.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 
 namespace attnlab::gui {
@@ -28,7 +29,8 @@ AppState make_app_state(std::string_view scenario_name_or_path, const std::strin
   check_fits_gui(state.scenario);
   state.save_path = "my-" + state.scenario.name + ".toml";
   refresh_shipped_scenarios(state);
-  load_results_folder(state.results, results_folder);
+  state.results.load_folder(results_folder);
+  set_tile(state, kernel_tile_or_default(state));  // the model at the tile of the kernel the views show
   return state;
 }
 

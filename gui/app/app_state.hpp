@@ -19,6 +19,8 @@
 
 namespace attnlab::gui {
 
+struct TimingsData;  // what the Timings view derives from the rows (views/timings/timings_data.hpp)
+
 // The views, in tab order; their names, titles and drawing functions are listed once,
 // in gui/views/view_list.hpp.
 enum class View { story, scenario, masks, costs, timings, walkthrough, step, context_parallel };
@@ -45,7 +47,7 @@ struct MaskPlacement {
 
 struct AppState {
   Scenario scenario;             // as edited; resolved (doc_lengths follow length_source)
-  TileShape tile{64, 64};        // the flash kernels' tile
+  TileShape tile{64, 64};        // the flash kernels' tile: that of our kernel shown (our_kernel.hpp), or as picked
   std::string scenario_error;    // the last edit's InputError, shown in the Scenario view
   bool scenario_edited = false;  // changed since it was read: its file's sentence of why no longer describes it
 
@@ -56,9 +58,10 @@ struct AppState {
   bool view_requested = true;       // select `view` in the tab bar on the next frame (start, headless, keys)
   float text_scale = 1.0f;          // 1 = the default size; larger for a projector
   Pass pass = Pass::fwd;            // the pass the Costs and Timings views show
-  std::string step_kernel;          // the Training step's kernel of ours; empty: the default (default_step_kernel)
+  std::string our_kernel;           // the flash kernel of ours the views show; empty: the first loaded (our_kernel.hpp)
   CpStrategy cp_strategy = CpStrategy::zigzag;  // the Context parallel view's strategy and number of ranks
   int cp_ranks = 4;
+  bool chain_details = false;  // the Training step's chain shows the links marked as steps on the way too
   int cp_documents_shown = 0;  // the first so many documents fill its picture; 0: all
 
   std::array<MaskViewport, 4> mask_viewports{};    // per implementation
@@ -66,16 +69,17 @@ struct AppState {
   bool masks_linked = true;                        // zoom and pan all pictures together
   int mask_focus = -1;                             // one implementation drawn alone and large; -1 = all four
   ResultsState results;
-  LiveRun live_run;  // the Timings view's run of this scenario on a local GPU
+  std::shared_ptr<const TimingsData> timings;  // derived from `results` and the view's choices, made again on change
+  LiveRun live_run;                            // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
   std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
   // The scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
   std::optional<std::string> measured_as;
   std::uint64_t measured_as_version = ~std::uint64_t{0};
-  std::size_t measured_as_rows = 0;  // the results rows it was found among
-  std::string length_list_edit;      // the Scenario view's lengths text while it is being edited
-  std::string save_path;             // the Scenario view's "save as" field
-  std::string save_message;          // where the last save went, or why it failed
+  std::uint64_t measured_as_results = 0;  // the results it was found among (ResultsState::version)
+  std::string length_list_edit;           // the Scenario view's lengths text while it is being edited
+  std::string save_path;                  // the Scenario view's "save as" field
+  std::string save_message;               // where the last save went, or why it failed
 
   std::uint64_t scenario_version = 0;  // new with every edit, unique in the process (see scenario_edits.hpp)
   // Interactive: rebuild the model on a worker thread and keep drawing the last one

@@ -1,10 +1,12 @@
 #include "gui/app/live_run.hpp"
 
 #include <sys/wait.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <system_error>
 
 #include "core/scenario_file.hpp"
 
@@ -57,16 +59,28 @@ bool live_runs_possible(const std::filesystem::path& cli) {
   return !cli.empty() && std::filesystem::exists(cli, ec) && std::filesystem::exists("/dev/nvidiactl", ec);
 }
 
+RunFolder::RunFolder() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "attnlab-gui-live-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::system_error(errno, std::generic_category(), "mkdtemp " + pattern);
+  path_ = pattern;
+}
+
+RunFolder::~RunFolder() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);  // its own folder: nothing else was ever written there
+}
+
 void start_live_run(LiveRun& run, const Scenario& scenario, const std::filesystem::path& cli) {
   if (run.running()) return;
   static int runs = 0;
-  const auto folder = std::filesystem::temp_directory_path() / ("attnlab-gui-live-" + std::to_string(getpid()));
-  const auto toml = folder / (scenario.name + ".toml");
-  const auto csv = folder / (scenario.name + "-" + std::to_string(++runs) + ".csv");
+  std::filesystem::path toml, csv;
   try {
-    std::filesystem::create_directories(folder);
+    run.folder = std::make_unique<RunFolder>();
+    toml = run.folder->path() / (scenario.name + ".toml");
+    csv = run.folder->path() / (scenario.name + "-" + std::to_string(++runs) + ".csv");
     save_scenario(scenario, toml);
   } catch (const std::exception& e) {
+    run.folder.reset();
     run.status = std::string("cannot save the scenario for the run: ") + e.what();
     return;
   }
@@ -76,17 +90,18 @@ void start_live_run(LiveRun& run, const Scenario& scenario, const std::filesyste
   run.pending = std::async(std::launch::async, run_cli, command, csv);
 }
 
-void collect_live_run(LiveRun& run, LoadedResults& results) {
+void collect_live_run(LiveRun& run, ResultsState& results) {
   if (!run.running() || run.pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   const LiveRunOutcome outcome = run.pending.get();
   if (outcome.exit_code != 0) {
     run.status = "the live run failed (exit " + std::to_string(outcome.exit_code) + "): " + last_line(outcome.output);
-    return;
+  } else {
+    const std::size_t before = total_rows(results.loaded());
+    results.load(outcome.csv);  // the rows are kept in memory: the file may go
+    run.status = "the live run added " + std::to_string(total_rows(results.loaded()) - before) + " rows of " +
+                 outcome.csv.filename().string();
   }
-  const std::size_t before = total_rows(results);
-  load_results(results, outcome.csv);
-  run.status =
-      "the live run added " + std::to_string(total_rows(results) - before) + " rows from " + outcome.csv.string();
+  run.folder.reset();
 }
 
 }  // namespace attnlab::gui

@@ -6,17 +6,18 @@ namespace attnlab::gui {
 
 MeasuredRuns measured_runs(const AppState& state) {
   MeasuredRuns runs;
-  for (const ResultsFile& f : state.results.files) runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
+  for (const ResultsFile& f : state.results.loaded().files)
+    runs.rows.insert(runs.rows.end(), f.rows.begin(), f.rows.end());
   runs.scenarios = state.shipped_scenarios;
   return runs;
 }
 
 const std::optional<std::string>& measured_scenario(AppState& state) {
-  const std::size_t rows = total_rows(state.results);
-  if (state.measured_as_version != state.scenario_version || state.measured_as_rows != rows) {
-    state.measured_as = measured_as(state.scenario, state.results, RunCells());
+  const std::uint64_t results = state.results.version();
+  if (state.measured_as_version != state.scenario_version || state.measured_as_results != results) {
+    state.measured_as = measured_as(state.scenario, state.results.loaded(), RunCells());
     state.measured_as_version = state.scenario_version;
-    state.measured_as_rows = rows;
+    state.measured_as_results = results;
   }
   return state.measured_as;
 }

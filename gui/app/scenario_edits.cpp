@@ -193,9 +193,9 @@ bool set_dtype(AppState& state, DType dtype) {
   return apply_edit(state, [&](Scenario& s) { s.dtype = dtype; });
 }
 
-bool set_tile_size(AppState& state, int size) {
-  if (size <= 0) return false;
-  state.tile = {size, size};
+bool set_tile(AppState& state, TileShape tile) {
+  if (tile.rows <= 0 || tile.cols <= 0) return false;
+  state.tile = tile;
   state.scenario_version = next_scenario_version();
   return true;
 }

@@ -45,8 +45,8 @@ bool set_causal(AppState& state, bool causal);
 // A sliding window as FlashAttention's window_size; Window{} removes it.
 bool set_window(AppState& state, Window window);
 bool set_dtype(AppState& state, DType dtype);
-// The flash kernels' tile: square, rows = cols = size.
-bool set_tile_size(AppState& state, int size);
+// The flash kernels' tile (the Scenario view's choice is square, a kernel's need not be).
+bool set_tile(AppState& state, TileShape tile);
 // Re-reads the names of the shipped scenarios; a missing folder is said in scenario_error.
 void refresh_shipped_scenarios(AppState& state);
 // Replaces the scenario with a shipped one (a name) or a file (a path).

@@ -8,19 +8,26 @@
 
 namespace attnlab::gui {
 
+// A picture the Story draws under a step's paragraph, above its view.
+enum class StoryAside { none, article_counting };
+
 struct StoryStep {
   const char* title;
   const char* scenario;  // a shipped scenario's name
   View view;             // the view that shows it
   Figure figure;         // framed in that view
   double mask_cells;     // Masks: the first N x N cells of each picture; 0 = the whole picture
+  StoryAside aside = StoryAside::none;
 };
 
 inline constexpr int story_step_count = 10;
 std::span<const StoryStep> story_steps();
 
 // Opens step `index` (clamped to the steps): its scenario (unless already open and
-// unedited), the forward pass, the 64x64 tile, and the Masks view's zoom.
-void open_story_step(AppState& state, int index);
+// unedited), the forward pass, the tile of our kernel shown, and the Masks view's zoom. False where the
+// step's scenario cannot be read (state.scenario_error says why; the state keeps its scenario).
+bool open_story_step(AppState& state, int index);
+// The step's scenario is the one open, unedited.
+bool story_step_open(const AppState& state);
 
 }  // namespace attnlab::gui

@@ -24,6 +24,12 @@ PaintClass block_class(const RegionCounts& c) {
   return static_cast<PaintClass>(std::max_element(by_class.begin(), by_class.end()) - by_class.begin());
 }
 
+int kinds_held(const RegionCounts& c) {
+  int kinds = (c.not_visited > 0) + (c.outside > 0);
+  for (CellKind kind : computed_cell_kinds) kinds += c.computed[kind] > 0;
+  return kinds;
+}
+
 MaskPicture::MaskPicture(const Layout& layout, TileShape tile) : layout_(&layout), view_(layout.view()), tile_(tile) {
   q_offset_.assign(1, 0);
   k_offset_.assign(1, 0);

@@ -34,6 +34,8 @@ PaintClass paint_class_of(CellKind kind);
 // PaintClass order). Attended cells are few in a small picture's blocks; painted by
 // majority, varlen's diagonal would vanish among masked cells.
 PaintClass block_class(const RegionCounts& counts);
+// How many paint classes a region holds cells of (a block of one class is painted whole).
+int kinds_held(const RegionCounts& counts);
 
 // One cell of the picture resolved back to the layout: row, positions in the row, tiles.
 struct PictureCell {

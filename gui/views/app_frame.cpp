@@ -3,12 +3,48 @@
 #include <imgui.h>
 
 #include "analysis/number_format.hpp"
+#include "core/tile_name.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/views/view_list.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
 namespace {
+
+// Which kernel of ours every view shows, and the tile the model follows: a choice where several
+// are loaded, named where one is.
+void show_kernel_choice(AppState& state) {
+  const std::vector<OurKernel> kernels = our_kernels(state);
+  if (kernels.empty() || (kernels.size() == 1 && kernels[0].name.empty())) return;  // a file naming no kernel
+  const OurKernel shown = shown_kernel(state);
+  const auto label = [](const OurKernel& k) {
+    return k.name + (k.tile ? " (" + tile_name(*k.tile) + " tiles)" : std::string());
+  };
+  // On the scenario's line where it fits, else on a line of its own (large text).
+  const float combo = ImGui::CalcTextSize(label(shown).c_str()).x + ImGui::GetFrameHeight() * 2;
+  const float needed = ImGui::CalcTextSize("| ours: ").x + combo + ImGui::GetStyle().ItemSpacing.x * 3;
+  ImGui::SameLine();
+  if (ImGui::GetContentRegionAvail().x >= needed) {
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+  } else {
+    ImGui::NewLine();
+  }
+  if (kernels.size() == 1) {
+    ImGui::Text("ours: %s", label(shown).c_str());
+    return;
+  }
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("ours:");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(combo);
+  if (ImGui::BeginCombo("##our kernel", label(shown).c_str())) {
+    for (const OurKernel& k : kernels)
+      if (ImGui::Selectable(label(k).c_str(), k.name == shown.name)) choose_kernel(state, k.name);
+    ImGui::EndCombo();
+  }
+}
 
 void show_header(AppState& state) {
   const ScenarioModel& model = state.model();
@@ -24,6 +60,7 @@ void show_header(AppState& state) {
     ImGui::SameLine();
     ImGui::TextDisabled("(updating the model...)");
   }
+  show_kernel_choice(state);
   const float slider = ImGui::GetFontSize() * 8;
   const float control = slider + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("text size").x;
   const float right = ImGui::GetWindowContentRegionMax().x;
@@ -59,7 +96,8 @@ void draw_app(AppState& state) {
                                      ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("attnlab", nullptr, flags);
   show_header(state);
-  if (ImGui::BeginTabBar("views")) {
+  // Tabs keep their whole titles at any text size: where they do not fit, the bar scrolls.
+  if (ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (const ViewEntry& v : view_list) {
       const bool select = state.view_requested && state.view == v.view;
       if (ImGui::BeginTabItem(v.title, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {

@@ -14,6 +14,7 @@
 #include "analysis/number_format.hpp"
 #include "core/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/views/costs_widgets.hpp"
 #include "gui/views/highlight.hpp"
@@ -78,23 +79,35 @@ void show_hbm_bars(const ScenarioModel& model, const OurRuns& runs, float height
   }
   wrapped_text(any_measured ? "HBM bytes: the model's (upper bar), ncu's measured (lower bar)"
                             : "HBM bytes: the model's (no measured bytes for this scenario)");
+  // Every bar's text first: the bars leave room for the longest, so none is cut at the edge.
+  std::array<std::string, all_implementations.size()> model_text, ncu_text;
+  float text_width = 0;
+  for (Implementation i : all_implementations) {
+    const ImplementationCost& c = model.costs[i];
+    const int n = static_cast<int>(i);
+    model_text[n] = format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + " varlen)";
+    text_width = std::max(text_width, ImGui::CalcTextSize(model_text[n].c_str()).x);
+    if (const Run* r = bytes_run(runs, i)) {
+      const double bytes = double(*r->row->hbm_bytes_measured);
+      ncu_text[n] = "ncu " + format_bytes(bytes) + " (" + format_ratio(bytes / double(c.hbm.total())) + " the model)";
+      text_width = std::max(text_width, ImGui::CalcTextSize(ncu_text[n].c_str()).x * 0.85f);
+    }
+  }
   const float gap = ImGui::GetStyle().ItemSpacing.x;
   const float width =
-      ImGui::GetContentRegionAvail().x - bar_label_width() - gap - ImGui::CalcTextSize("000.0 GiB (00.00x varlen)").x;
+      std::max(ImGui::GetFontSize() * 2, ImGui::GetContentRegionAvail().x - bar_label_width() - gap - text_width);
   const auto [thick, thin] = bar_pair_heights(height_to_fill);
   for (Implementation i : all_implementations) {
     const ImplementationCost& c = model.costs[i];
+    const int n = static_cast<int>(i);
     const float w = width * float(double(c.hbm.total()) / double(most));
-    bar_row(implementation_name(i), thick, width + gap,
-            format_bytes(double(c.hbm.total())) + " (" + format_ratio(c.hbm_vs_varlen) + " varlen)", 1,
+    bar_row(implementation_name(i), thick, width + gap, model_text[n], 1,
             [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + w, at.y + thick), model_bar); });
     if (const Run* r = bytes_run(runs, i)) {
-      const double bytes = double(*r->row->hbm_bytes_measured);
-      const float m = width * float(bytes / double(most));
-      bar_row(
-          "", thin, m + gap,
-          "ncu " + format_bytes(bytes) + " (" + format_ratio(bytes / double(c.hbm.total())) + " the model)", 0.85f,
-          [&](ImDrawList* draw, ImVec2 at) { draw->AddRectFilled(at, ImVec2(at.x + m, at.y + thin), measured_bar); });
+      const float m = width * float(double(*r->row->hbm_bytes_measured) / double(most));
+      bar_row("", thin, m + gap, ncu_text[n], 0.85f, [&](ImDrawList* draw, ImVec2 at) {
+        draw->AddRectFilled(at, ImVec2(at.x + m, at.y + thin), measured_bar);
+      });
     }
   }
 }
@@ -137,21 +150,43 @@ void show_naive_breakdown(const ImplementationCost& naive) {
   if (!rest.empty()) wrapped_text("%s.", rest.c_str());
 }
 
+// Flash's measured bytes on varlen: the kernel shown's, else those of another kernel of ours that ncu
+// measured, named, with the model at that kernel's own tile.
+struct FlashBytes {
+  const Run* run = nullptr;
+  std::string kernel;  // empty: the kernel shown
+  double model = 0;    // the model's bytes at the tile of the kernel measured
+};
+
+FlashBytes flash_bytes(const ScenarioModel& model, const OurRuns& runs, const std::vector<SourceRatios>& ratios) {
+  if (const Run* r = bytes_run(runs, Implementation::varlen))
+    return {r, "", double(model.costs[Implementation::varlen].hbm.total())};
+  for (const SourceRatios& other : ratios)
+    if (other.family->name == ours_family && other.tile())
+      if (const MeasuredRun* v = other.run(Implementation::varlen); v && v->with_measured_bytes())
+        return {v->with_measured_bytes(), other.kernel,
+                double(model.costs_at(*other.tile())[Implementation::varlen].hbm.total())};
+  return {};
+}
+
 // The IO story in words: naive against varlen's flash, model and measured, and why they differ.
-void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
+void show_io_callout(const ScenarioModel& model, const OurRuns& runs, const std::vector<SourceRatios>& ratios) {
   const double naive = double(model.costs[Implementation::naive].hbm.total());
-  const double flash = double(model.costs[Implementation::varlen].hbm.total());
+  const FlashBytes measured_flash = flash_bytes(model, runs, ratios);
+  const double flash =
+      measured_flash.kernel.empty() ? double(model.costs[Implementation::varlen].hbm.total()) : measured_flash.model;
   const std::string model_says =
       format_bytes(naive) + " against " + format_bytes(flash) + " (" + format_ratio(naive / flash) + ")";
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
-  const Run *naive_run = bytes_run(runs, Implementation::naive), *flash_run = bytes_run(runs, Implementation::varlen);
+  const Run *naive_run = bytes_run(runs, Implementation::naive), *flash_run = measured_flash.run;
   if (naive_run && flash_run) {
     const double n = double(*naive_run->row->hbm_bytes_measured), f = double(*flash_run->row->hbm_bytes_measured);
+    const std::string whose = measured_flash.kernel.empty() ? "" : ", " + measured_flash.kernel + " (ncu measured it)";
     wrapped_text(
-        "IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen "
+        "IO: naive writes S and P to HBM and reads them back: it moved %s against %s for flash on varlen%s "
         "(%s; ncu, %s). The model says %s.",
-        format_bytes(n).c_str(), format_bytes(f).c_str(), format_ratio(n / f).c_str(), file_name(*naive_run).c_str(),
-        model_says.c_str());
+        format_bytes(n).c_str(), format_bytes(f).c_str(), whose.c_str(), format_ratio(n / f).c_str(),
+        file_name(*naive_run).c_str(), model_says.c_str());
   } else {
     wrapped_text(
         "IO: naive writes S and P to HBM and reads them back: the model says %s against flash on varlen; "
@@ -173,7 +208,6 @@ void show_io_callout(const ScenarioModel& model, const OurRuns& runs) {
 // `kernel`: the flash kernel of `runs`, named where several are loaded ("" otherwise).
 Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, const std::string& kernel) {
   const ImplementationCost* worst = &model.costs[largest_waste(model)];
-  const ImplementationCost& varlen = model.costs[Implementation::varlen];
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
   ImGui::SetWindowFontScale(1.25f);
   std::string sentence = waste_sentence(model);
@@ -194,11 +228,7 @@ Implementation show_callout(const ScenarioModel& model, const OurRuns& runs, con
                  file_name(slow->primary).c_str(), spread.c_str());
   }
   const ImplementationCost& packed = model.costs[Implementation::packed];
-  if (packed.scores_useful() < varlen.scores_useful())
-    wrapped_text(
-        "Packed rows cut documents longer than a row: they compute only %s of varlen's %s useful scores "
-        "(attention across a cut is lost).",
-        format_count(double(packed.scores_useful())).c_str(), format_count(double(varlen.scores_useful())).c_str());
+  if (const std::string lost = useful_lost_sentence(model); !lost.empty()) wrapped_text("%s", lost.c_str());
   if (packed.scores[CellKind::bleed] > 0)
     wrapped_text(
         "In packed rows, %s scores are bleed: a token attending to earlier documents of its row, "
@@ -257,19 +287,19 @@ void show_costs_view(AppState& state) {
   std::vector<SourceRatios> ratios;
   std::string kernel;
   if (const std::optional<Configuration> measured = measured_configuration(state, model, Pass::fwd)) {
-    ratios = source_ratios(state.results, *measured,
-                           model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
-    // One flash kernel's runs, never a mix of two: the kernel of the model's tile (the
-    // chain's "our time"), so the computed scores and the time are of the same tiles.
-    if (const SourceRatios* ours = ours_at_tile(ratios, model.tile)) {
+    ratios = state.results.ratios(
+        *measured, model.costs[Implementation::padded].scores == model.costs[Implementation::varlen].scores);
+    // One flash kernel's runs, never a mix of two: the kernel shown, whose tile the model is
+    // at (our_kernel.hpp), so the computed scores and the time are of the same tiles.
+    if (const SourceRatios* ours = ratios_of(ratios, ours_family, shown_kernel(state).name)) {
       runs = ours->runs;
-      if (ours->kernel_named) kernel = ours->kernel;
+      kernel = ours->kernel;
     }
   }
   const Implementation worst = show_callout(model, runs, kernel);
   ImGui::Spacing();
   // Hook: stages after FlashAttention-2's (a step's time, the article's 1.8%) are appended to `chain` here.
-  std::vector<ChainStage> chain = ratio_chain(model, worst, ratios);
+  std::vector<ChainStage> chain = ratio_chain(model, worst, ratios, shown_kernel(state).name);
   ImGui::BeginGroup();
   draw_ratio_chain((std::string("From the count to the clock: ") + implementation_name(worst) + " over varlen").c_str(),
                    chain);
@@ -289,7 +319,7 @@ void show_costs_view(AppState& state) {
     draw_cell_kind_legend();
     show_score_bars(model, 0);
     show_hbm_bars(model, runs, 0);
-    show_io_callout(model, runs);
+    show_io_callout(model, runs, ratios);
     show_naive_breakdown(model.costs[Implementation::naive]);
     show_cost_table(model);
     return;
@@ -310,7 +340,7 @@ void show_costs_view(AppState& state) {
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("io", ImVec2(column, 0));
-  show_io_callout(model, runs);
+  show_io_callout(model, runs, ratios);
   ImGui::Spacing();
   show_naive_breakdown(model.costs[Implementation::naive]);
   ImGui::EndChild();

@@ -1,6 +1,8 @@
 #pragma once
 // Which rank of a context-parallel plan (core/context_parallel.hpp) holds each query of
-// the varlen batch: what the Context parallel view colours the mask by.
+// the varlen batch: what the Context parallel view colours the mask by. One small entry
+// per token, in one array: 2 bytes a token, whatever the number of documents.
+#include <cstdint>
 #include <vector>
 
 #include "core/context_parallel.hpp"
@@ -9,12 +11,15 @@ namespace attnlab::gui {
 
 class CpRanks {
  public:
-  CpRanks(const CpPlan& plan, const std::vector<int>& doc_lengths);
+  // `doc_offsets`: each document's first token, the total at the end (document_offsets).
+  CpRanks(const CpPlan& plan, const std::vector<std::int64_t>& doc_offsets);
   // The rank holding position `q` of document `doc`; -1 where none does (outside the document).
   int rank_of(int doc, int q) const;
 
  private:
-  std::vector<std::vector<int>> rank_;  // [document][position]
+  static_assert(max_cp_ranks < 32768, "a rank fits an int16_t");
+  std::vector<std::int64_t> offsets_;
+  std::vector<std::int16_t> rank_;  // [token], in document order
 };
 
 }  // namespace attnlab::gui

@@ -39,7 +39,7 @@ const CpPicture& cp_picture(const AppState& state, const ScenarioModel& model) {
     picture.ranks = state.cp_ranks;
     picture.tile = model.tile;
     picture.cost = model_context_parallel(model.scenario, state.cp_ranks, state.cp_strategy, model.tile);
-    picture.rank_of = std::make_unique<CpRanks>(picture.cost.plan, model.scenario.doc_lengths);
+    picture.rank_of = std::make_unique<CpRanks>(picture.cost.plan, model.doc_offsets);
   }
   return picture;
 }

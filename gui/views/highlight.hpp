@@ -9,8 +9,6 @@ bool is_highlighted(const AppState& state, Figure figure);
 // Frames the last item (a group: call after EndGroup) when `figure` is the one highlighted,
 // and scrolls it into sight in the first frames of the step.
 void frame_if_highlighted(const AppState& state, Figure figure);
-// In the first frames of a step, scrolls the current window to the cursor (a highlighted row).
-void scroll_here_if_step_opened(const AppState& state);
 // A table row's background for a highlighted row (TableSetBgColor's colour).
 unsigned int highlighted_row_color();
 

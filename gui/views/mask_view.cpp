@@ -14,6 +14,7 @@
 #include "gui/mask_picture/mask_painting.hpp"
 #include "gui/mask_picture/mask_picture.hpp"
 #include "gui/views/highlight.hpp"
+#include "gui/views/layout_caption.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -23,16 +24,6 @@ namespace attnlab::gui {
 namespace {
 
 constexpr double max_pixels_per_cell = 48;
-
-const char* layout_caption(Implementation i) {
-  switch (i) {
-    case Implementation::naive: return "padded rows, S and P materialized (one tile per row)";
-    case Implementation::padded: return "padded rows, flash tiles";
-    case Implementation::packed: return "packed rows, causal over the whole row";
-    case Implementation::varlen: return "one buffer, tiles only inside each document";
-  }
-  return "";
-}
 
 // Wheel zooms about the mouse, dragging pans, a double click fits the picture again.
 void handle_mouse(MaskViewport& vp, const MaskPlacement& p, const MaskPicture& picture) {
@@ -142,7 +133,7 @@ std::string scores_caption(const ImplementationCost& c) {
 float header_height(const ScenarioModel& model, float width) {
   float tallest = 0;
   for (Implementation i : all_implementations) {
-    const std::string caption = std::string(implementation_name(i)) + ": " + layout_caption(i);
+    const std::string caption = std::string(implementation_name(i)) + ": " + layout_caption(i, model.scenario);
     tallest =
         std::max(tallest, ImGui::CalcTextSize(caption.c_str(), nullptr, false, width).y +
                               ImGui::CalcTextSize(scores_caption(model.costs[i]).c_str(), nullptr, false, width).y);
@@ -160,7 +151,7 @@ void show_mask_panel(AppState& state, Implementation impl) {
   ImGui::BeginGroup();
   const float top = ImGui::GetCursorPosY();
   const float header = header_height(model, ImGui::GetContentRegionAvail().x);
-  wrapped_text("%s: %s", implementation_name(impl), layout_caption(impl));
+  wrapped_text("%s: %s", implementation_name(impl), layout_caption(impl, model.scenario).c_str());
   wrapped_text("%s", scores_caption(cost).c_str());
   ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), top + header));
   const ImVec2 at = ImGui::GetCursorScreenPos();

@@ -13,9 +13,10 @@ namespace attnlab::gui {
 
 namespace {
 
-// "our time (measured)", with the kernel where several of ours are loaded: "(measured, wgmma-sm90)".
+// "our time (measured, wgmma-sm90)": the kernel named wherever the rows name one.
 ChainStage measured_stage(const std::string& whose, const SourceRatios* source, Implementation impl) {
-  const std::string label = whose + " (measured" + (source && source->kernel_named ? ", " + source->kernel : "") + ")";
+  const std::string label =
+      whose + " (measured" + (source && !source->kernel.empty() ? ", " + source->kernel : "") + ")";
   ChainStage stage{label, std::nullopt, "not measured for this scenario"};
   if (!source || !source->vs_varlen(impl)) return stage;
   const MeasuredRun &a = *source->run(impl), &v = *source->varlen();
@@ -29,7 +30,7 @@ ChainStage measured_stage(const std::string& whose, const SourceRatios* source, 
 }  // namespace
 
 std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation impl,
-                                    const std::vector<SourceRatios>& measured) {
+                                    const std::vector<SourceRatios>& measured, const std::string& our_kernel) {
   const ImplementationCost& c = model.costs[impl];
   const ImplementationCost& v = model.costs[Implementation::varlen];
   std::vector<ChainStage> chain;
@@ -39,7 +40,17 @@ std::vector<ChainStage> ratio_chain(const ScenarioModel& model, Implementation i
   chain.push_back({"scores computed (model)", c.computed_vs_varlen,
                    "whole " + tile_name(c.tile) + " tiles: " + format_count(double(c.scores_computed())) + " / " +
                        format_count(double(v.scores_computed()))});
-  chain.push_back(measured_stage("our time", ours_at_tile(measured, model.tile), impl));
+  ChainStage ours = measured_stage("our time", ratios_of(measured, ours_family, our_kernel), impl);
+  // Our other kernels beside it, each at its own tile: its time's ratio and its tiles' scores.
+  for (const SourceRatios& other : measured) {
+    if (other.family->name != ours_family || other.kernel == our_kernel || !other.vs_varlen(impl)) continue;
+    const std::optional<TileShape> tile = other.tile();
+    ours.detail += "; beside it " + other.kernel + ": " + format_ratio(*other.vs_varlen(impl)) +
+                   (tile ? " (its " + tile_name(*tile) + " tiles compute " +
+                               format_ratio(model.costs_at(*tile)[impl].computed_vs_varlen) + ")"
+                         : "");
+  }
+  chain.push_back(std::move(ours));
   chain.push_back(measured_stage("FlashAttention-2's time", ratios_of(measured, fa2_family), impl));
   return chain;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
+#include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/views.hpp"
 #include "gui/views/waste_callout.hpp"
@@ -66,8 +67,11 @@ void show_fields(AppState& state) {
     if (ImGui::SliderScalar(field.label, ImGuiDataType_Double, &value, &field.min, &field.max, field.format, flags))
       set_field(state, field, value);
   }
-  if (const std::string note = length_source_note(state.scenario); !note.empty())
-    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.3f, 1.0f), "%s", note.c_str());
+  if (const std::string note = length_source_note(state.scenario); !note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
+    wrapped_text("%s", note.c_str());  // wrapped: a long note is never cut at the panel's edge
+    ImGui::PopStyleColor();
+  }
 }
 
 // The sliding window (FlashAttention's window_size): keys to the left, and to the
@@ -115,7 +119,7 @@ void show_layout_options(AppState& state) {
                                     std::begin(tile_sizes));
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::Combo("flash tile (rows = cols)", &tile_index, "16\00032\00064\000128\0") && tile_index < 4)
-    set_tile_size(state, tile_sizes[tile_index]);
+    if (set_tile(state, {tile_sizes[tile_index], tile_sizes[tile_index]})) follow_tile(state);
 }
 
 void show_save(AppState& state) {
@@ -141,8 +145,7 @@ void show_summary(AppState& state) {
                format_count(double(s.total_tokens())).c_str(),
                *shortest == *longest ? std::to_string(*shortest).c_str()
                                      : (std::to_string(*shortest) + " to " + std::to_string(*longest)).c_str());
-  const std::vector<double> lengths(s.doc_lengths.begin(), s.doc_lengths.end());
-  draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, lengths,
+  draw_plot({"Document lengths, in tokens", "document, in order", 0, true}, std::span<const int>(s.doc_lengths),
             ImVec2(ImGui::GetContentRegionAvail().x, ImGui::GetTextLineHeight() * 6));
   if (!model.ok()) {
     wrapped_text("cannot lay out: %s", model.error.c_str());
@@ -150,7 +153,7 @@ void show_summary(AppState& state) {
   }
   // The file's sentence rounds (the article's "8x"); the model's figures, beside the table of them.
   ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1.0f));
-  wrapped_text("The model: %s", waste_sentence(model).c_str());
+  wrapped_text("The model: %s", scenario_summary(model).c_str());
   ImGui::PopStyleColor();
   wrapped_text("padded: %s of %d    packed: %s of %d    varlen: %s in one buffer",
                count_of(model.layouts->padded.num_rows(), "row").c_str(), s.padded_length(),
@@ -196,7 +199,7 @@ void show_scenario_view(AppState& state) {
   show_length_source(state);
   show_fields(state);
   show_layout_options(state);
-  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+  if (!state.scenario_error.empty()) wrapped_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
   ImGui::Separator();
   show_save(state);
   ImGui::EndChild();

@@ -3,6 +3,7 @@
 // view and the Story: the model's step, its predictions per kernel family (GEMMs at the
 // model's shapes where measured, else at the ceiling) and the scenario's measured steps.
 #include <array>
+#include <string>
 #include <vector>
 
 #include "analysis/measured_step.hpp"
@@ -19,5 +20,9 @@ struct StepFigures {
 
 // The state's scenario must have a [model].
 StepFigures step_figures(const AppState& state);
+
+// The kernel families predicted (f.times) whose step no pair of rows measured on one GPU, by
+// label: "attnlab · wgmma-sm90" where only FA2's and cuDNN's steps of these documents ship.
+std::vector<std::string> unmeasured_steps(const StepFigures& f);
 
 }  // namespace attnlab::gui

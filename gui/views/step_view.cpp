@@ -17,9 +17,10 @@
 #include "core/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/views/attention_shares.hpp"
+#include "gui/views/chain_figure.hpp"
 #include "gui/views/highlight.hpp"
 #include "gui/views/step_figures.hpp"
-#include "gui/views/story_text.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/note_text.hpp"
 #include "gui/widgets/wrapped_text.hpp"
@@ -33,29 +34,29 @@ namespace {
 struct StepPicture {
   std::uint64_t version = 0;  // the scenario and tile it was built from (AppState::scenario_version)
   std::string kernel;
-  std::size_t result_rows = 0, gemm_files = 0;
-  std::vector<std::string> kernels;  // our flash kernels loaded, the default first
+  std::uint64_t results_version = 0;
   StepFigures figures;
   std::optional<Ceilings> ceiling;
   std::vector<ChainLink> chain;
+  std::vector<ChainBar> bars, detail_bars;  // the chain's links as bars (they point into `chain`); with the details
   std::vector<std::string> explanation;
 };
 
 const StepPicture& step_picture(const AppState& state) {
   static std::unique_ptr<StepPicture> picture;
-  const std::size_t rows = total_rows(state.results);
-  if (picture && picture->version == state.scenario_version && picture->kernel == state.step_kernel &&
-      picture->result_rows == rows && picture->gemm_files == state.results.gemms.size())
+  const std::uint64_t results = state.results.version();
+  if (picture && picture->version == state.scenario_version && picture->kernel == state.our_kernel &&
+      picture->results_version == results)
     return *picture;
   auto p = std::make_unique<StepPicture>();
   p->version = state.scenario_version;
-  p->kernel = state.step_kernel;
-  p->result_rows = rows;
-  p->gemm_files = state.results.gemms.size();
-  p->kernels = our_flash_kernels(state.results);
+  p->kernel = state.our_kernel;
+  p->results_version = results;
   p->figures = step_figures(state);
-  p->ceiling = state.results.ceilings;
+  p->ceiling = state.results.loaded().ceilings;
   p->chain = step_chain(state.scenario, p->figures.step, p->figures.times, p->figures.measured);
+  p->bars = chain_bars(p->chain, false);
+  p->detail_bars = chain_bars(p->chain, true);
   p->explanation = step_explanation(state.scenario, p->figures.times, p->figures.measured);
   picture = std::move(p);
   return *picture;
@@ -67,18 +68,6 @@ void edit_model(AppState& state, const std::function<void(ModelShape&)>& change)
     change(*s.model);
     check_model_shape(*s.model, s.name);
   });
-}
-
-// Which kernel of ours the measured links take: the default (our first rows') unless chosen.
-void show_kernel_choice(AppState& state, const StepPicture& p) {
-  if (p.kernels.size() < 2) return;
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-  const std::string& shown = p.figures.times[int(KernelFamily::attnlab)].kernel;
-  if (ImGui::BeginCombo("our kernel", shown.c_str())) {
-    for (const std::string& k : p.kernels)
-      if (ImGui::Selectable(k.c_str(), k == shown)) state.step_kernel = k;
-    ImGui::EndCombo();
-  }
 }
 
 void show_model_controls(AppState& state) {
@@ -105,41 +94,42 @@ void show_model_controls(AppState& state) {
         edit_model(state, [&](ModelShape& s) { s.window_pattern = pattern; });
     ImGui::EndCombo();
   }
-  ImGui::TextDisabled("%d heads (%d KV) of %d, MLP %dx, vocabulary %d, sequence %d; the last layer is always long",
-                      m.heads, m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
-  if (!state.scenario_error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
+  note_text("%d heads (%d KV) of %d, MLP %dx, vocabulary %d, sequence %d; the last layer is always long", m.heads,
+            m.kv_heads, m.head_dim, m.mlp_ratio, m.vocab, m.seq_len);
+  if (!state.scenario_error.empty()) wrapped_text_colored(ImVec4(1, 0.4f, 0.4f, 1), "%s", state.scenario_error.c_str());
 }
 
-// Whether a chain link is one the Story's step is about.
-bool link_highlighted(const AppState& state, const ChainLink& link) {
-  const auto starts = [&](const char* prefix) { return link.label.rfind(prefix, 0) == 0; };
-  return (is_highlighted(state, Figure::step_measured) &&
-          (starts("the measured step") || starts("measured step saving") || starts("step time saved") ||
-           starts("attention's share of the measured step"))) ||
-         (is_highlighted(state, Figure::step_shares) && starts("attention's share") &&
-          !starts("attention's share of the measured step")) ||
-         (is_highlighted(state, Figure::step_saving) &&
-          (starts("predicted step saving") || starts("the rest of the step") || starts("the article's measured")));
+// The bars the Story's step is about: the measured step's (step 9), or the predictions and the
+// article's figure (step 10); chosen by what a link is, not by its name.
+bool bar_framed(const AppState& state, const ChainBar& b) {
+  const LinkEvidence e = b.link->evidence;
+  if (is_highlighted(state, Figure::step_measured)) return e == LinkEvidence::measured && b.unit == LinkUnit::percent;
+  if (is_highlighted(state, Figure::step_saving))
+    return b.unit == LinkUnit::percent && (e == LinkEvidence::reported || e == LinkEvidence::predicted);
+  return false;
 }
 
-void show_chain(const AppState& state, const StepPicture& p) {
-  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
-  if (!ImGui::BeginTable("chain", 3, flags)) return;
+// The chain as a table, each link with how it is computed: the label and the value never cut,
+// the explanation wrapped; the table scrolls sideways where the window is narrow.
+void show_chain_table(const StepPicture& p) {
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX;
+  const float font = ImGui::GetFontSize();
   float label = 0;
   for (const ChainLink& link : p.chain) label = std::max(label, ImGui::CalcTextSize(link.label.c_str()).x);
+  label = std::min(label, font * 24);
+  const float value = ImGui::CalcTextSize("-000,000 \xC2\xB5s").x;
+  const float how = std::max(font * 22, ImGui::GetContentRegionAvail().x - label - value - font * 2);
+  const float height = ImGui::GetTextLineHeightWithSpacing() * 16;
+  if (!ImGui::BeginTable("chain", 3, flags | ImGuiTableFlags_ScrollY, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("link", ImGuiTableColumnFlags_WidthFixed, label);
-  ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("not measured").x);
-  ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("ours", ImGuiTableColumnFlags_WidthFixed, value);
+  ImGui::TableSetupColumn("how", ImGuiTableColumnFlags_WidthFixed, how);
   ImGui::TableHeadersRow();
-  const auto last_highlighted = std::find_if(p.chain.rbegin(), p.chain.rend(),
-                                             [&](const ChainLink& link) { return link_highlighted(state, link); });
   for (const ChainLink& link : p.chain) {
     ImGui::TableNextRow();
-    if (link_highlighted(state, link)) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, highlighted_row_color());
-    // The Story keeps its rows in sight.
-    if (last_highlighted != p.chain.rend() && &link == &*last_highlighted) scroll_here_if_step_opened(state);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(link.label.c_str());
+    wrapped_text("%s", link.label.c_str());
     ImGui::TableNextColumn();
     if (link.value == "not measured")
       ImGui::TextDisabled("not measured");
@@ -156,8 +146,7 @@ void show_step_bars(const StepPicture& p) {
   const TrainingStep& step = p.figures.step;
   const StepCost& packed = step[Implementation::packed];
   const double most = std::max(packed.step_computed(), step[Implementation::varlen].step_computed());
-  ImGui::TextUnformatted(
-      "FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
+  wrapped_text("FLOPs per token of one step (forward + backward): matrix products, then attention as computed");
   const float label = ImGui::CalcTextSize("packed  ").x;
   const float width = ImGui::GetContentRegionAvail().x - label - ImGui::CalcTextSize("  0.00G (attention 00.0%)  ").x;
   const float height = ImGui::GetTextLineHeight() * 1.4f;
@@ -178,12 +167,18 @@ void show_step_bars(const StepPicture& p) {
   }
 }
 
-// Each measured backend's step part by part, packed against varlen, µs per step.
+// Each measured backend's step part by part, packed against varlen, µs per step; a kernel family
+// predicted above whose step no row of these documents measured says so.
 void show_measured_parts(const StepPicture& p) {
+  for (const std::string& family : unmeasured_steps(p.figures))
+    note_text(
+        "The measured step, %s, 1 GPU: not measured (no step row of both layouts for these documents under this "
+        "[model])",
+        family.c_str());
   for (const MeasuredStepPair& pair : p.figures.measured) {
     if (!pair.has_parts()) continue;
-    ImGui::Text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
-                pair.packed->file.c_str());
+    wrapped_text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
+                 pair.packed->file.c_str());
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable(("parts " + pair.label() + std::to_string(pair.gpus)).c_str(), 4, flags)) continue;
     for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})
@@ -220,24 +215,33 @@ void show_step_view(AppState& state) {
   show_model_controls(state);
   if (!state.scenario.model) return;
   const StepPicture& p = step_picture(state);
-  show_kernel_choice(state, p);
   ImGui::Separator();
-  ImGui::Text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
-              count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
-              count_of(p.figures.step.tokens, "token").c_str(), state.scenario.row_len,
-              format_count(double(p.figures.step.matrix_params)).c_str());
+  wrapped_text("%s, %s; packed rows of %d against varlen documents; %s matrix parameters",
+               count_of(std::ssize(state.scenario.doc_lengths), "document").c_str(),
+               count_of(p.figures.step.tokens, "token").c_str(), state.scenario.row_len,
+               format_count(double(p.figures.step.matrix_params)).c_str());
   show_step_bars(p);
   ImGui::Spacing();
-  show_chain(state, p);
+  wrapped_text("The chain, from the article's 8x fewer scores to its 1.8%% shorter run:");
+  // The Story's measured step opens on its first framed bar; its 1.8% step ends on the article's, the last.
+  const ScrollTo scroll = state.story_scroll_frames == 0               ? ScrollTo::none
+                          : is_highlighted(state, Figure::step_saving) ? ScrollTo::last_framed
+                                                                       : ScrollTo::first_framed;
+  draw_chain_figure(
+      p.bars, [&](const ChainBar& b) { return bar_framed(state, b); }, scroll);
+  if (ImGui::CollapsingHeader("The chain as a table: how each link is computed")) show_chain_table(p);
+  ImGui::BeginGroup();
+  show_attention_shares(attention_shares(p.figures));
+  ImGui::EndGroup();
+  frame_if_highlighted(state, Figure::step_shares);
   for (const std::string& paragraph : p.explanation) note_text("%s", paragraph.c_str());
   show_measured_parts(p);
-  note_text("%s", attention_shares_text(p.figures.step, p.figures.times).c_str());
   const StepTimePrediction& any = p.figures.times.front();  // every family prices its GEMMs alike
   if (any.gemms)
-    ImGui::TextDisabled("%s (scenario %s)", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
+    note_text("%s (scenario %s)", any.gemm_pricing().c_str(), any.gemms->scenario.c_str());
   else if (p.ceiling)
-    ImGui::TextDisabled("%s: %s, %s, %s", any.gemm_pricing().c_str(), p.ceiling->gemm.what.c_str(),
-                        p.ceiling->gemm.gpu.c_str(), p.ceiling->gemm.date.c_str());
+    note_text("%s: %s, %s, %s", any.gemm_pricing().c_str(), p.ceiling->gemm.what.c_str(), p.ceiling->gemm.gpu.c_str(),
+              p.ceiling->gemm.date.c_str());
   if (ImGui::Button("remove the model")) apply_edit(state, [](Scenario& s) { s.model.reset(); });
 }
 

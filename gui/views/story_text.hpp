@@ -13,9 +13,4 @@ namespace attnlab::gui {
 // The paragraph of `step` for the state's scenario (the step's, once opened).
 std::string story_paragraph(AppState& state, int step);
 
-// Attention's share of the training step three ways, each with what it counts: nanochat's
-// FLOPs (full squares), the FLOPs as computed (causal, tiled), and the measured forward time
-// (per kernel family). The Training step view and the Story say it alike.
-std::string attention_shares_text(const TrainingStep& step, const std::array<StepTimePrediction, 2>& times);
-
 }  // namespace attnlab::gui

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gui/app/story_steps.hpp"
+#include "gui/views/counting_picture.hpp"
 #include "gui/views/story_text.hpp"
 #include "gui/views/view_list.hpp"
 #include "gui/views/views.hpp"
@@ -22,17 +23,29 @@ const std::string& paragraph(AppState& state) {
   struct Cached {
     int step = -1;
     std::uint64_t version = 0;
-    std::size_t rows = 0;
+    std::uint64_t results = 0;
     std::string kernel;
     std::string text;
   };
   static Cached cached;
-  const std::size_t rows = total_rows(state.results);
-  if (cached.step != state.story_step || cached.version != state.scenario_version || cached.rows != rows ||
-      cached.kernel != state.step_kernel || !state.model_is_current())
-    cached = {state.story_step, state.scenario_version, rows, state.step_kernel,
+  const std::uint64_t results = state.results.version();
+  if (cached.step != state.story_step || cached.version != state.scenario_version || cached.results != results ||
+      cached.kernel != state.our_kernel || !state.model_is_current())
+    cached = {state.story_step, state.scenario_version, results, state.our_kernel,
               story_paragraph(state, state.story_step)};
   return cached.text;
+}
+
+// As tall as the paragraph wraps to at the window's width, so no line is cut off; at most a third
+// of the window (text 3x on a small window), where it scrolls.
+float paragraph_height(const std::string& text) {
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float width = ImGui::GetContentRegionAvail().x - 2 * style.WindowPadding.x - style.ScrollbarSize;
+  const std::size_t lines = wrap_at_spaces(text, width, [](std::string_view s) {
+                              return ImGui::CalcTextSize(s.data(), s.data() + s.size()).x;
+                            }).size();
+  const float needed = float(lines) * ImGui::GetTextLineHeightWithSpacing() + 2 * style.WindowPadding.y;
+  return std::min(needed, std::max(ImGui::GetTextLineHeightWithSpacing() * 3, ImGui::GetContentRegionAvail().y / 3));
 }
 
 void show_navigation(AppState& state, const StoryStep& step) {
@@ -85,14 +98,19 @@ void show_navigation(AppState& state, const StoryStep& step) {
 void show_story_view(AppState& state) {
   const StoryStep& step = story_steps()[state.story_step];
   // On start, or back from a tab where another scenario was opened or edited: the step's own.
-  if (state.scenario.name != step.scenario || state.scenario_edited) open_story_step(state, state.story_step);
+  const bool open = story_step_open(state) || open_story_step(state, state.story_step);
   show_navigation(state, step);
+  if (!open) {  // a scenarios folder without this step's scenario: the other steps still open
+    wrapped_text("This step shows the shipped scenario %s, which cannot be read: %s", step.scenario,
+                 state.scenario_error.c_str());
+    return;
+  }
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(40, 36, 24, 255));
-  const float lines = ImGui::GetTextLineHeightWithSpacing() * 4.6f;
-  ImGui::BeginChild("paragraph", ImVec2(0, lines), true);
+  ImGui::BeginChild("paragraph", ImVec2(0, paragraph_height(paragraph(state))), true);
   wrapped_text("%s", paragraph(state).c_str());
   ImGui::EndChild();
   ImGui::PopStyleColor();
+  if (step.aside == StoryAside::article_counting) show_counting_picture(state);
   ImGui::BeginChild("step view");
   state.highlight = step.figure;
   view_entry(step.view).show(state);

@@ -115,11 +115,13 @@ void show_controls(AppState& state, const ScenarioModel& model) {
 const ImU32 loaded_now = IM_COL32(255, 230, 60, 255);  // the K/V tile of this step
 const ImU32 loaded_before = IM_COL32(255, 255, 255, 200);
 
-// Outlines the key tiles loaded so far for the query tile: the last one yellow.
+// Outlines the key tiles loaded so far for the query tile, from the first it visits (under a
+// window, not tile 0): the last one yellow.
 void outline_loaded(ImDrawList* draw, const FlashWalkthrough& f, const MaskPlacement& p, std::int64_t q_at,
                     std::int64_t k_at) {
   const TileShape t = f.tile();
-  for (int kt = 0; kt < f.steps_done(); ++kt) {
+  const int first = f.state().key_tiles.first;
+  for (int kt = first; kt < first + f.steps_done(); ++kt) {
     const ImVec2 a(screen_x(p, k_at + std::int64_t(kt) * t.cols),
                    screen_y(p, q_at + std::int64_t(f.query_tile()) * t.rows));
     const ImVec2 b(screen_x(p, k_at + std::int64_t(kt + 1) * t.cols),

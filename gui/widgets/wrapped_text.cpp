@@ -27,6 +27,21 @@ std::string cut_long_word(std::string word, float width, const std::function<flo
   return word;
 }
 
+// A unit the formatter writes after a number and a space: SI prefixes, bytes, times, rates.
+bool is_unit(std::string_view word) {
+  static constexpr std::string_view units[] = {"k",   "M",   "G",   "T",         "P",  "B",       "KiB", "MiB",
+                                               "GiB", "TiB", "PiB", "\xC2\xB5s", "ms", "TFLOP/s", "TB/s"};
+  for (std::string_view u : units)
+    if (word == u ||
+        (word.size() > u.size() && word.substr(0, u.size()) == u &&
+         (word[u.size()] == ',' || word[u.size()] == ')' || word[u.size()] == ';' || word[u.size()] == '.')))
+      return true;
+  return word.size() >= 5 && std::string_view("kMGTP").find(word[0]) != std::string_view::npos &&
+         word.substr(1, 4) == "FLOP";  // "85.9 GFLOP"
+}
+
+bool ends_in_digit(std::string_view word) { return !word.empty() && word.back() >= '0' && word.back() <= '9'; }
+
 }  // namespace
 
 std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
@@ -39,7 +54,13 @@ std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
     std::string line;
     std::size_t at = 0;
     while (at <= paragraph.size()) {
-      const std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+      std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
+      // A number and its unit are one word: "1.07 G" never ends a line at "1.07".
+      while (space < paragraph.size() && ends_in_digit(paragraph.substr(at, space - at))) {
+        const std::size_t next = std::min(paragraph.find(' ', space + 1), paragraph.size());
+        if (!is_unit(paragraph.substr(space + 1, next - space - 1))) break;
+        space = next;
+      }
       const std::string_view word = paragraph.substr(at, space - at);
       const std::string longer = line.empty() ? std::string(word) : line + " " + std::string(word);
       if (measure(longer) <= width) {
@@ -81,6 +102,15 @@ void wrapped_text(const char* format, ...) {
   va_start(args, format);
   wrapped_text_v(format, args);
   va_end(args);
+}
+
+void wrapped_text_colored(const ImVec4& color, const char* format, ...) {
+  ImGui::PushStyleColor(ImGuiCol_Text, color);
+  va_list args;
+  va_start(args, format);
+  wrapped_text_v(format, args);
+  va_end(args);
+  ImGui::PopStyleColor();
 }
 
 }  // namespace attnlab::gui

@@ -171,6 +171,44 @@ TEST(PassPairs, TwoFilesOfOneBuildAreSummed) {
   std::filesystem::remove_all(folder);
 }
 
+// One results file holding both passes of each kernel of ours, as `attnlab-bench --pass=both`
+// writes them (the rows the shipped results need for item 7 of issue 35): each kernel's forward
+// is summed with the same kernel's backward of the same commit, never across kernels; a file
+// that gathered another commit's backward holds two builds, not summed.
+TEST(PassPairs, OneFileOfBothPassesSumsEachKernelsOwn) {
+  const auto folder = unique_temp_path("pass-pairs-both");
+  std::filesystem::remove_all(folder);
+  const auto row = [](const char* impl, double us, const char* kernel, Pass pass, const char* commit) {
+    ResultRow r = with_pass(our_row(impl, us, kernel), pass);
+    r.commit = commit;
+    return r;
+  };
+  write_results_csv(
+      folder / "attnlab-bench-both.csv",
+      {row("varlen", 211, "wgmma-sm90", Pass::fwd, "abc123"), row("varlen", 1220, "wgmma-sm90", Pass::bwd, "abc123"),
+       row("varlen", 386, "mma-sm80", Pass::fwd, "abc123"), row("varlen", 2009, "mma-sm80", Pass::bwd, "abc123"),
+       row("packed", 912, "wgmma-sm90", Pass::fwd, "abc123"), row("packed", 5000, "wgmma-sm90", Pass::bwd, "def456")});
+  LoadedResults results;
+  load_results_folder(results, folder);
+  const std::vector<PassPair> pairs =
+      pass_pairs(results, own_configuration(load_scenario("uniform-64x512"), Pass::bwd));
+  const auto pair_of_kernel = [&](const char* impl, const char* kernel) -> const PassPair* {
+    for (const PassPair& p : pairs)
+      if (p.implementation == impl && p.kernel == kernel) return &p;
+    return nullptr;
+  };
+  const PassPair* hopper = pair_of_kernel("varlen", "wgmma-sm90");
+  const PassPair* teaching = pair_of_kernel("varlen", "mma-sm80");
+  ASSERT_TRUE(hopper && teaching);
+  EXPECT_EQ(hopper->sum_us(), 211.0 + 1220.0);
+  EXPECT_EQ(teaching->sum_us(), 386.0 + 2009.0);
+  const PassPair* packed = pair_of_kernel("packed", "wgmma-sm90");
+  ASSERT_TRUE(packed && packed->fwd && packed->bwd);
+  EXPECT_FALSE(packed->one_build);  // one file, two commits: two builds
+  EXPECT_FALSE(packed->sum_us());
+  std::filesystem::remove_all(folder);
+}
+
 // On the shipped H100 results: every sum is the forward and backward medians of the
 // rows it names, read here straight from their files, of one file or of one build;
 // where there is no sum, no two rows are. FlashAttention-2's backward file holds both passes.

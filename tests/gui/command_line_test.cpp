@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/input_error.hpp"
+#include "gui/platform/command_line.hpp"
 #include "gui/platform/window_size.hpp"
 
 namespace attnlab::gui {
@@ -49,6 +50,63 @@ TEST(CommandLine, BadArgumentsExitTwoNamingTheirFlag) {
     EXPECT_EQ(o.exit_code, 2) << c.args;
     EXPECT_NE(o.output.find(c.named), std::string::npos) << c.args << ": " << o.output;
   }
+}
+
+// Numeric flags are decimal, finite and in range: no octal ("010" is not step 8), no hex, no
+// NaN or infinity, no exponent; the message quotes the text given, never a 309-digit number.
+TEST(CommandLine, NumericFlagsAreStrictDecimal) {
+  const struct {
+    const char* args;
+    const char* named;
+  } cases[] = {
+      {"--story-step 010", "--story-step: expected an integer from 1 to 10, got \"010\""},
+      {"--story-step 0x1", "--story-step"},
+      {"--story-step +3", "--story-step"},
+      {"--story-step 3.0", "--story-step"},
+      {"--view masks --mask-cells 0x10", "--mask-cells: expected an integer from 1 to"},
+      {"--view masks --mask-cells nan", "--mask-cells"},
+      {"--view masks --mask-cells inf", "got \"inf\""},
+      {"--view masks --mask-cells 1e3", "--mask-cells"},
+      {"--view masks --mask-cells 0", "--mask-cells"},
+      {"--view masks --text-scale 0x1", "--text-scale: expected a number from 0.75 to 3, got \"0x1\""},
+      {"--view masks --text-scale 1e0", "--text-scale"},
+      {"--view masks --text-scale .5", "--text-scale"},
+      {"--view masks --size 01280x800", "--size"},
+      {"--view masks --mouse 0x10,5", "--mouse"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = run_gui(std::string("--screenshot /tmp/never-written.png ") + c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args;
+    EXPECT_NE(o.output.find(c.named), std::string::npos) << c.args << ": " << o.output;
+    EXPECT_LT(o.output.size(), 200u) << c.args << ": " << o.output;
+    EXPECT_EQ(o.output.find('\n'), o.output.size() - 1) << c.args << ": one line";
+  }
+}
+
+// A flag the view shown would not read is refused, not dropped: --story-step 5 with
+// --scenario used to render Masks, and --view story used to replace --scenario in silence.
+TEST(CommandLine, FlagsTheViewWouldIgnoreAreRefused) {
+  const struct {
+    const char* args;
+    const char* named;
+  } cases[] = {
+      {"--story-step 5 --scenario web-mix-2048", "--scenario: the Story opens each step's own scenario"},
+      {"--view story --scenario long-tail", "--scenario"},
+      {"--view masks --story-step 3", "--story-step: a step of the Story (--view story), not of --view masks"},
+      {"--view story --mask-cells 96", "--mask-cells"},
+      {"--view masks --pass bwd", "--pass"},
+  };
+  for (const auto& c : cases) {
+    const Outcome o = run_gui(std::string("--screenshot /tmp/never-written.png ") + c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.args;
+    EXPECT_NE(o.output.find(c.named), std::string::npos) << c.args << ": " << o.output;
+  }
+  const Outcome mouse = run_gui("--view masks --mouse 10,10");
+  EXPECT_EQ(mouse.exit_code, 2) << mouse.output;
+  EXPECT_NE(mouse.output.find("--mouse: only with --screenshot"), std::string::npos) << mouse.output;
+  EXPECT_NO_THROW(check_flags_fit_view(View::story, {true, false, false, false, false, false}));
+  EXPECT_NO_THROW(check_flags_fit_view(View::scenario, {false, true, true, false, false, false}));
+  EXPECT_NO_THROW(check_flags_fit_view(View::timings, {false, true, false, true, true, true}));
 }
 
 TEST(CommandLine, AnEmptyScreenshotPathIsRefusedNotAWindow) {

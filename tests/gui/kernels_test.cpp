@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <tuple>
 
+#include "analysis/number_format.hpp"
 #include "analysis/pass_pairs.hpp"
 #include "analysis/source_ratios.hpp"
 #include "core/scenario_file.hpp"
+#include "core/tile_name.hpp"
 #include "gui/views/ratio_chain.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
@@ -130,9 +132,9 @@ TEST_F(TwoKernels, AForwardPairsOnlyWithItsOwnKernelsBackward) {
   EXPECT_FALSE(fast->sum_us());
 }
 
-// The Costs view's chain sets the model's computed scores beside the time of the kernel
-// that works in the model's tile (the rows' tile column), whichever kernel loaded first.
-TEST(TwoKernelTiles, TheChainTimesTheKernelOfTheModelsTile) {
+// The Costs view's chain times the kernel shown (the model at its tile, the rows' tile
+// column) and sets the other beside it at its own tile.
+TEST(TwoKernelTiles, TheChainTimesTheKernelShownAndTheOtherBesideIt) {
   const auto folder = unique_temp_path("two-kernel-tiles");
   std::filesystem::remove_all(folder);
   const auto at = [](ResultRow r, const char* tile) {
@@ -146,17 +148,24 @@ TEST(TwoKernelTiles, TheChainTimesTheKernelOfTheModelsTile) {
   load_results_folder(results, folder);
   const Scenario s = load_scenario("uniform-64x512");
   const std::vector<SourceRatios> ratios = source_ratios(results, own_configuration(s), true);
-  ASSERT_EQ(ours_at_tile(ratios, {64, 64})->kernel, teaching);
-  ASSERT_EQ(ours_at_tile(ratios, {128, 128})->kernel, hopper);
-  EXPECT_EQ(ours_at_tile(ratios, {32, 32})->kernel, hopper);  // no kernel of that tile: the first loaded
-  for (const auto& [tile, kernel, ratio] : {std::tuple{TileShape{64, 64}, teaching, 2190.0 / 386.0},
-                                            std::tuple{TileShape{128, 128}, hopper, 912.0 / 211.0}}) {
+  EXPECT_EQ(kernel_tile(results, teaching), (TileShape{64, 64}));
+  EXPECT_EQ(kernel_tile(results, hopper), (TileShape{128, 128}));
+  for (const auto& [tile, kernel, ratio, other, other_ratio] :
+       {std::tuple{TileShape{64, 64}, teaching, 2190.0 / 386.0, hopper, 912.0 / 211.0},
+        std::tuple{TileShape{128, 128}, hopper, 912.0 / 211.0, teaching, 2190.0 / 386.0}}) {
     SCOPED_TRACE(kernel);
-    const std::vector<ChainStage> chain = ratio_chain(build_model(s, tile), Implementation::packed, ratios);
+    const ScenarioModel model = build_model(s, tile);
+    const std::vector<ChainStage> chain = ratio_chain(model, Implementation::packed, ratios, kernel);
     ASSERT_EQ(chain.size(), 4u);
     EXPECT_NE(chain[2].label.find(kernel), std::string::npos) << chain[2].label;
     ASSERT_TRUE(chain[2].ratio);
     EXPECT_DOUBLE_EQ(*chain[2].ratio, ratio);
+    const TileShape other_tile = tile == TileShape{64, 64} ? TileShape{128, 128} : TileShape{64, 64};
+    EXPECT_NE(chain[2].detail.find(std::string("beside it ") + other + ": " + format_ratio(other_ratio) + " (its " +
+                                   tile_name(other_tile) + " tiles compute " +
+                                   format_ratio(model.costs_at(other_tile)[Implementation::packed].computed_vs_varlen)),
+              std::string::npos)
+        << chain[2].detail;
   }
   std::filesystem::remove_all(folder);
 }

@@ -11,6 +11,8 @@
 #include <toml++/toml.h>
 
 #include "analysis/roofline.hpp"
+#include "core/scenario_file.hpp"
+#include "gui/app/scenario_model.hpp"
 #include "gui/views/timings/label_placement.hpp"
 #include "gui/widgets/implementation_colors.hpp"
 #include "shipped_results.hpp"
@@ -87,6 +89,35 @@ TEST(Roofline, ARunWithoutMeasuredBytesSitsAtTheLeastBytesNeverTheModels) {
   EXPECT_EQ(placed[0].bytes, BytesBasis::measured);
   EXPECT_EQ(placed[0].bytes_from, &both.others[0]);
   EXPECT_NEAR(placed[0].flops_per_byte, flops / 3046816256.0, 1e-6);
+}
+
+// Naive writes its N^2 matrices to HBM and reads them back: its least bytes count them. The
+// shipped backward of one-doc-16384 has no ncu bytes; at Q, K, V, O and their gradients alone
+// it sat at about 10,000 FLOPs per byte, while its model moves 73.1 GiB (about 60). Now it
+// sits right of the model's intensity (a lower bound on bytes) but within twice it.
+TEST(Roofline, NaivesLeastBytesCountItsScoreMatrices) {
+  const LoadedResults results = shipped_results();
+  const Configuration c{"one-doc-16384", DType::bf16, 16, 128, true, Pass::bwd};
+  const std::optional<MeasuredRun> naive = find_run(results, c, "attnlab", "naive");
+  ASSERT_TRUE(naive);
+  ASSERT_FALSE(naive->with_measured_bytes());
+  const ScenarioModel model = build_model(load_scenario("one-doc-16384"), {64, 64});
+  const BackwardCost& b = model.backward_of(Implementation::naive);
+  const double model_intensity = double(b.flops) / double(b.hbm.total());
+  for (const RooflinePoint& p : roofline_points(*naive)) {
+    if (p.flops != FlopsBasis::computed) continue;
+    EXPECT_EQ(p.bytes, BytesBasis::lower_bound);
+    EXPECT_GE(p.flops_per_byte, model_intensity * 0.99);
+    EXPECT_LE(p.flops_per_byte, model_intensity * 2);
+  }
+  // A peer's naive row names no scores computed: its useful scores bound the matrices.
+  ResultRow eager = peer_row("torch-eager-padded", "naive", 3114);
+  eager.tokens = 32768;
+  eager.kv_heads = 16;
+  eager.scores_useful = 134479872;
+  EXPECT_EQ(least_bytes(eager), 536870912 + 134479872LL * 4 * 2);
+  eager.scores_useful.reset();
+  EXPECT_FALSE(least_bytes(eager));
 }
 
 TEST(Roofline, LabelsOverlapNoOtherLabelMarkerOrText) {

@@ -134,7 +134,7 @@ TEST(ScenarioEdits, BackgroundBuildCatchesUpWithTheLatestEdit) {
 
 TEST(ScenarioEdits, TileSizeRebuildsTheModel) {
   AppState state = article_state();
-  ASSERT_TRUE(set_tile_size(state, 32));
+  ASSERT_TRUE(set_tile(state, {32, 32}));
   EXPECT_EQ(state.model().tile, (TileShape{32, 32}));
   EXPECT_EQ(state.model().tile_of(Implementation::varlen), (TileShape{32, 32}));
 }

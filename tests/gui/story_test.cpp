@@ -8,6 +8,7 @@
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/app/story_steps.hpp"
+#include "gui/platform/command_line.hpp"
 #include "gui/views/step_figures.hpp"
 #include "gui/views/story_text.hpp"
 #include "shipped_results.hpp"
@@ -52,7 +53,7 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   const auto c = measured_configuration(state, state.model(), Pass::fwd);
   ASSERT_TRUE(c);
   int named = 0;
-  for (const SourceRatios& r : source_ratios(state.results, *c, false))
+  for (const SourceRatios& r : source_ratios(state.results.loaded(), *c, false))
     if (r.family->name == ours_family || r.family->name == fa2_family) {
       ASSERT_TRUE(r.vs_varlen(Implementation::packed));
       EXPECT_TRUE(says(measured, r.family->name + (r.kernel.empty() ? "" : " \xC2\xB7 " + r.kernel) + " " +
@@ -75,6 +76,34 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   open_story_step(state, 9);
   EXPECT_TRUE(says(story_paragraph(state, 9), "1.80%"));
   EXPECT_TRUE(says(story_paragraph(state, 9), *article_distance(state.scenario, figures.measured)));
+}
+
+// Step 2's counts say they are per head, in SI like every other count (they were the article's
+// "64.0M", millions of 2^20, unlabelled), and the step draws the three ways to count.
+TEST(Story, StepTwosCountsArePerHeadAndDrawn) {
+  AppState state = make_app_state("", shipped_results_folder);
+  open_story_step(state, 1);
+  EXPECT_EQ(story_steps()[1].aside, StoryAside::article_counting);
+  const Scenario& s = state.model().scenario;
+  const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
+  const std::string text = story_paragraph(state, 1);
+  EXPECT_TRUE(says(text, "(" + format_count(double(c.rows_full_squares)) + " scores per head")) << text;
+  EXPECT_TRUE(says(text, "(" + format_count(double(c.docs_full_squares) / 2) + " per head)")) << text;
+}
+
+// The Story's step 3 says it is zoomed in, and the window opens it zoomed in: --story-step 3
+// set the step's zoom, then the flags' (no --mask-cells: the whole picture) replaced it.
+TEST(Story, StepThreeOpensZoomedInAsItSays) {
+  AppState state = start_state({View::story, 3, "", 1.0f, std::nullopt, Pass::fwd}, shipped_results_folder);
+  const double cells = story_steps()[2].mask_cells;
+  ASSERT_GT(cells, 0);
+  for (const MaskViewport& vp : state.mask_viewports) EXPECT_EQ(vp.fit_cells, cells);
+  EXPECT_TRUE(
+      says(story_paragraph(state, 2), "Zoomed in on the first " + format_integer(std::llround(cells)) + " tokens"));
+  // Another view with --mask-cells starts there; without it, on the whole picture.
+  const AppState masks = start_state({View::masks, 1, "long-tail", 1.0f, 96, Pass::fwd}, shipped_results_folder);
+  EXPECT_EQ(masks.mask_viewports[0].fit_cells, 96);
+  EXPECT_EQ(masks.scenario.name, "long-tail");
 }
 
 }  // namespace

@@ -10,10 +10,13 @@
 #include <memory>
 #include <set>
 
+#include <sys/wait.h>
+
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
 #include "core/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
+#include "gui/app/story_steps.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 #include "gui/platform/gui_window.hpp"
 #include "gui/views/costs_widgets.hpp"
@@ -91,6 +94,24 @@ TEST(MaskView, FitPictureShowsBleedInPackedRowsOfTheArticleCase) {
   EXPECT_EQ(rgb_at(image, vx, vy), paint_rgb(PaintClass::outside));
 }
 
+// Fit to the whole picture at 1280x720, each of naive's documents is about 5 px wide: its
+// masked upper half still shows (a block of several kinds is painted pixel by pixel), where
+// every block holding a useful cell used to be painted useful and no blue was left.
+TEST(MaskView, NaivesMaskedHalfShowsAtFitAll) {
+  AppState state = state_on("uniform-64x512", View::masks);
+  const Image image = window->render_offscreen(state, 1280, 720);
+  const MaskPlacement& naive = state.mask_placements[int(Implementation::naive)];
+  ASSERT_GT(naive.cells_per_bin, 64);  // well under a pixel per cell
+  long long useful = 0, masked = 0;
+  for (int y = int(naive.y); y < int(naive.y + naive.side); ++y)
+    for (int x = int(naive.x); x < int(naive.x + naive.side); ++x) {
+      useful += rgb_at(image, x, y) == cell_kind_rgb(CellKind::useful);
+      masked += rgb_at(image, x, y) == cell_kind_rgb(CellKind::causal_masked);
+    }
+  EXPECT_GT(useful, 300);
+  EXPECT_GT(masked, useful * 2 / 5) << useful << " useful pixels";  // before: 348 of 2,190
+}
+
 // Zoomed so that each cell is 4 pixels: sampling every cell's centre gives back
 // exactly count_layout's counts, kind by kind, for each implementation.
 TEST(MaskView, PaintedCellsCountExactlyWhatCountLayoutCounts) {
@@ -98,7 +119,7 @@ TEST(MaskView, PaintedCellsCountExactlyWhatCountLayoutCounts) {
   ASSERT_TRUE(set_length_source_kind(state, "list"));
   ASSERT_TRUE(set_length_list(state, "5, 40, 20, 3"));
   ASSERT_TRUE(set_field(state, *find_scenario_field("row length"), 32));
-  ASSERT_TRUE(set_tile_size(state, 16));
+  ASSERT_TRUE(set_tile(state, {16, 16}));
   for (MaskViewport& vp : state.mask_viewports) vp = {0, 0, 4.0};
   const ScenarioModel& model = state.model();
   std::map<Rgb, PaintClass> kind_of_colour;
@@ -167,8 +188,8 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
   write_results_csv(folder / "good.csv", {r});
   std::ofstream(folder / "broken.csv") << "scenario,implementation\n\"unterminated\n";
   AppState state = state_on("uniform-64x512", View::timings);
-  load_results_folder(state.results, folder);
-  ASSERT_EQ(state.results.problems.size(), 1u);
+  state.results.load_folder(folder);
+  ASSERT_EQ(state.results.loaded().problems.size(), 1u);
   const Image image = window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   EXPECT_EQ(image.width, 1280);
@@ -204,7 +225,7 @@ TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
 // The Costs view fills a large window: its bottom third holds the table and the IO call-out.
 TEST(CostsView, TheBottomThirdOfALargeWindowIsNotEmpty) {
   AppState state = state_on("uniform-64x512", View::costs);
-  load_results_folder(state.results, std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  state.results.load_folder(std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
   const Image image = window->render_offscreen(state, 1600, 1000);
   const Rgb background = rgb_at(image, image.width - 3, image.height - 3);
   long long drawn = 0, all = 0;
@@ -268,7 +289,7 @@ TEST(TimingsView, BackwardChoiceListsEveryPairMissingPassesIncluded) {
   write_results_csv(folder / "attnlab-run.csv", {our_row("varlen", 380), bwd, our_row("packed", 2234)});
   AppState state = state_on("uniform-64x512", View::timings);
   state.pass = Pass::bwd;
-  load_results_folder(state.results, folder);
+  state.results.load_folder(folder);
   window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   const std::multimap<int, int> backward = tables_drawn();
@@ -294,7 +315,7 @@ TEST(TimingsView, BothKernelsRowsStandSideBySide) {
       {our_row("naive", 1749, "cublas"), our_row("packed", 1300, "wgmma-sm90"), our_row("varlen", 230, "wgmma-sm90"),
        our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80"), fa2});
   AppState state = state_on("uniform-64x512", View::timings);
-  load_results_folder(state.results, folder);
+  state.results.load_folder(folder);
   window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(state.view, View::timings);
   const std::multimap<int, int> tables = tables_drawn();
@@ -305,8 +326,8 @@ TEST(TimingsView, BothKernelsRowsStandSideBySide) {
   std::filesystem::remove_all(folder);
 }
 
-// With one flash kernel of ours (today's shipped files), the view is pixel for pixel
-// the one of the same rows without a kernel column: nothing about kernels is shown.
+// With one flash kernel of ours, the view is pixel for pixel the one of the same rows
+// without a kernel column: below the header, which names the kernel "ours" is.
 TEST(TimingsView, OneKernelLooksAsAFileWithoutKernels) {
   const auto folder = unique_temp_path("render-one-kernel");
   const auto render = [&](const char* kernel, const char* naive_kernel) {
@@ -317,13 +338,17 @@ TEST(TimingsView, OneKernelLooksAsAFileWithoutKernels) {
         folder / "attnlab-bench.csv",
         {our_row("naive", 1749, naive_kernel), our_row("packed", 2234, kernel), our_row("varlen", 376, kernel), fa2});
     AppState state = state_on("uniform-64x512", View::timings);
-    load_results_folder(state.results, folder);
+    state.results.load_folder(folder);
     Image image = window->render_offscreen(state, 1280, 800);
     EXPECT_EQ(tables_drawn().count(9), 1u);  // one "time / our varlen" column
     return image;
   };
   const Image without = render("", ""), with = render("mma-sm80", "cublas");
-  EXPECT_TRUE(with.rgba == without.rgba);
+  const std::size_t below_header = std::size_t(with.width) * 4 * 32;  // the header line: 32 px
+  ASSERT_EQ(with.rgba.size(), without.rgba.size());
+  EXPECT_FALSE(std::equal(with.rgba.begin(), with.rgba.begin() + std::ptrdiff_t(below_header), without.rgba.begin()));
+  EXPECT_TRUE(std::equal(with.rgba.begin() + std::ptrdiff_t(below_header), with.rgba.end(),
+                         without.rgba.begin() + std::ptrdiff_t(below_header)));
   std::filesystem::remove_all(folder);
 }
 
@@ -339,6 +364,20 @@ TEST(WalkthroughView, TheDiagonalTileShowsItsMaskedHalf) {
   EXPECT_GT(masked, 2016 * 4 * 9 / 10);  // 2016 masked cells of 2 x 2 pixels, less the outline over them
 }
 
+// Under a window the query tile's first key tile is not tile 0: the tile of this step is
+// still outlined in yellow (it was not, the outline counting from tile 0).
+TEST(WalkthroughView, ThisStepsTileIsOutlinedUnderAWindow) {
+  AppState state = state_on("uniform-64x512-rows-2048-window512", View::walkthrough);
+  const Image image = window->render_offscreen(state, 1280, 800);
+  const WalkthroughState& w = state.walkthrough;
+  EXPECT_GT(key_tiles_visited(state.model().layout_of(w.implementation).view(), state.tile, w.row, w.query_tile).first,
+            0);
+  long long yellow = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) yellow += rgb_at(image, x, y) == Rgb{255, 230, 60};
+  EXPECT_GT(yellow, 200);  // the row picture's and the close-up's frames, 3 px wide
+}
+
 TEST(Headless, ScreenshotCommandWritesAPng) {
   const auto png = unique_temp_path("headless.png");
   std::filesystem::remove(png);
@@ -347,6 +386,62 @@ TEST(Headless, ScreenshotCommandWritesAPng) {
   ASSERT_EQ(std::system(command.c_str()), 0);
   EXPECT_GT(std::filesystem::file_size(png), 1000u);
   std::filesystem::remove(png);
+}
+
+// The Story opens each step's own scenario: a scenarios folder holding only nanochat-d24
+// still shows step 8, and step 1, whose scenario is missing, is refused naming it.
+TEST(Headless, TheStoryNeedsOnlyItsStepsScenario) {
+  const auto folder = unique_temp_path("scenarios-without-the-default");
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  std::filesystem::copy_file(std::string(ATTNLAB_SOURCE_DIR) + "/scenarios/nanochat-d24.toml",
+                             folder / "nanochat-d24.toml");
+  const auto png = folder / "story-8.png";
+  const std::string gui = "ATTNLAB_SCENARIOS=" + folder.string() + " " + ATTNLAB_GUI_EXE + " --size 640x400";
+  EXPECT_EQ(std::system((gui + " --story-step 8 --screenshot " + png.string() + " > /dev/null").c_str()), 0);
+  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  const std::string missing = (folder / "missing.txt").string();
+  const int status =
+      std::system((gui + " --story-step 1 --screenshot " + png.string() + " > " + missing + " 2>&1").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  std::ifstream said(missing);
+  const std::string line((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
+  EXPECT_NE(line.find("uniform-64x512"), std::string::npos) << line;
+  std::filesystem::remove_all(folder);
+}
+
+long long pixels_of(const Image& image, Rgb color) {
+  long long n = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) n += rgb_at(image, x, y) == color;
+  return n;
+}
+
+// Every step's paragraph fits its box at 1920x1080 (step 10's overflowed a box of 4.6 lines),
+// and at 1280x720 steps 9 and 10 keep their framed bars in sight, step 10 its 1.8% (the
+// article's bar, the chain's last) among them.
+TEST(StoryView, ParagraphsFitAndFramedBarsAreInSight) {
+  AppState state = make_app_state("", std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  for (int step = 0; step < story_step_count; ++step) {
+    SCOPED_TRACE(step + 1);
+    open_story_step(state, step);
+    window->render_offscreen(state, 1920, 1080);
+    int paragraphs = 0;
+    for (const ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+      if (std::string_view(w->Name).find("/paragraph_") != std::string_view::npos && w->Active) {
+        EXPECT_EQ(w->ScrollMax.y, 0) << w->Name;
+        ++paragraphs;
+      }
+    EXPECT_EQ(paragraphs, 1);
+  }
+  for (int step : {8, 9}) {
+    SCOPED_TRACE(step + 1);
+    open_story_step(state, step);
+    const Image image = window->render_offscreen(state, 1280, 720);
+    EXPECT_GT(pixels_of(image, Rgb{110, 85, 20}), 20000);  // the framed bars' rows
+  }
+  const Image last = window->render_offscreen(state, 1280, 720);
+  EXPECT_GT(pixels_of(last, Rgb{150, 120, 200}), 300);  // the article's bar
 }
 
 // The Story is the first tab and opens its own scenario when drawn: a view asked for at

@@ -22,5 +22,22 @@ TEST(WasteCallout, TheSentenceCarriesTheModelsRatios) {
   }
 }
 
+// long-tail: padded is the larger waste, but packed's rows cut its long documents and lose
+// most of the useful scores; the Scenario view's summary says both (it led with padded alone).
+TEST(WasteCallout, TheSummarySaysWhatPackedLoses) {
+  const ScenarioModel model = build_model(load_scenario("long-tail"), {64, 64});
+  const ImplementationCost& packed = model.costs[Implementation::packed];
+  const ImplementationCost& varlen = model.costs[Implementation::varlen];
+  ASSERT_GT(packed.useful_lost, 0);
+  const std::string lost = format_percent(double(packed.useful_lost) / double(varlen.scores_useful()));
+  EXPECT_GT(double(packed.useful_lost), 0.8 * double(varlen.scores_useful()));  // most of them
+  const std::string text = scenario_summary(model);
+  EXPECT_NE(text.find("Packed loses " + lost + " of varlen's useful scores"), std::string::npos) << text;
+  EXPECT_NE(text.find(format_ratio(packed.computed_vs_varlen)), std::string::npos) << text;
+  // Nothing lost, nothing said: the article's case.
+  const ScenarioModel article = build_model(load_scenario("uniform-64x512"), {64, 64});
+  EXPECT_EQ(useful_lost_sentence(article), "");
+}
+
 }  // namespace
 }  // namespace attnlab::gui

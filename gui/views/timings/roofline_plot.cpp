@@ -21,6 +21,9 @@ namespace attnlab::gui {
 namespace {
 
 constexpr ImU32 neutral = IM_COL32(200, 200, 200, 255);
+// Labels are placed against every marker and label (place_labels is quadratic): above this many
+// points a frame would pay for it, and no label would fit anyway; the tooltip still names each point.
+constexpr std::size_t max_labelled_points = 200;
 constexpr ImU32 roof_color = IM_COL32(255, 220, 120, 220);
 
 ImU32 color_of(const ResultRow& r) {
@@ -53,10 +56,13 @@ void show_roofline_legend(const std::vector<const SourceFamily*>& families, cons
   if (kernels.named())
     for (std::size_t k = 0; k < kernels.ours.size(); ++k)
       item(MarkerShape::circle, IM_COL32(220, 220, 220, 255), true, "ours " + kernels.ours[k], int(k));
-  note_text(
-      "Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one. Bytes: ncu's; "
-      "\"<\": none measured, so placed at the least bytes a kernel must move (Q, K, V, O once): the true "
-      "point is at or left of it.");
+  // One line for the legend's marks; what they mean in full under the mouse, so the plot keeps its height.
+  note_text("Filled: FLOPs computed; hollow: useful. \"<\": at the least bytes (hover here).");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Filled: FLOPs computed (our rows); hollow: useful FLOPs, joined to the filled one.\nBytes: ncu's where "
+        "measured; \"<\": none measured, so placed at the least bytes the pass must move (Q, K, V, O once;\nnaive's "
+        "score matrices written and read once): the true point is at or left of it.");
 }
 
 // The plot's area and its log-log scales.
@@ -287,7 +293,7 @@ void show_roofline(const std::vector<MeasuredRun>& runs, const Kernels& kernels,
   const std::vector<Box> markers = draw_markers(draw, f, points, kernels, radius);
   std::vector<Box> roof_texts = ceilings ? draw_roof_labels(draw, f, *ceilings, markers) : std::vector<Box>{};
   roof_texts.insert(roof_texts.end(), floor_texts.begin(), floor_texts.end());
-  if (labelled) draw_labels(draw, f, points, markers, roof_texts, kernels);
+  if (labelled && points.size() <= max_labelled_points) draw_labels(draw, f, points, markers, roof_texts, kernels);
   draw->PopClipRect();
   show_point_tooltip(f, points, kernels, ceilings, radius);
 }

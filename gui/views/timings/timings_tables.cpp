@@ -20,37 +20,6 @@ constexpr ImGuiTableFlags scrolling_table = ImGuiTableFlags_Borders | ImGuiTable
                                             ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY |
                                             ImGuiTableFlags_ScrollX;
 
-// Our varlen run of `kernel` in the configuration of `like`.
-const MeasuredRun* our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& like, const std::string& kernel) {
-  for (const MeasuredRun& m : runs)
-    if (m.primary.row->source == our_source && m.primary.row->implementation == "varlen" &&
-        m.primary.row->kernel == kernel && configuration_of(*m.primary.row) == configuration_of(like))
-      return &m;
-  return nullptr;
-}
-
-// A row's time over our varlen's of `kernel`: a peer's against either kernel, ours
-// only against its own kernel's (naive's cuBLAS against each).
-std::optional<double> vs_our_varlen(const std::vector<MeasuredRun>& runs, const ResultRow& r,
-                                    const std::string& kernel) {
-  if (ours_of_a_flash_kernel(r) && r.kernel != kernel) return std::nullopt;
-  const MeasuredRun* varlen = our_varlen(runs, r, kernel);
-  if (!varlen) return std::nullopt;
-  return *r.median_us / *varlen->primary.row->median_us;
-}
-
-// The row's time over its own family's varlen: for a flash kernel of ours, that kernel's
-// (naive's cuBLAS: the first kernel's).
-std::optional<double> vs_own_varlen(const std::vector<SourceRatios>& ratios, const ResultRow& r) {
-  const SourceFamily* family = family_of(r.source);
-  const auto impl = implementation_of(r.implementation);
-  if (!family || !impl) return std::nullopt;
-  const SourceRatios* own = ratios_of(
-      ratios, family->name, ours_of_a_flash_kernel(r) ? std::optional<std::string_view>(r.kernel) : std::nullopt);
-  if (!own || (own->padded_stands_for_varlen && *impl == Implementation::padded)) return std::nullopt;
-  return own->vs_varlen(*impl);
-}
-
 void text_or_dash(const std::optional<std::string>& text) { ImGui::TextUnformatted(text ? text->c_str() : "-"); }
 
 std::optional<std::string> ratio_text(const std::optional<double>& r) {
@@ -85,17 +54,16 @@ void other_runs_cell(const MeasuredRun& m) {
                     file_name(m.primary).c_str(), format_us(*m.primary.row->median_us).c_str(), files.c_str());
 }
 
-void show_run_row(const std::vector<MeasuredRun>& runs, const MeasuredRun& m, const std::vector<SourceRatios>& ratios,
-                  const Kernels& kernels, const std::vector<std::string>& versus,
-                  const std::optional<Ceilings>& ceilings, bool show_scenario) {
+void show_run_row(const TimingsData& d, std::size_t i, const std::optional<Ceilings>& ceilings) {
+  const MeasuredRun& m = d.runs[i];
   const ResultRow& r = *m.primary.row;
   ImGui::TableNextRow();
-  if (show_scenario) {
+  if (!d.shape) {
     ImGui::TableNextColumn();
     ImGui::Text("%s %s d%d", r.scenario.c_str(), dtype_name(r.dtype), r.head_dim);
   }
   ImGui::TableNextColumn();
-  show_implementation_name(r, kernels);
+  show_implementation_name(r, d.kernels);
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(r.source.c_str());
   ImGui::TableNextColumn();
@@ -104,12 +72,12 @@ void show_run_row(const std::vector<MeasuredRun>& runs, const MeasuredRun& m, co
   text_or_dash(r.min_us && r.max_us ? std::optional(format_us(*r.min_us) + ".." + format_us(*r.max_us)) : std::nullopt);
   ImGui::TableNextColumn();
   useful_rate_cell(r, ceilings);
-  for (const std::string& k : versus) {
+  for (const std::optional<double>& vs : d.rows[i].vs_our_varlen) {
     ImGui::TableNextColumn();
-    text_or_dash(ratio_text(vs_our_varlen(runs, r, k)));
+    text_or_dash(ratio_text(vs));
   }
   ImGui::TableNextColumn();
-  text_or_dash(ratio_text(vs_own_varlen(ratios, r)));
+  text_or_dash(ratio_text(d.rows[i].vs_own_varlen));
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(file_name(m.primary).c_str());
   ImGui::TableNextColumn();
@@ -126,23 +94,22 @@ void ratio_cell(const std::optional<double>& r, const char* note = "") {
 
 }  // namespace
 
-void show_runs_table(const std::vector<MeasuredRun>& runs, const std::vector<SourceRatios>& ratios,
-                     const Kernels& kernels, const std::optional<Ceilings>& ceilings, bool show_scenario,
-                     float height) {
-  // One "time / our varlen" column per kernel named, else one of the only kernel (any, in an old file).
-  const std::vector<std::string> versus =
-      kernels.named() ? kernels.ours : std::vector<std::string>{kernels.ours.empty() ? "" : kernels.ours[0]};
-  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(versus.size()), scrolling_table, ImVec2(0, height)))
+void show_runs_table(const TimingsData& d, const std::optional<Ceilings>& ceilings, float height) {
+  const bool show_scenario = !d.shape;
+  if (!ImGui::BeginTable("results", (show_scenario ? 9 : 8) + int(d.versus.size()), scrolling_table, ImVec2(0, height)))
     return;
   ImGui::TableSetupScrollFreeze(0, 1);
   if (show_scenario) ImGui::TableSetupColumn("scenario and shape");
   for (const char* title : {"implementation", "source", "median", "min..max", "useful TFLOP/s"})
     ImGui::TableSetupColumn(title);
-  for (const std::string& k : versus)
-    ImGui::TableSetupColumn(kernels.named() ? ("time / varlen \xC2\xB7 " + k).c_str() : "time / our varlen");
+  for (const std::string& k : d.versus)
+    ImGui::TableSetupColumn(d.kernels.named() ? ("time / varlen \xC2\xB7 " + k).c_str() : "time / our varlen");
   for (const char* title : {"time / its own varlen", "file", "other runs"}) ImGui::TableSetupColumn(title);
   ImGui::TableHeadersRow();
-  for (const MeasuredRun& m : runs) show_run_row(runs, m, ratios, kernels, versus, ceilings, show_scenario);
+  ImGuiListClipper clipper;  // a file of many rows: only those in sight are drawn
+  clipper.Begin(int(d.runs.size()));
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) show_run_row(d, std::size_t(i), ceilings);
   ImGui::EndTable();
 }
 
@@ -238,6 +205,32 @@ void show_source_ratios(const std::vector<SourceRatios>& ratios, const ScenarioM
   for (const std::string& f : files) text += (text.empty() ? "" : ", ") + f;
   note_text("Primary runs from %s%s", text.c_str(),
             stand_in ? ". * No varlen run: its padded run stands in (documents of one length: padded = varlen)." : ".");
+}
+
+void show_source_floors(const std::vector<SourceFloors>& floors) {
+  if (floors.empty()) return;
+  wrapped_text("Why each ratio is what it is: each time over its own floor (the least two perfect kernels would take)");
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
+  if (!ImGui::BeginTable("source floors", 5, flags)) return;
+  ImGui::TableSetupColumn("source, floors of", ImGuiTableColumnFlags_WidthStretch);
+  for (const char* title : {"varlen/floor", "packed/floor", "floors apart", "measured"})
+    ImGui::TableSetupColumn(title, ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableHeadersRow();
+  for (const SourceFloors& f : floors) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    wrapped_text("%s, %s", f.source.c_str(), f.basis.c_str());  // wrapped: the number columns keep their room
+    for (const double x : {f.varlen_above(), f.packed_above(), f.floors_ratio(), f.measured_ratio()}) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_ratio(x).c_str());
+    }
+  }
+  ImGui::EndTable();
+  note_text(
+      "measured (packed/varlen) = floors apart x packed/floor / (varlen/floor). A floor is the FLOPs at the GEMM roof "
+      "or "
+      "the least bytes at the copy roof, whichever is longer: ours at its kernel's tile, a peer at the cells attended "
+      "(its tile is not in its rows, and no tile computes fewer).");
 }
 
 }  // namespace attnlab::gui

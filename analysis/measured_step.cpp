@@ -58,11 +58,6 @@ std::optional<double> step_idle_us(const StepRow& row) {
 }
 
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
-                                                  const LoadedResults& results, std::span<const Scenario> defined) {
-  return measured_step_pairs(s, step, results, lookup_in(defined));
-}
-
-std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
                                                   const LoadedResults& results, const ScenarioLookup& lookup) {
   std::map<std::string_view, bool> ran_s;  // per name the rows carry: whether its scenario's step is s's
   const auto steps_s = [&](const std::string& name) {

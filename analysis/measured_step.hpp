@@ -4,7 +4,6 @@
 // same tokens with the same optimizer, and where their time went part by part. Only rows of the scenario's own name and
 // token count stand for it: a step of other documents is another measurement.
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -45,9 +44,6 @@ struct MeasuredStepPair {
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
                                                   const LoadedResults& results,
                                                   const ScenarioLookup& lookup = scenario_named);
-// The same, the names looked up in `defined` (the scenarios as their files define them).
-std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
-                                                  const LoadedResults& results, std::span<const Scenario> defined);
 
 // Attention's time in a step row (forward + backward parts); empty where not profiled.
 std::optional<double> step_attention_us(const StepRow& row);

@@ -7,6 +7,7 @@
 #include "analysis/peer_families.hpp"
 #include "analysis/primary_runs.hpp"
 #include "analysis/same_cells.hpp"
+#include "core/input_error.hpp"
 
 namespace attnlab {
 
@@ -44,11 +45,7 @@ bool ran_in_family(const ResultRow& row, KernelFamily f, std::string_view kernel
 std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, Implementation impl, Pass pass,
                                                          KernelFamily family, std::string_view kernel,
                                                          const MeasuredRuns& runs) {
-  // (scenario name, implementation) of every run that computed the wanted cells.
-  std::vector<std::pair<std::string, Implementation>> same_cells;
-  for (const Scenario& s : runs.scenarios)
-    for (Implementation j : flash_implementations)
-      if (computes_same_cells(layer, impl, s, j)) same_cells.emplace_back(s.name, j);
+  const ScenarioCells wanted(layer);
   // A run of the same implementation first (the same kernel), then any that computed the same
   // cells; within each, one with the layer's heads first (its time needs no scaling).
   for (const bool same_implementation : {true, false})
@@ -59,7 +56,10 @@ std::optional<MeasuredAttention> find_measured_attention(const Scenario& layer, 
         if (row.head_dim != layer.head_dim || row.dtype != layer.dtype || row.causal != layer.causal) continue;
         const auto j = parse_implementation(row.implementation);
         if (!j || (same_implementation && *j != impl)) continue;
-        if (std::find(same_cells.begin(), same_cells.end(), std::pair{row.scenario, *j}) == same_cells.end()) continue;
+        if (std::find(std::begin(flash_implementations), std::end(flash_implementations), *j) ==
+                std::end(flash_implementations) ||
+            !runs.cells.computes(wanted, impl, row))
+          continue;
         return MeasuredAttention{*row.median_us * layer.heads / row.heads,
                                  *row.median_us,
                                  row.heads,
@@ -123,9 +123,9 @@ std::string StepTimePrediction::gemm_pricing() const {
 std::string shown_path(const std::filesystem::path& path) {
   std::error_code ec;
   const std::filesystem::path cwd = std::filesystem::current_path(ec);
-  if (ec) return path.string();
+  if (ec) return printable(path.string(), 4096);
   const std::filesystem::path relative = path.lexically_proximate(cwd);
-  return relative.empty() || *relative.begin() == ".." ? path.string() : relative.string();
+  return printable(relative.empty() || *relative.begin() == ".." ? path.string() : relative.string(), 4096);
 }
 
 std::string StepTimePrediction::label() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/measured_gemms.hpp"
+#include "analysis/same_cells.hpp"
 #include "core/results_csv.hpp"
 #include "core/scenario.hpp"
 #include "core/step_bytes.hpp"
@@ -25,11 +26,12 @@ const char* kernel_family_name(KernelFamily f);  // "attnlab", "FA2"
 // mma-sm80); FA2: any row of its sources.
 bool ran_in_family(const ResultRow& row, KernelFamily f, std::string_view kernel);
 
-// What a layer's attention is matched against: results rows and the scenarios they name,
-// as their files define them (never an edit that kept a file's name).
+// What a layer's attention is matched against: results rows, by the cells they computed
+// (analysis/same_cells.hpp: the scenarios the rows name are looked up as a row needs them,
+// never every scenario of the folder).
 struct MeasuredRuns {
   std::vector<ResultRow> rows;
-  std::vector<Scenario> scenarios;
+  RunCells cells;
 };
 
 // The kernel of ours the step takes unless told otherwise: that of our first flash row in

@@ -33,7 +33,7 @@ std::string flops(double x) { return format_count(x); }
 void print_header(const Scenario& s, const TrainingStep& step) {
   const ModelShape& m = step.model;
   const std::int64_t lm_head = std::int64_t(m.width) * m.vocab;
-  std::printf("scenario     %s  (%s)\n", s.name.c_str(), s.source.string().c_str());
+  std::printf("scenario     %s  (%s)\n", s.name.c_str(), printable(s.source.string(), 4096).c_str());
   std::printf("why          %s\n", s.why.c_str());
   std::printf("batch        %zu documents, %lld tokens; packed rows of %d (%s), varlen documents\n",
               s.doc_lengths.size(), static_cast<long long>(step.tokens), s.row_len, packing_policy_name(s.packing));
@@ -151,7 +151,7 @@ void print_savings(const TrainingStep& step, const LoadedResults& results,
     else
       std::printf("(b) from time, %s: %s, %s, %s (%s says where it was measured)\n", any.gemm_pricing().c_str(),
                   ceiling->gemm.what.c_str(), ceiling->gemm.gpu.c_str(), ceiling->gemm.date.c_str(),
-                  results.ceilings_file.string().c_str());
+                  printable(results.ceilings_file.string(), 4096).c_str());
     for (const StepTimePrediction& t : times) {
       const auto fwd = t.saving_fwd(), whole = t.saving_step();
       std::printf("    %-8s forward alone %s; whole step (forward and backward) %s\n", kernel_family_name(t.family),
@@ -328,16 +328,10 @@ void print_step_json(const Scenario& s, const TrainingStep& step, const std::vec
               json_array(measured, pair).c_str(), distance ? json_string(*distance).c_str() : "null");
 }
 
-// The shipped runs to match the layers against; a scenario folder that cannot be listed costs a warning.
-MeasuredRuns shipped_runs(const Scenario& s, const LoadedResults& results) {
+// The loaded runs to match the layers against, by the cells they computed (analysis/same_cells.hpp).
+MeasuredRuns shipped_runs(const LoadedResults& results) {
   MeasuredRuns runs;
   for (const ResultsFile& file : results.files) runs.rows.insert(runs.rows.end(), file.rows.begin(), file.rows.end());
-  try {
-    runs.scenarios = list_scenarios();
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "attnlab: warning: matching measured runs against %s alone: %s\n", s.name.c_str(), e.what());
-    runs.scenarios = {s};
-  }
   return runs;
 }
 
@@ -374,13 +368,13 @@ void add_step_command(CLI::App& app) {
     }
     const LoadedResults results = load_measured_results();
     const std::optional<Ceilings>& ceiling = results.ceilings;
-    const MeasuredRuns runs = shipped_runs(s, results);
+    const MeasuredRuns runs = shipped_runs(results);
     const std::optional<MeasuredGemms> gemms = gemms_for_step(s, step, results.gemms);
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily f : all_kernel_families)
       times[int(f)] = predict_step_time(s, step, f, ceiling ? std::optional(ceiling->tflops) : std::nullopt, gemms,
                                         runs, {}, ceiling ? std::optional(ceiling->tbps) : std::nullopt);
-    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results, runs.scenarios);
+    const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results);
     const std::vector<ChainLink> chain = step_chain(s, step, times, measured);
     if (options->format == "json") {
       print_step_json(s, step, chain, measured, article_distance(s, measured));

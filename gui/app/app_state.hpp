@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/context_parallel.hpp"
+#include "core/scenario_file.hpp"
 #include "gui/app/live_run.hpp"
 #include "gui/app/results_state.hpp"
 #include "gui/app/scenario_model.hpp"
@@ -72,7 +73,7 @@ struct AppState {
   std::shared_ptr<const TimingsData> timings;  // derived from `results` and the view's choices, made again on change
   LiveRun live_run;                            // the Timings view's run of this scenario on a local GPU
   WalkthroughState walkthrough;
-  std::vector<Scenario> shipped_scenarios;  // scenarios/ as the files define them, read at start and on "refresh"
+  std::vector<ScenarioEntry> shipped_scenarios;  // the names in scenarios/, read at start and on "refresh"
   // The scenario whose results rows describe `scenario` (measured_scenario.hpp), for scenario_version.
   std::optional<std::string> measured_as;
   std::uint64_t measured_as_version = ~std::uint64_t{0};

@@ -204,7 +204,7 @@ void refresh_shipped_scenarios(AppState& state) {
   state.shipped_scenarios.clear();
   state.measured_as_version = ~std::uint64_t{0};
   try {
-    state.shipped_scenarios = list_scenarios();
+    state.shipped_scenarios = list_scenario_entries();
   } catch (const std::exception& e) {
     state.scenario_error = e.what();
   }

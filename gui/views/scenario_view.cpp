@@ -21,7 +21,7 @@ namespace {
 void show_scenario_list(AppState& state) {
   ImGui::TextUnformatted("Shipped scenarios");
   if (ImGui::BeginListBox("##shipped", ImVec2(-1, ImGui::GetTextLineHeightWithSpacing() * 9))) {
-    for (const Scenario& shipped : state.shipped_scenarios)
+    for (const ScenarioEntry& shipped : state.shipped_scenarios)
       if (ImGui::Selectable(shipped.name.c_str(), shipped.name == state.scenario.name))
         open_scenario(state, shipped.name);
     ImGui::EndListBox();

@@ -496,6 +496,34 @@ TEST(Cli, StepWithAFullGemmFileStaysInsideACpuLimit) {
   EXPECT_NE(r.out.find("the chain, from scores to step time"), std::string::npos) << r.out;
 }
 
+// attnlab step matches measured runs by their cells, looking up only the scenarios rows name:
+// six valid files of 2^24 one-token documents beside nanochat-d24 in the scenarios folder (each
+// resolved, 793 MB for twelve) cost no more memory than the folder without them.
+TEST(Cli, StepResolvesOnlyTheScenariosRowsName) {
+  const auto peak_kib_stepping = [](int huge) {
+    const fs::path folder = scratch_dir() / ("step-" + std::to_string(huge));
+    fs::create_directories(folder);
+    fs::copy_file(fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml", folder / "nanochat-d24.toml");
+    for (int i = 0; i < huge; ++i)
+      std::ofstream(folder / ("huge-" + std::to_string(i) + ".toml"))
+          << "why = \"many one-token documents\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
+             "row_len = 256\n[documents]\nsource = \"uniform\"\ncount = 16777216\nlength = 1\n";
+    const CliRun r = attnlab("step nanochat-d24",
+                             "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0\" "
+                             "ATTNLAB_SCENARIOS='" +
+                                 folder.string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    fs::remove_all(folder);
+    rusage children{};
+    ::getrusage(RUSAGE_CHILDREN, &children);  // the largest child so far
+    return children.ru_maxrss;
+  };
+  const long without = peak_kib_stepping(0);
+  const long with_six = peak_kib_stepping(6);
+  EXPECT_LT(with_six, without * 3 / 2) << "KiB at peak with six huge scenarios against none";
+}
+
 // A scenario named with a comma stays one cell of the step's CSV.
 TEST(Cli, StepCsvQuotesTheScenarioName) {
   const fs::path file = scratch_dir() / "a,b.toml";

@@ -94,7 +94,7 @@ class MeasuredStep : public TestFolder {
     LoadedResults results;
     load_results_folder(results, folder);
     EXPECT_TRUE(results.problems.empty()) << results.problems.front();
-    return measured_step_pairs(scenario, step, results, std::span(&scenario, 1));
+    return measured_step_pairs(scenario, step, results, lookup_in(std::span(&scenario, 1)));
   }
 
   std::vector<ChainLink> chain_of(const std::vector<MeasuredStepPair>& measured) const {
@@ -337,20 +337,21 @@ TEST_F(MeasuredStep, AnEditThatKeepsTheNameIsNotTheMeasuredStep) {
   LoadedResults results;
   load_results_folder(results, dir_);
   const Scenario defined = scenario;
-  ASSERT_EQ(measured_step_pairs(scenario, step, results, std::span(&defined, 1)).size(), 1u);
+  ASSERT_EQ(measured_step_pairs(scenario, step, results, lookup_in(std::span(&defined, 1))).size(), 1u);
 
   Scenario fewer_layers = scenario;
   fewer_layers.model->layers = 12;
   const TrainingStep fewer_step = model_training_step(fewer_layers, *fewer_layers.model);
   ASSERT_EQ(fewer_step.tokens, step.tokens);
-  EXPECT_TRUE(measured_step_pairs(fewer_layers, fewer_step, results, std::span(&defined, 1)).empty());
+  EXPECT_TRUE(measured_step_pairs(fewer_layers, fewer_step, results, lookup_in(std::span(&defined, 1))).empty());
 
   Scenario shorter_documents = scenario;  // 128 documents of 256: the same 32,768 tokens
   shorter_documents.doc_lengths.assign(128, 256);
   const TrainingStep shorter_step = model_training_step(shorter_documents, *shorter_documents.model);
   ASSERT_EQ(shorter_step.tokens, step.tokens);
-  EXPECT_TRUE(measured_step_pairs(shorter_documents, shorter_step, results, std::span(&defined, 1)).empty());
-  EXPECT_TRUE(measured_step_pairs(scenario, step, results, std::span<const Scenario>{}).empty());  // no file defines it
+  EXPECT_TRUE(measured_step_pairs(shorter_documents, shorter_step, results, lookup_in(std::span(&defined, 1))).empty());
+  EXPECT_TRUE(measured_step_pairs(scenario, step, results, lookup_in(std::span<const Scenario>{}))
+                  .empty());  // no file defines it
 }
 
 // Step rows are matched by the step they ran, as attention rows by their cells: an identical copy
@@ -361,7 +362,8 @@ TEST_F(MeasuredStep, ACopyUnderAnotherNameIsTheMeasuredStep) {
   load_results_folder(results, dir_);
   Scenario copy = scenario;
   copy.name = "my-d24";
-  const std::vector<MeasuredStepPair> pairs = measured_step_pairs(copy, step, results, std::span(&scenario, 1));
+  const std::vector<MeasuredStepPair> pairs =
+      measured_step_pairs(copy, step, results, lookup_in(std::span(&scenario, 1)));
   ASSERT_EQ(pairs.size(), 1u);
   EXPECT_TRUE(pairs[0].packed && pairs[0].varlen);
   // By default a row's name leads to the scenarios folder's file of that name.

@@ -260,11 +260,9 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   const Scenario rows = uniform(16, 2048, 2048);  // the run's scenario, 16 heads
   Scenario batch = uniform(64, 512, 2048, 12);
   ModelShape m = *nanochat_d24().model;
-  MeasuredRuns runs;
   Scenario named_rows = rows;
   named_rows.name = "rows";
-  runs.scenarios = {named_rows};
-  runs.rows = {our_row("varlen", 1000, "", "rows")};
+  MeasuredRuns runs{{our_row("varlen", 1000, "", "rows")}, RunCells(lookup_in(std::span(&named_rows, 1)))};
   const Scenario layer = layer_scenario(batch, m, LayerKind::long_context);
   const auto t =
       find_measured_attention(layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs);
@@ -287,7 +285,8 @@ TEST(TrainingStep, MeasuredRunsStandInForLayersThatComputeTheSameCells) {
   m.short_window = 2047;
   EXPECT_TRUE(find_measured_attention(layer_scenario(batch, m, LayerKind::short_window), Implementation::packed,
                                       Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
-  runs.scenarios[0].window = {512, 0};
+  runs.rows[0].window_left = 512;  // a run that says it computed the window
+  runs.rows[0].window_right = 0;
   EXPECT_TRUE(
       find_measured_attention(short_layer, Implementation::packed, Pass::fwd, KernelFamily::attnlab, "mma-sm80", runs));
   EXPECT_FALSE(
@@ -303,8 +302,7 @@ TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
   docs.model = ModelShape{};
   docs.model->heads = docs.model->kv_heads = 16;
   docs.model->window_pattern = "L";
-  MeasuredRuns runs;
-  runs.scenarios = {docs};
+  MeasuredRuns runs{{}, RunCells(lookup_in(std::span(&docs, 1)))};
   for (const char* kernel : {"wgmma-sm90", "mma-sm80"})
     for (const char* impl : {"packed", "varlen"})
       runs.rows.push_back(our_row(impl, std::string_view(kernel) == "mma-sm80" ? 400 : 200, kernel, "docs"));
@@ -346,8 +344,8 @@ TEST(TrainingStep, ARunWithTheLayersHeadsIsPreferred) {
   Scenario docs12 = docs;
   docs12.name = "docs12";
   docs12.heads = docs12.kv_heads = 12;
-  MeasuredRuns runs;
-  runs.scenarios = {docs, docs12};
+  const std::vector<Scenario> defined = {docs, docs12};
+  MeasuredRuns runs{{}, RunCells(lookup_in(defined))};
   ResultRow sixteen = our_row("varlen", 400, "mma-sm80", "docs");
   ResultRow twelve = our_row("varlen", 290, "mma-sm80", "docs12");
   twelve.heads = 12;

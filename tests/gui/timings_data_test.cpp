@@ -26,7 +26,6 @@ class TimingsDataTest : public ::testing::Test {
     write_results_csv(folder / "peers.csv", {peer_row("torch-varlen_attn", "varlen", 468),
                                              peer_row("torch-sdpa-flash-packed", "packed", 1700)});
     state.scenario = load_scenario("uniform-64x512");
-    refresh_shipped_scenarios(state);
     state.results.load_folder(folder);
   }
   void TearDown() override { std::filesystem::remove_all(folder); }

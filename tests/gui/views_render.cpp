@@ -41,7 +41,7 @@ class HiddenWindow : public ::testing::Environment {
 AppState state_on(const char* scenario, View view) {
   AppState state;
   state.scenario = load_scenario(scenario);
-  refresh_shipped_scenarios(state);  // the measured rows a view shows are those of a shipped scenario's cells
+  refresh_shipped_scenarios(state);  // the Scenario view lists the shipped names
   state.view = view;
   state.view_requested = true;
   return state;

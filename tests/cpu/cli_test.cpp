@@ -349,7 +349,11 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
     for (const std::string& line : lines)  // columns: UTF-8 characters, each one column wide here ("µs")
       EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120)
           << line;
-    for (const char* link : {"the article's count", "what the window leaves", "what tile quantization leaves",
+    const bool windowed = std::string(scenario) != "nanochat-d24-no-window";
+    EXPECT_NE(r.out.find(windowed ? "what the window leaves" : "what the causal mask leaves (no window)"),
+              std::string::npos)
+        << r.out;
+    for (const char* link : {"the article's count", "what tile quantization leaves",
                              "predicted step saving, from FLOPs", "measured step saving, one GPU, AdamW, FA2",
                              "measured step saving, one GPU, AdamW, attnlab", "the article's measured saving"})
       EXPECT_NE(r.out.find(link), std::string::npos) << scenario << ": " << link << "\n" << r.out;

@@ -1,56 +1,20 @@
-"""A scenario as attnlab's own loader resolves it, for the Python side (bench/peers, train/, pytorch/).
+"""A scenario as attnlab's own loader resolves it, for the Python side (the peers, the step, the operator's test).
 
 `attnlab model SCENARIO --format json` prints the shape, the document lengths, the packed
 rows, the useful scores per layout, the [model] table with each layer's window and the
-results columns, so no script holds a second copy of the loader, the length generators,
-the packing or the window pattern. Also the scripts' one-line exits: fail, and import_torch
-where PyTorch is missing. Plain Python: no torch needed.
+results columns, so no command holds a second copy of the loader, the length generators,
+the packing or the window pattern. Plain Python: no torch needed.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
-from atomic_file import printable
-
-# The CLI a script runs unless told otherwise: $ATTNLAB_CLI, else attnlab on the PATH.
-DEFAULT_CLI = os.environ.get("ATTNLAB_CLI", "attnlab")
-
-
-def fail(program: str, message: str, code: int = 2):
-    """One printable line on stderr, then exit: the project's way with bad input."""
-    print(f"{program}: {printable(message)}", file=sys.stderr)
-    sys.exit(code)
-
-
-def import_torch(program: str):
-    """PyTorch, or one line and exit 3 where it is not installed (as a missing GPU is)."""
-    try:
-        import torch
-    except ImportError as e:
-        fail(program, f"PyTorch is not installed here ({e}); this script needs it and a CUDA GPU", 3)
-    return torch
+from attnlab.cli import cli_json
 
 
 def scenario_json(attnlab: str, scenario: str, program: str) -> dict:
     """The scenario's JSON object; a CLI that cannot run, refuses the scenario or answers with
     anything but a JSON object ends the program with one line and exit code 2."""
-    try:
-        done = subprocess.run([attnlab, "model", scenario, "--format", "json"], capture_output=True, text=True)
-    except OSError as e:
-        fail(program, f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
-    if done.returncode != 0:
-        fail(program, done.stderr.strip() or f"{attnlab} model {scenario} --format json exited with {done.returncode}")
-    try:
-        answer = json.loads(done.stdout)
-    except ValueError as e:
-        fail(program, f"{attnlab} model {scenario} --format json printed no JSON ({e}); is {attnlab} attnlab?")
-    if not isinstance(answer, dict):
-        fail(program, f"{attnlab} model {scenario} --format json printed JSON that is no object; is {attnlab} attnlab?")
-    return answer
+    return cli_json(attnlab, ["model", scenario, "--format", "json"], program)
 
 
 def packed_sources(packed_rows: list[list[list[int]]], row_len: int) -> list[int]:

@@ -1,13 +1,13 @@
-"""bench/atomic_file.py: every Python writer follows the C++ writer's rule, without torch."""
+"""attnlab/atomic_file.py: every Python writer follows the C++ writer's rule, without torch."""
 
+import csv
 import os
 import stat
 import tempfile
 import unittest
 from pathlib import Path
 
-import paths  # noqa: F401  (sys.path)
-from atomic_file import WriteRefused, check_replaceable_file, write_csv, write_text_atomically
+from attnlab.atomic_file import WriteRefused, append_rows, check_replaceable_file, write_csv, write_text_atomically
 
 
 class AtomicFile(unittest.TestCase):
@@ -83,6 +83,13 @@ class AtomicFile(unittest.TestCase):
         self.assertNotIn("\x1b", message)
         self.assertNotIn("\n", message)
         self.assertIn("x\\x1b[31m\\n: cannot write the results CSV (it is a folder)", message)
+
+    def test_append_rows_keeps_what_the_file_holds(self):
+        path = self.dir / "rows.csv"
+        append_rows(path, ["a", "b"], [{"a": 1}])
+        append_rows(path, ["a", "b"], [{"a": 2, "b": "x,y"}])
+        with open(path, newline="") as f:
+            self.assertEqual(list(csv.DictReader(f)), [{"a": "1", "b": ""}, {"a": "2", "b": "x,y"}])
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Plain Python: no torch needed.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -22,11 +23,21 @@ import stat
 import tempfile
 from pathlib import Path
 
-from attnlab.exits import printable
+from attnlab.exits import fail, printable
 
 
 class WriteRefused(Exception):
     """A path that cannot be written: the message is one printable line naming it."""
+
+
+@contextlib.contextmanager
+def refusal_exits(program: str):
+    """Inside it, a path that cannot be written ends `program` with its one line and exit 2
+    (exits.fail), never a traceback or a lost measurement."""
+    try:
+        yield
+    except WriteRefused as e:
+        fail(program, str(e))
 
 
 def _refused(path: Path, what: str, why: str) -> WriteRefused:

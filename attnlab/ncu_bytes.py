@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, check_replaceable_file, write_csv
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_csv
 from attnlab.exits import fail
 
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
@@ -88,10 +88,8 @@ def measure(ncu: str, bench: str, row: dict, log) -> tuple[int, int, int] | None
 
 def write_rows(path: Path, columns: list[str], rows: list[dict]):
     """The results file with the bytes measured so far, written atomically (attnlab/atomic_file.py)."""
-    try:
+    with refusal_exits("ncu_bytes"):
         write_csv(path, columns, rows)
-    except WriteRefused as e:
-        fail("ncu_bytes", str(e))
 
 
 def main():
@@ -105,10 +103,8 @@ def main():
         fail("ncu_bytes", f"{args.ncu} is not on the PATH: Nsight Compute is needed to measure DRAM bytes", 3)
     if not args.results.is_file():
         fail("ncu_bytes", f"{args.results}: no such results file")
-    try:  # the file is rewritten in place: it must be one that can be replaced
+    with refusal_exits("ncu_bytes"):  # the file is rewritten in place: it must be one that can be replaced
         check_replaceable_file(args.results, "results CSV")
-    except WriteRefused as e:
-        fail("ncu_bytes", str(e))
     with args.results.open(newline="") as f:
         reader = csv.DictReader(f)
         columns, rows = list(reader.fieldnames or []), list(reader)

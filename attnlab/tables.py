@@ -37,7 +37,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, check_replaceable_file, write_text_atomically
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_text_atomically
 from attnlab.cli import cli_json, run_cli
 from attnlab.exits import fail
 
@@ -571,12 +571,10 @@ def main():
     args = ap.parse_args()
     if not args.bench and not args.peers:
         fail(PROGRAM, "give --bench, --peers or both")
-    for path, what in ((args.out, "Markdown file"), (args.readme, "README")):
-        try:  # before the tables are made: a path that cannot be written is one line
+    with refusal_exits(PROGRAM):  # before the tables are made: a path that cannot be written is one line
+        for path, what in ((args.out, "Markdown file"), (args.readme, "README")):
             if path:
                 check_replaceable_file(path, what)
-        except WriteRefused as e:
-            fail(PROGRAM, str(e))
     side = CppSide(args.attnlab, args.ceilings)
     all_bench, all_peers = side.primary_rows(args.bench), side.primary_rows(args.peers)
     bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
@@ -645,10 +643,8 @@ def with_summary(readme: Path, block: str) -> str:
 
 def write_atomically(path: Path, text: str):
     """A table's text, written atomically (attnlab/atomic_file.py); a write that fails is one line."""
-    try:
+    with refusal_exits(PROGRAM):
         write_text_atomically(path, text, "Markdown file")
-    except WriteRefused as e:
-        fail(PROGRAM, str(e))
 
 
 if __name__ == "__main__":

@@ -33,9 +33,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, check_replaceable_file, write_csv
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_csv
 from attnlab.cli import DEFAULT_CLI
-from attnlab.exits import fail
 from attnlab.scenario import cu_seqlens, scenario_json
 from attnlab.timing import summary, time_calls
 
@@ -355,11 +354,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30)
     args, rest = ap.parse_known_args()
-    try:  # before any GPU work: a path that cannot be written never costs a run
-        if args.out:
+    if args.out:
+        with refusal_exits("test_operator"):  # before any GPU work: a path that cannot be written never costs a run
             check_replaceable_file(args.out, "results CSV")
-    except WriteRefused as e:
-        fail("test_operator", str(e))
     ARGS.__dict__.update(vars(args))
     if not gpu_ready():
         print("test_operator: no CUDA GPU visible to PyTorch (or no PyTorch): nothing to test here")
@@ -373,10 +370,8 @@ def main():
         rows += r
         slow += s
     if args.out and rows:
-        try:
+        with refusal_exits("test_operator"):
             write_csv(args.out, list(dict.fromkeys(c for r in rows for c in r)), rows)
-        except WriteRefused as e:
-            fail("test_operator", str(e))
     for line in slow:
         print(f"test_operator: {line}", file=sys.stderr)
     return 1 if slow else 0

@@ -113,13 +113,21 @@ def varlen_attn_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
     )
 
 
-def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
-    """The whole token buffer as one sequence, masked to documents. The block mask, built
-    once per batch in training, is made outside the timed region."""
+def flex_call(torch, s: Scenario, mask_mod, batch: int | None, extent: int) -> Callable[[tuple], object]:
+    """FlexAttention, compiled, over the block mask of `mask_mod` on (batch, extent, extent); the
+    mask is made here, outside the timed region, as training makes it once per batch."""
     try:
         from torch.nn.attention.flex_attention import create_block_mask, flex_attention
     except ImportError as e:
         raise Unavailable(f"FlexAttention is not importable: {e}") from e
+    mask = create_block_mask(mask_mod, batch, None, extent, extent, device="cuda")
+    compiled = torch.compile(flex_attention, dynamic=False)
+    gqa = s.kv_heads != s.heads
+    return lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa)
+
+
+def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
+    """The whole token buffer as one sequence, masked to documents."""
     doc = x.doc_id
 
     def document_mask(batch, head, q, kv):
@@ -128,15 +136,12 @@ def flex_peer(torch, s: Scenario, x: Inputs) -> Peer:
             return same & window_mod(s, q, kv)
         return same & (q >= kv) if s.causal else same
 
-    mask = create_block_mask(document_mask, None, None, s.tokens, s.tokens, device="cuda")
-    compiled = torch.compile(flex_attention, dynamic=False)
-    gqa = s.kv_heads != s.heads
     return Peer(
         "torch-flex-document-mask",
         "varlen",
         "varlen",
         lambda i: tuple(t.unsqueeze(0).transpose(1, 2) for t in x.sets[i]),  # (1, heads, tokens, dim)
-        lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+        flex_call(torch, s, document_mask, None, s.tokens),
         lambda out: [out[0, :, a : a + n] for a, n in zip(x.starts, s.doc_lengths)],
     )
 
@@ -154,10 +159,6 @@ def window_mod(s: Scenario, q, kv):
 def flex_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
     """The packed rows as a batch, with a sliding-window causal mask over each row (bleed
     included) and its padding keys masked."""
-    try:
-        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
-    except ImportError as e:
-        raise Unavailable(f"FlexAttention is not importable: {e}") from e
     lengths = x.row_lengths["packed"]
     extent = x.source["packed"].shape[1]
     row_length = torch.tensor(lengths, dtype=torch.int64, device="cuda")
@@ -165,15 +166,12 @@ def flex_packed_peer(torch, s: Scenario, x: Inputs) -> Peer:
     def packed_mask(batch, head, q, kv):
         return (kv < row_length[batch]) & window_mod(s, q, kv)
 
-    mask = create_block_mask(packed_mask, len(lengths), None, extent, extent, device="cuda")
-    compiled = torch.compile(flex_attention, dynamic=False)
-    gqa = s.kv_heads != s.heads
     return Peer(
         "torch-flex-packed",
         "packed",
         "packed",
         lambda i: tuple(x.gathered("packed", t) for t in x.sets[i]),
-        lambda a: compiled(a[0], a[1], a[2], block_mask=mask, enable_gqa=gqa),
+        flex_call(torch, s, packed_mask, len(lengths), extent),
         lambda out: [out[r, :, :n] for r, n in enumerate(lengths)],
     )
 

@@ -49,7 +49,7 @@ import time
 import traceback
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, check_replaceable_file, write_csv
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_csv
 from attnlab.cli import DEFAULT_CLI
 from attnlab.environment import Environment, read_environment
 from attnlab.exits import Unavailable, fail, import_torch
@@ -139,10 +139,8 @@ def run_scenario(torch, s: Scenario, env: Environment, names: list[str], args) -
 
 def save_rows(path: Path, columns: list[str], rows: list[dict]):
     """The rows so far, written atomically (attnlab/atomic_file.py); a write that fails is one line."""
-    try:
+    with refusal_exits("peers"):
         write_csv(path, columns, rows)
-    except WriteRefused as e:
-        fail("peers", str(e))
 
 
 def main():
@@ -198,10 +196,8 @@ def main():
     for n in names or []:
         if n not in ALL_PEERS:
             fail("peers", f"--peers: unknown peer {n!r}; expected some of {', '.join(ALL_PEERS)}")
-    try:  # before any GPU work: a path that cannot be written never costs a run
+    with refusal_exits("peers"):  # before any GPU work: a path that cannot be written never costs a run
         check_replaceable_file(args.out, "results CSV")
-    except WriteRefused as e:
-        fail("peers", str(e))
     torch = import_torch("peers")
     if not torch.cuda.is_available():
         fail("peers", "no CUDA GPU visible to PyTorch", 3)

@@ -27,7 +27,7 @@ import os
 import time
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, append_rows, check_replaceable_file
+from attnlab.atomic_file import append_rows, check_replaceable_file, refusal_exits
 from attnlab.cli import DEFAULT_CLI
 from attnlab.environment import environment_columns
 from attnlab.exits import Unavailable, fail, import_torch
@@ -131,12 +131,10 @@ def check_arguments(args):
     that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
-    for path in (args.out, args.parts_out):
-        try:
+    with refusal_exits("step"):
+        for path in (args.out, args.parts_out):
             if path is not None:
                 check_replaceable_file(path, "results CSV")
-        except WriteRefused as e:
-            fail("step", str(e))
 
 
 def static_cu_seqlens(lengths: list[int], max_num_docs: int) -> list[int]:
@@ -192,9 +190,8 @@ def main():
     if world > 1:
         torch.distributed.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
     try:
-        run(args, torch, world, rank, local_rank)
-    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
-        fail("step", str(e))
+        with refusal_exits("step"):  # a path made unwritable during the run: one line, not a traceback
+            run(args, torch, world, rank, local_rank)
     finally:
         if world > 1:
             torch.distributed.destroy_process_group()

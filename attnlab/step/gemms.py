@@ -17,7 +17,7 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, append_rows, check_replaceable_file
+from attnlab.atomic_file import append_rows, check_replaceable_file, refusal_exits
 from attnlab.cli import DEFAULT_CLI
 from attnlab.environment import environment_columns
 from attnlab.exits import fail, import_torch
@@ -44,10 +44,8 @@ def check_arguments(args):
     """The flags' own checks and --out, before PyTorch or the GPU is touched."""
     if args.warmup < 0 or args.reps < 1:
         fail("gemms", "--warmup must be at least 0 and --reps at least 1")
-    try:
+    with refusal_exits("gemms"):
         check_replaceable_file(args.out, "GEMM CSV")
-    except WriteRefused as e:
-        fail("gemms", str(e))
 
 
 def main():
@@ -104,10 +102,8 @@ def main():
             f"backward {total['bwd'] / 1000:.2f} ms",
             flush=True,
         )
-    try:
+    with refusal_exits("gemms"):  # a path made unwritable during the run: one line, not a traceback
         append_rows(args.out, GEMM_COLUMNS, rows)
-    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
-        fail("gemms", str(e))
 
 
 if __name__ == "__main__":

@@ -1,13 +1,22 @@
 """attnlab/atomic_file.py: every Python writer follows the C++ writer's rule, without torch."""
 
+import contextlib
 import csv
+import io
 import os
 import stat
 import tempfile
 import unittest
 from pathlib import Path
 
-from attnlab.atomic_file import WriteRefused, append_rows, check_replaceable_file, write_csv, write_text_atomically
+from attnlab.atomic_file import (
+    WriteRefused,
+    append_rows,
+    check_replaceable_file,
+    refusal_exits,
+    write_csv,
+    write_text_atomically,
+)
 
 
 class AtomicFile(unittest.TestCase):
@@ -90,6 +99,16 @@ class AtomicFile(unittest.TestCase):
         append_rows(path, ["a", "b"], [{"a": 2, "b": "x,y"}])
         with open(path, newline="") as f:
             self.assertEqual(list(csv.DictReader(f)), [{"a": "1", "b": ""}, {"a": "2", "b": "x,y"}])
+
+
+    def test_a_refusal_inside_refusal_exits_is_the_programs_one_line_and_exit_2(self):
+        (self.dir / "folder").mkdir()
+        with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(io.StringIO()) as err:
+            with refusal_exits("tables"):
+                write_text_atomically(self.dir / "folder", "text", "Markdown file")
+        self.assertEqual(caught.exception.code, 2)
+        said = f"tables: {self.dir}/folder: cannot write the Markdown file (it is a folder)\n"
+        self.assertEqual(err.getvalue(), said)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ The operators are torch.ops.attnlab.flash_forward and flash_backward (pytorch/at
 with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them. They run
 on PyTorch's current stream. The binding and the headers it includes are read from the source
 tree the CMake build was configured from (its CMakeCache.txt), so an installed package builds
-against the very libraries it links.
+against the very libraries it links; a build configured on another machine and carried here
+(where that tree is not) takes them from the checkout this package runs from.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ except ImportError:  # extension_inputs needs no torch; load() and the operators
     torch = None
 
 _module = None
+# The checkout this package runs from, when it runs from one (python -m attnlab... at its root).
+CHECKOUT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -46,10 +49,11 @@ def _cache_entry(cache: str, key: str) -> str | None:
     return found.group(1) if found else None
 
 
-def extension_inputs(build_dir: str | os.PathLike) -> ExtensionInputs:
+def extension_inputs(build_dir: str | os.PathLike, checkout: Path = CHECKOUT) -> ExtensionInputs:
     """The binding's source, include folder and libraries for a CMake build of position-independent
-    code (every build unless configured otherwise); a build that cannot serve is a RuntimeError
-    naming it and what it lacks."""
+    code (every build unless configured otherwise): the source tree it was configured from, else
+    `checkout` where it holds the binding; a build that cannot serve is a RuntimeError naming it and
+    what it lacks."""
     build = Path(build_dir).resolve()
     cache_file = build / "CMakeCache.txt"
     cache = cache_file.read_text() if cache_file.is_file() else ""
@@ -58,10 +62,14 @@ def extension_inputs(build_dir: str | os.PathLike) -> ExtensionInputs:
             f"{build}: not a CMake build of position-independent code (CMAKE_POSITION_INDEPENDENT_CODE=ON) "
             "(the extension links its static libraries into a shared object)"
         )
-    source_tree = _cache_entry(cache, "CMAKE_HOME_DIRECTORY")
-    source = Path(source_tree or "") / "pytorch" / "attnlab_torch.cpp"
-    if not source_tree or not source.is_file():
-        raise RuntimeError(f"{build}: its source tree ({source_tree or 'not in CMakeCache.txt'}) has no {source.name}")
+    recorded = _cache_entry(cache, "CMAKE_HOME_DIRECTORY")
+    trees = [Path(t) for t in (recorded, checkout) if t]
+    source_tree = next((t for t in trees if (t / "pytorch" / "attnlab_torch.cpp").is_file()), None)
+    if source_tree is None:
+        raise RuntimeError(
+            f"{build}: its source tree ({recorded or 'not in CMakeCache.txt'}) and {checkout} have no attnlab_torch.cpp"
+        )
+    source = source_tree / "pytorch" / "attnlab_torch.cpp"
     # Every attnlab library of the build, in one group: the linker takes from each only what
     # the binding reaches, whichever folder of the build a library lives in.
     archives = sorted(str(a) for a in build.rglob("libattnlab_*.a"))
@@ -71,7 +79,7 @@ def extension_inputs(build_dir: str | os.PathLike) -> ExtensionInputs:
     # libraries' identity names the build, so a rebuilt library gets a fresh extension.
     stamp = hashlib.sha1("".join(f"{a}:{os.stat(a).st_size}:{os.stat(a).st_mtime_ns};" for a in archives).encode())
     name = f"attnlab_torch_{stamp.hexdigest()[:12]}"
-    return ExtensionInputs(name, source, Path(source_tree), archives, build / "torch-extension" / name)
+    return ExtensionInputs(name, source, source_tree, archives, build / "torch-extension" / name)
 
 
 def load(build_dir: str | os.PathLike, verbose: bool = False):

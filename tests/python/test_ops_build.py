@@ -58,6 +58,12 @@ class ExtensionInputs(unittest.TestCase):
         self.libraries()
         self.assertEqual(extension_inputs(self.build).include, self.source)
 
+    def test_a_build_carried_from_another_machine_takes_the_binding_of_this_checkout(self):
+        self.configure(source="/the/machine/it/was/built/on")
+        self.libraries()
+        inputs = extension_inputs(self.build, checkout=self.source)
+        self.assertEqual((inputs.source, inputs.include), (self.source / "pytorch" / "attnlab_torch.cpp", self.source))
+
     def test_builds_that_cannot_serve_are_refused_naming_what_they_lack(self):
         with self.assertRaisesRegex(RuntimeError, "not a CMake build of position-independent code"):
             extension_inputs(self.build)  # no CMakeCache.txt
@@ -65,8 +71,8 @@ class ExtensionInputs(unittest.TestCase):
         with self.assertRaisesRegex(RuntimeError, "not a CMake build of position-independent code"):
             extension_inputs(self.build)
         self.configure(source=self.dir / "elsewhere")
-        with self.assertRaisesRegex(RuntimeError, "has no attnlab_torch.cpp"):
-            extension_inputs(self.build)
+        with self.assertRaisesRegex(RuntimeError, "have no attnlab_torch.cpp"):
+            extension_inputs(self.build, checkout=self.dir / "no-checkout")
         self.configure()
         with self.assertRaisesRegex(RuntimeError, "no libattnlab_kernels.a; build the attnlab_kernels target first"):
             extension_inputs(os.fspath(self.build))

@@ -1,4 +1,4 @@
-"""The one way attnlab's Python scripts write a file, the C++ writer's rule (core/atomic_file.hpp):
+"""The one way attnlab's Python scripts write a file, the C++ writer's rule (core/io/atomic_file.hpp):
 
 - a target that exists and is not a regular file (a folder, a symbolic link, a device, a FIFO, a
   socket), or that the system will not look at (under a file, a symlink loop), is refused in one line,
@@ -28,7 +28,7 @@ class WriteRefused(Exception):
 
 
 def printable(text: str) -> str:
-    """Text made safe to print on one line, as core/input_error.hpp's printable(): control characters
+    """Text made safe to print on one line, as core/io/input_error.hpp's printable(): control characters
     but tab, and bytes that are not UTF-8 (surrogate escapes in a path), become escapes."""
     return "".join(c if c.isprintable() or c == "\t" else c.encode("unicode_escape", "backslashreplace").decode()
                    for c in text)

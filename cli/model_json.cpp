@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "cli/json.hpp"
-#include "core/results_csv.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab::cli {
 
@@ -40,7 +40,7 @@ std::vector<std::string> packed_row_runs(const Layout& packed) {
 }
 
 // The [model] table, and each layer's window (FlashAttention's left size, -1 = the
-// whole row) as core/training_step.hpp assigns it, so a script builds the same model.
+// whole row) as core/cost/training_step.hpp assigns it, so a script builds the same model.
 std::string model_object(const ModelShape& m) {
   std::vector<int> windows;
   for (int layer = 0; layer < m.layers; ++layer) windows.push_back(layer_window_left(m, layer_kind(m, layer)));

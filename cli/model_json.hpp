@@ -3,7 +3,7 @@
 // it, as one JSON object, so a script (bench/peers/torch_peers.py) runs the very
 // documents, packed rows and result columns the C++ side uses, with no second copy
 // of the loader, the length generators or the packing. Needs no GPU.
-#include "core/cost_model.hpp"
+#include "core/cost/cost_model.hpp"
 
 namespace attnlab::cli {
 

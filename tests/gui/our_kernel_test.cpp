@@ -24,7 +24,7 @@ TEST(OurKernel, TheModelFollowsTheKernelShownAndTheOtherStandsBesideIt) {
   AppState state = make_app_state("uniform-64x512", shipped_results_folder);
   const std::vector<OurKernel> kernels = our_kernels(state);
   ASSERT_EQ(kernels.size(), 2u);
-  const OurKernel first = kernels[0], second = kernels[1];
+  const OurKernel &first = kernels[0], &second = kernels[1];
   ASSERT_TRUE(first.tile && second.tile);
   ASSERT_NE(*first.tile, *second.tile);
   EXPECT_EQ(shown_kernel(state).name, first.name);

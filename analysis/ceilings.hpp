@@ -1,6 +1,6 @@
 #pragma once
 // The measured ceilings a results folder ships beside its CSVs (ceilings.toml, written by
-// bench/peers/ceilings.py): the GEMM rate a training step's matrix products are priced at
+// python -m attnlab.peers.ceilings): the GEMM rate a training step's matrix products are priced at
 // and the roofline's two roofs. TOML, read through the project's guarded reader.
 #include <filesystem>
 #include <optional>

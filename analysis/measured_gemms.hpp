@@ -1,5 +1,5 @@
 #pragma once
-// The matrix products of a training step timed at the model's own shapes (train/gemms.py;
+// The matrix products of a training step timed at the model's own shapes (attnlab/step/gemms.py;
 // columns in train/README.md, "gemms.csv"): `<results folder>/gemms/*.csv`, one row per
 // (linear layer, pass). The step-time prediction prices its matrix products at these
 // where they cover the model's products exactly, else at the GEMM ceiling.

@@ -12,7 +12,7 @@ namespace {
 struct StepSource {
   std::string_view source, label;
 };
-// The backends of train/attention.py, in the order the chain shows them.
+// The backends of attnlab/step/attention.py, in the order the chain shows them.
 constexpr std::array<StepSource, 3> step_sources = {
     {{"torch-step-fa2", "FA2"}, {"torch-step-attnlab", "attnlab"}, {"torch-step-cudnn", "cuDNN"}}};
 
@@ -22,7 +22,7 @@ std::size_t source_rank(const std::string& source) {
   return std::size_t(at - step_sources.begin());
 }
 
-// The step train/step.py runs: the scenario's documents, their packed rows and its [model].
+// The step attnlab/step/command.py runs: the scenario's documents, their packed rows and its [model].
 bool same_step(const Scenario& a, const Scenario& b) {
   return a.doc_lengths == b.doc_lengths && a.row_len == b.row_len && a.packing == b.packing && a.pad_to == b.pad_to &&
          a.model == b.model;

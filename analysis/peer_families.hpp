@@ -3,8 +3,8 @@
 // implementation (layout) it stands beside: FlashAttention-2 is SDPA's flash backend
 // on the padded and packed batches and varlen_attn on the documents, for example. The
 // table is one data file, results/peer_families.csv, read by the C++ (the CLI, the GUI,
-// the step's measured links) and by bench/results_table.py alike, so a source added to
-// bench/peers/torch_peers.py is named in one place.
+// the step's measured links) and, through `attnlab model --format json`, by the Python
+// tables alike, so a source added to attnlab/peers/backends.py is named in one place.
 #include <array>
 #include <filesystem>
 #include <string>

@@ -2,7 +2,7 @@
 // Which run of a configuration the views show. Several results files may hold the
 // same configuration (results/h100 holds our packed run of uniform-64x512 three
 // times: the bench run, the variants run and `attnlab run`). The primary run is the
-// row of the first file in results_file_order, the rule bench/results_table.py
+// row of the first file in results_file_order, the rule attnlab/tables.py
 // follows for the README's and TABLE.md's tables; the other runs stay beside it, so
 // a view can name the file a number comes from and show the spread.
 #include <filesystem>

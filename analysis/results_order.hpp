@@ -1,7 +1,7 @@
 #pragma once
 // The order results files are read in where several hold the same configuration: the
 // row of the first file stands as the primary run (the GUI, `attnlab model`'s measured
-// rows, and bench/results_table.py's `file_order` for the README's tables all use it).
+// rows, and `attnlab results`, whose rows the README's tables are made of, all use it).
 // By file name without ".csv", so attnlab-bench comes before attnlab-bench-variants
 // and attnlab-run (plain name order would put "-variants" first: '-' < '.'), then by
 // the whole path.

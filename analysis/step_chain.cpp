@@ -161,8 +161,12 @@ std::vector<ChainLink> step_chain(const Scenario& s, const TrainingStep& step,
                        article_millions(counts.docs_full_squares) + ", " + rows,
                    LinkEvidence::counted, "full squares", counts.same_counting_ratio()});
   const double window = over_layers(step, [](const StepCost& c, LayerKind k) { return c.attended_per_layer[int(k)]; });
-  chain.push_back({"what the window leaves", format_ratio(window),
-                   "scores attended cell by cell (causal), each layer at its window, summed over the layers",
+  // A model without short-window layers has no window to leave anything: the link is the causal mask's.
+  const bool windowed = step.layers[int(LayerKind::short_window)] > 0;
+  chain.push_back({windowed ? "what the window leaves" : "what the causal mask leaves (no window)",
+                   format_ratio(window),
+                   windowed ? "scores attended cell by cell (causal), each layer at its window, summed over the layers"
+                            : "scores attended cell by cell (causal); every layer sees its whole row",
                    LinkEvidence::counted, "cost model, cell by cell", window});
   const double tiles =
       over_layers(step, [](const StepCost& c, LayerKind k) { return c.computed_per_layer[int(k)].fwd; });

@@ -53,7 +53,7 @@ fi
 if stage peers; then
   echo "== PyTorch peers"
   # shellcheck disable=SC2086
-  limit 240 python3 bench/peers/torch_peers.py $scenarios --attnlab "$build/cli/attnlab" \
+  limit 240 python3 -m attnlab.peers $scenarios --attnlab "$build/cli/attnlab" \
     --out "$out/peers.csv" 2>&1 | tee "$out/logs/peers.log"
 fi
 
@@ -65,20 +65,20 @@ if stage variants; then
   limit 60 "$build/bench/attnlab-bench" $variants --dtypes=bf16,fp16 --head-dims=64,128 \
     --out="$out/attnlab-bench-variants.csv" --reps=30 2>&1 | tee "$out/logs/attnlab-bench-variants.log"
   # shellcheck disable=SC2086
-  limit 120 python3 bench/peers/torch_peers.py $variants --dtypes bf16,fp16 --head-dims 64,128 \
+  limit 120 python3 -m attnlab.peers $variants --dtypes bf16,fp16 --head-dims 64,128 \
     --attnlab "$build/cli/attnlab" --out "$out/peers-variants.csv" 2>&1 | tee "$out/logs/peers-variants.log"
 fi
 
 if stage ncu && [ -f "$out/attnlab-bench.csv" ]; then
   echo "== DRAM bytes under ncu"
-  limit 200 python3 bench/ncu_bytes.py --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
+  limit 200 python3 -m attnlab.ncu_bytes --bench "$build/bench/attnlab-bench" --results "$out/attnlab-bench.csv" \
     --log "$out/logs/ncu.log" 2>&1 | tee "$out/logs/ncu-table.txt"
 fi
 
 # The GEMM and copy ceilings the floors are priced at (results/h100/ceilings.toml).
 if stage ceilings; then
   echo "== ceilings"
-  limit 60 python3 bench/peers/ceilings.py 2>&1 | tee "$out/ceilings.toml"
+  limit 60 python3 -m attnlab.peers.ceilings 2>&1 | tee "$out/ceilings.toml"
 fi
 
 # Both flash kernels on every scenario, head dims 64 and 128: where one is faster (TABLE.md).
@@ -104,7 +104,7 @@ if stage bwd; then
   echo "== backward: PyTorch peers"
   bwd_peers=${BWD_PEERS:-torch-varlen_attn,torch-varlen_attn-kv-expanded,torch-flex-document-mask,torch-sdpa-flash-padded,torch-sdpa-cudnn-padded,torch-sdpa-flash-packed,torch-sdpa-cudnn-packed,torch-eager-padded}
   # shellcheck disable=SC2086
-  limit 300 python3 bench/peers/torch_peers.py $scenarios --pass bwd --peers "$bwd_peers" \
+  limit 300 python3 -m attnlab.peers $scenarios --pass bwd --peers "$bwd_peers" \
     --attnlab "$build/cli/attnlab" --out "$out/peers-bwd.csv" 2>&1 | tee "$out/logs/peers-bwd.log"
 fi
 

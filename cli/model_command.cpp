@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analysis/measured_summary.hpp"
@@ -28,6 +29,7 @@ struct ModelOptions {
   std::string scenario = default_scenario_name;
   std::string format = "table";
   std::string tile = "64x64";
+  std::string ceilings;  // json: a ceilings.toml for the scenario's floor
   bool all_runs = false;
 };
 
@@ -207,8 +209,8 @@ void print_all_runs(const LoadedResults& results, const Scenario& s) {
 
 }  // namespace
 
-// `attnlab model [SCENARIO] [--format table|csv|json] [--tile BrxBc] [--all-runs]`: the cost model of the
-// four implementations (formulas: core/cost/README.md); json: the resolved scenario for scripts.
+// `attnlab model [SCENARIO] [--format table|csv|json] [--tile BrxBc] [--ceilings FILE] [--all-runs]`: the cost
+// model of the four implementations (formulas: core/cost/README.md); json: the resolved scenario for scripts.
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");
@@ -222,10 +224,16 @@ void add_model_command(CLI::App& app) {
       ->capture_default_str();
   model->add_option("--tile", options->tile, "Flash tile shape BrxBc (query rows x key columns)")
       ->capture_default_str();
+  model->add_option("--ceilings", options->ceilings,
+                    "JSON format: a ceilings.toml ([gemm_bf16] tflops, [copy] tbps) for the scenario's floor");
   model->add_flag("--all-runs", options->all_runs,
                   "Table format: list every measured row of the scenario, not only the summary of primary runs");
   model->callback([options] {
+    if (!options->ceilings.empty() && options->format != "json")
+      throw InputError("--ceilings: only with --format json (the floor is a field of the JSON)");
     const TileShape tile = parse_tile(options->tile);
+    const std::optional<Ceilings> ceilings =
+        options->ceilings.empty() ? std::nullopt : std::optional(read_ceilings(options->ceilings));
     const Scenario scenario = load_scenario(options->scenario);
     const ScenarioLayouts layouts(scenario);
     const CostModel m = model_costs(scenario, layouts, tile);
@@ -235,7 +243,7 @@ void add_model_command(CLI::App& app) {
       return;
     }
     if (options->format == "json") {
-      print_model_json(scenario, layouts.packed, m);
+      print_model_json(scenario, layouts.packed, m, ceilings);
       return;
     }
     print_scenario_header(scenario, tile);

@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/peer_families.hpp"
+#include "analysis/roofline.hpp"
 #include "cli/json.hpp"
 #include "core/cost/training_step.hpp"
+#include "core/io/shortest_number.hpp"
 #include "core/results/results_csv.hpp"
 
 namespace attnlab::cli {
@@ -52,9 +55,38 @@ std::string model_object(const ModelShape& m) {
          ",\"short_window\":" + number(m.short_window) + ",\"layer_windows\":" + json_array(windows, number) + "}";
 }
 
+// results/peer_families.csv as the C++ reads it: each family's sources by implementation, in
+// the file's order (where a configuration holds several, the first found stands).
+std::string families_array() {
+  const auto sources = [](const std::vector<std::string>& names) { return json_array(names, json_string); };
+  const auto family = [&](const SourceFamily& f) {
+    std::string by_implementation = "{";
+    for (Implementation i : all_implementations)
+      by_implementation += (by_implementation.size() > 1 ? "," : "") + json_string(implementation_name(i)) + ":" +
+                           sources(f.sources[static_cast<int>(i)]);
+    return "{\"name\":" + json_string(f.name) + ",\"short_name\":" + json_string(f.short_name) +
+           ",\"sources\":" + by_implementation + "}}";
+  };
+  return json_array(source_families(), family);
+}
+
+// The least time of any forward pass over the scenario's documents: its useful FLOPs (varlen's:
+// every useful score, none wasted) at the GEMM ceiling, or the least bytes of its tokens (Q, K, V
+// read once, O written once) at the copy ceiling, whichever is longer (analysis/roofline.hpp).
+std::string floor_object(const Scenario& s, const CostModel& model, const Ceilings& ceilings) {
+  const ImplementationCost& varlen = model[Implementation::varlen];
+  const std::int64_t bytes = least_bytes(varlen.buffer_tokens, s.heads, s.kv_heads, s.head_dim, s.dtype, Pass::fwd);
+  const TimeFloor floor = time_floor(double(varlen.flops_useful_fwd), double(bytes), ceilings);
+  return "{\"flops_useful\":" + std::to_string(varlen.flops_useful_fwd) + ",\"least_bytes\":" + std::to_string(bytes) +
+         ",\"flops_us\":" + shortest_text(floor.flops_us) + ",\"bytes_us\":" + shortest_text(floor.bytes_us) +
+         ",\"us\":" + shortest_text(floor.us()) + ",\"memory_bound\":" + (floor.memory_bound() ? "true" : "false") +
+         "}";
+}
+
 }  // namespace
 
-void print_model_json(const Scenario& s, const Layout& packed, const CostModel& model) {
+void print_model_json(const Scenario& s, const Layout& packed, const CostModel& model,
+                      const std::optional<Ceilings>& ceilings) {
   auto number = [](auto n) { return std::to_string(n); };
   auto text = [](std::string_view v) { return json_string(v); };
   auto verbatim = [](const std::string& v) { return v; };
@@ -76,7 +108,13 @@ void print_model_json(const Scenario& s, const Layout& packed, const CostModel& 
     useful += (useful.size() > 1 ? "," : "") + json_string(implementation_name(i)) + ":" +
               std::to_string(model[i].scores_useful());
   std::printf("\"scores_useful\":%s,", (useful + "}").c_str());
-  std::printf("\"results_columns\":%s}\n", json_array(results_columns(), text).c_str());
+  std::printf("\"results_columns\":%s,", json_array(results_columns(), text).c_str());
+  std::printf("\"families\":%s,", families_array().c_str());
+  if (ceilings)
+    std::printf("\"ceilings\":{\"tflops\":%s,\"tbps\":%s},\"floor\":%s}\n", shortest_text(ceilings->tflops).c_str(),
+                shortest_text(ceilings->tbps).c_str(), floor_object(s, model, *ceilings).c_str());
+  else
+    std::printf("\"ceilings\":null,\"floor\":null}\n");
 }
 
 }  // namespace attnlab::cli

@@ -46,7 +46,7 @@ void print_primary_runs(const std::vector<MeasuredRun>& runs) {
 
 // `attnlab results PATH... [--out FILE.csv]`: the primary run of every configuration the
 // files hold (analysis/primary_runs.hpp), as a table or as a results CSV, so that a script
-// (bench/results_table.py) takes the runs the CLI and the GUI show instead of choosing again.
+// (python -m attnlab.tables) takes the runs the CLI and the GUI show instead of choosing again.
 void add_results_command(CLI::App& app) {
   auto options = std::make_shared<ResultsOptions>();
   CLI::App* cmd = app.add_subcommand("results", "Print the primary run of each configuration in results CSVs");

@@ -159,7 +159,9 @@ for stage in "$@"; do
     operator)
       # The PyTorch operator's tests (forward and backward against varlen_attn, side streams,
       # torch.compile, refusals) on this build's libraries; the extension compiles first.
-      timeout 540 python3 pytorch/test_operator.py --build $build -v >"$out/operator.log" 2>&1 || failed+=(operator)
+      # The script imports the attnlab package of this checkout.
+      PYTHONPATH=$PWD timeout 540 python3 pytorch/test_operator.py --build $build -v >"$out/operator.log" 2>&1 ||
+        failed+=(operator)
       grep -E "^test_|^Ran|^OK|FAILED|Error" "$out/operator.log" | head -40
       ;;
     build-before)

@@ -3,7 +3,7 @@
 // documents, or packed rows as sequences of the row length) and the window make a layout,
 // built once on the host and uploaded with its work lists; the operators name it by the
 // integer make_layout returns, so a compiled graph holds a constant, not a host object.
-// pytorch/attnlab_ops.py loads this file, adds the fake (shape-only) functions and autograd.
+// attnlab/ops.py loads this file, adds the fake (shape-only) functions and autograd.
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <torch/extension.h>

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""GPU tests of attnlab's PyTorch operator (pytorch/attnlab_ops.py), then its timing beside `attnlab run`.
+"""GPU tests of attnlab's PyTorch operator (attnlab/ops.py), then its timing beside `attnlab run`.
 
     python3 pytorch/test_operator.py --build build-torch [--time SCENARIO ... --attnlab CLI --out CSV]
+
+The attnlab package must be importable: installed (`pip install -e .`), or the repository's
+root on PYTHONPATH, as CTest and the device scripts run it.
 
 Tests (unittest): outputs and gradients of q, k, v against PyTorch's varlen_attn
 (FlashAttention-2) and an fp32 reference, on random inputs with awkward lengths, varlen
@@ -24,19 +27,16 @@ import argparse
 import csv
 import math
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "bench"))
-sys.path.insert(0, str(HERE.parent / "train"))
-from scenario_json import DEFAULT_CLI, cu_seqlens, scenario_json  # noqa: E402
-from timing import time_calls  # noqa: E402
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_csv
+from attnlab.cli import DEFAULT_CLI
+from attnlab.scenario import cu_seqlens, scenario_json
+from attnlab.timing import summary, time_calls
 
 SKIPPED = 77  # nothing to test here: CTest's SKIP_RETURN_CODE
 SLOWER_ALLOWED = 1.05  # the operator may take at most 5% more than `attnlab run` (issue 24)
@@ -107,10 +107,10 @@ def rel_l2(a, b) -> float:
 class OperatorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        import attnlab_ops
+        from attnlab import ops
 
-        cls.ops = attnlab_ops
-        attnlab_ops.load(ARGS.build)
+        cls.ops = ops
+        ops.load(ARGS.build)
 
     def random(self, tokens, heads, kv_heads, dim, dtype, seed):
         g = torch.Generator(device="cuda").manual_seed(seed)
@@ -276,12 +276,12 @@ def cli_run(scenario: str, warmup: int, reps: int) -> list[dict]:
 def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], list[str]]:
     """Rows for the operator's forward and backward on the scenario, and lines naming any
     pass that is more than SLOWER_ALLOWED times the CLI's median."""
-    import attnlab_ops
+    from attnlab import ops
 
     s = scenario_json(ARGS.attnlab, scenario, "test_operator")
     cli = {r["pass"]: r for r in cli_run(scenario, warmup, reps)}
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[s["dtype"]]
-    layout = attnlab_ops.varlen_layout(s["doc_lengths"], s["window_left"], cli["fwd"]["kernel"])
+    layout = ops.varlen_layout(s["doc_lengths"], s["window_left"], cli["fwd"]["kernel"])
     g = torch.Generator(device="cuda").manual_seed(1)
 
     def make(h):
@@ -295,8 +295,8 @@ def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], 
     }
     rows, slow = [], []
     for pass_, call in calls.items():
-        us = time_calls(torch, call, warmup, reps)
-        median, theirs = statistics.median(us), float(cli[pass_]["median_us"])
+        median, low, high, _ = summary(time_calls(torch, call, warmup, reps))
+        theirs = float(cli[pass_]["median_us"])
         print(
             f"{scenario} {pass_}: operator {median:.1f} us, attnlab run {theirs:.1f} us "
             f"({median / theirs:.3f}x), kernel {layout.kernel}",
@@ -333,8 +333,8 @@ def time_beside_cli(scenario: str, warmup: int, reps: int) -> tuple[list[dict], 
         row.update(
             source="torch-attnlab-op",
             median_us=f"{median:.6g}",
-            min_us=f"{min(us):.6g}",
-            max_us=f"{max(us):.6g}",
+            min_us=f"{low:.6g}",
+            max_us=f"{high:.6g}",
             useful_tflops=f"{useful:.6g}" if useful != "" else "",
             reps=reps,
             commit=f"torch {torch.__version__}",
@@ -354,6 +354,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--reps", type=int, default=30)
     args, rest = ap.parse_known_args()
+    if args.out:
+        with refusal_exits("test_operator"):  # before any GPU work: a path that cannot be written never costs a run
+            check_replaceable_file(args.out, "results CSV")
     ARGS.__dict__.update(vars(args))
     if not gpu_ready():
         print("test_operator: no CUDA GPU visible to PyTorch (or no PyTorch): nothing to test here")
@@ -367,12 +370,8 @@ def main():
         rows += r
         slow += s
     if args.out and rows:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        columns = list(dict.fromkeys(c for r in rows for c in r))
-        with open(args.out, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=columns, restval="", lineterminator="\n")
-            w.writeheader()
-            w.writerows(rows)
+        with refusal_exits("test_operator"):
+            write_csv(args.out, list(dict.fromkeys(c for r in rows for c in r)), rows)
     for line in slow:
         print(f"test_operator: {line}", file=sys.stderr)
     return 1 if slow else 0

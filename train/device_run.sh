@@ -11,15 +11,15 @@
 #                         extension, about 1 minute, and one torch.compile test), the operator timed
 #                         beside `attnlab run` on uniform-64x512 and nanochat-d24, then the bad-input
 #                         test alone (a crash there cannot take the others with it)
-#   gemms                 train/gemms.py: the step's matrix products at d24's shapes; under a minute
+#   gemms                 python -m attnlab.step.gemms: the step's matrix products at d24's shapes; under a minute
 #   step:SCENARIO:LAYOUT[:BACKEND[:OPTIMIZER]]
-#                         train/step.py for BACKEND (default: fa2, attnlab and cudnn in turn) with
+#                         python -m attnlab.step for BACKEND (default: fa2, attnlab and cudnn in turn) with
 #                         OPTIMIZER (adamw, the default, or muon) on one GPU; each run compiles the
 #                         model (1 to 2 minutes, seconds when an identical graph is in the inductor
 #                         cache from an earlier run on this machine) and times 25 steps
 #   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
 #                         split it over device runs (10 minutes each) by naming its stages
-#   ddp:N                 train/step.py under torchrun with N ranks on nanochat-d24, both layouts, FA2
+#   ddp:N                 python -m attnlab.step under torchrun with N ranks on nanochat-d24, both layouts, FA2
 #                         (a machine with N GPUs)
 # With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold
 # an exclusive flock on it: stages started side by side compile at once but never time at once.
@@ -35,7 +35,9 @@ stages=${stages/steps/$all_steps}
 build=${ATTNLAB_BUILD:-build-torch}
 cli=$build/cli/attnlab
 mkdir -p "$out/logs"
-export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios NCCL_NVLS_ENABLE=0
+# The attnlab package from this checkout (python -m from the root finds it; the operator's test
+# script, run by path, finds it through PYTHONPATH).
+export PYTHONUNBUFFERED=1 ATTNLAB_SCENARIOS=$PWD/scenarios NCCL_NVLS_ENABLE=0 PYTHONPATH=$PWD
 # Both layouts give cu_seqlens one static length (the article's fixed max_num_docs), so packed
 # and varlen, and the three scenarios where their windows agree, share one compiled graph
 # per backend (attnlab's layouts are constants of the graph: there only the Triton kernels are shared).
@@ -60,7 +62,7 @@ for stage in $stages; do
       echo "== the PyTorch operator"
       gpu_lock=(); [ -n "${ATTNLAB_GPU_LOCK:-}" ] && gpu_lock=(flock "$ATTNLAB_GPU_LOCK")
       # The extension compiles first, outside the lock: it needs no GPU.
-      limit 300 python3 -c "import sys; sys.path.insert(0, 'pytorch'); import attnlab_ops; attnlab_ops.load('$build')" \
+      limit 300 python3 -c "from attnlab import ops; ops.load('$build')" \
         >"$out/logs/extension-build.log" 2>&1 || { tail -30 "$out/logs/extension-build.log"; echo "device_run: extension failed"; }
       limit 540 "${gpu_lock[@]}" python3 pytorch/test_operator.py --build "$build" --attnlab "$cli" -v \
         -k varlen -k packed -k layout -k compiled --time uniform-64x512 nanochat-d24 \
@@ -70,7 +72,7 @@ for stage in $stages; do
       ;;
     gemms)
       echo "== GEMMs at the model's shapes"
-      limit 120 python3 train/gemms.py nanochat-d24 --attnlab "$cli" --out "$out/gemms.csv" 2>&1 |
+      limit 120 python3 -m attnlab.step.gemms nanochat-d24 --attnlab "$cli" --out "$out/gemms.csv" 2>&1 |
         tee "$out/logs/gemms.log"
       ;;
     step:*:*)
@@ -78,7 +80,7 @@ for stage in $stages; do
       optimizer=${optimizer:-adamw}
       for backend in ${backends:-fa2 attnlab cudnn}; do
         echo "== step $scenario $layout $backend $optimizer"
-        limit 360 python3 train/step.py "$scenario" --layout "$layout" --backend "$backend" \
+        limit 360 python3 -m attnlab.step "$scenario" --layout "$layout" --backend "$backend" \
           --optimizer "$optimizer" --max-num-docs "$max_num_docs" --attnlab "$cli" --build "$build" \
           --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
           tee "$out/logs/step-$scenario-$layout-$backend-$optimizer.log"
@@ -88,7 +90,7 @@ for stage in $stages; do
       ranks=${stage#ddp:}
       for layout in packed varlen; do
         echo "== step nanochat-d24 $layout fa2 on $ranks GPUs"
-        limit 400 torchrun --standalone --nproc_per_node "$ranks" train/step.py nanochat-d24 --layout "$layout" \
+        limit 400 torchrun --standalone --nproc_per_node "$ranks" -m attnlab.step nanochat-d24 --layout "$layout" \
           --backend fa2 --max-num-docs "$max_num_docs" --attnlab "$cli" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
           tee "$out/logs/step-ddp$ranks-nanochat-d24-$layout.log"
       done

@@ -20,7 +20,7 @@ struct StepBytes {
 };
 
 // One step over `positions` buffer positions of model `m`, activations in bf16, the matrix
-// parameters in fp32 and the token embedding in bf16 (train/model.py's step).
+// parameters in fp32 and the token embedding in bf16 (attnlab/step/model.py's step).
 StepBytes step_bytes(const ModelShape& m, std::int64_t positions);
 
 }  // namespace attnlab

@@ -3,7 +3,7 @@
 // (scenario, implementation, dtype, head dim, pass) of a real run, ours or a
 // peer's. A value that was not measured is an empty optional and an empty cell,
 // never a made-up number. Rows of a measured training step (pass = step, written by
-// train/step.py) are read into a type of their own, apart from the attention runs.
+// python -m attnlab.step) are read into a type of their own, apart from the attention runs.
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -64,7 +64,7 @@ inline constexpr StepPart all_step_parts[] = {StepPart::attention_fwd, StepPart:
                                               StepPart::communication, StepPart::other};
 const char* step_part_name(StepPart p);  // "attention_fwd", "gemm", ...
 
-// The optimizer a step ran (train/optimizer.py): AdamW on every parameter, or nanochat's Muon
+// The optimizer a step ran (attnlab/step/optimizer.py): AdamW on every parameter, or nanochat's Muon
 // on the blocks' matrices with AdamW on the embedding and the LM head.
 enum class StepOptimizer { adamw, muon };
 inline constexpr StepOptimizer all_step_optimizers[] = {StepOptimizer::adamw, StepOptimizer::muon};

@@ -261,6 +261,45 @@ TEST(Cli, ModelJsonIsTheResolvedScenarioForScripts) {
   EXPECT_NE(r.out.find("\"packed\":" + csv.cell("packed", "scores_useful")), std::string::npos);
 }
 
+// What the Python tables take from the C++ side: the peer families as results/peer_families.csv
+// holds them, and, given ceilings, the scenario's floor. uniform-64x512 by hand: 64 documents of
+// 512 tokens, 16 heads and KV heads, head dim 128, bf16; useful scores 64 x 16 x 512 x 513 / 2 =
+// 134,479,872, at 4 x 128 FLOPs each 68,853,694,464; least bytes: Q, K, V read once and O
+// written once, 32,768 tokens x 128 x 2 bytes x 2 x (16 + 16) = 536,870,912.
+TEST(Cli, ModelJsonCarriesTheFamiliesAndTheFloorAtTheCeilings) {
+  const CliRun plain = attnlab("model uniform-64x512 --format json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("\"ceilings\":null,\"floor\":null}"), std::string::npos) << "no ceilings given";
+  EXPECT_NE(plain.out.find(
+                "{\"name\":\"FlashAttention-2\",\"short_name\":\"FA2\",\"sources\":{\"naive\":[],"
+                "\"padded\":[\"torch-sdpa-flash-padded\"],\"packed\":[\"torch-sdpa-flash-packed\","
+                "\"torch-varlen_attn-packed\"],\"varlen\":[\"torch-varlen_attn\",\"torch-varlen_attn-kv-expanded\"]}}"),
+            std::string::npos)
+      << "FA2's sources, in the families file's order";
+
+  const fs::path ceilings = scratch_dir() / "ceilings-500-2.toml";
+  std::ofstream(ceilings) << "[gemm_bf16]\ntflops = 500\nwhat = \"a GEMM\"\ngpu = \"G\"\ndate = \"d\"\nsource = \"s\"\n"
+                             "[copy]\ntbps = 2\nwhat = \"a copy\"\ngpu = \"G\"\ndate = \"d\"\nsource = \"s\"\n";
+  const CliRun r = attnlab("model uniform-64x512 --format json --ceilings '" + ceilings.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 68,853,694,464 FLOPs at 500 TFLOP/s; 536,870,912 bytes at 2 TB/s, the longer: memory-bound.
+  EXPECT_NE(r.out.find("\"ceilings\":{\"tflops\":500,\"tbps\":2},\"floor\":{\"flops_useful\":68853694464,"
+                       "\"least_bytes\":536870912,\"flops_us\":137.707388928,\"bytes_us\":268.435456,"
+                       "\"us\":268.435456,\"memory_bound\":true}}"),
+            std::string::npos)
+      << r.out.substr(r.out.find("\"ceilings\""));
+
+  const CliRun csv = attnlab("model uniform-64x512 --format csv --ceilings '" + ceilings.string() + "'");
+  EXPECT_EQ(csv.exit_code, 2);
+  EXPECT_EQ(csv.err, "attnlab: --ceilings: only with --format json (the floor is a field of the JSON)\n");
+  std::ofstream(ceilings) << "[gemm_bf16]\ntflops = 500\n";
+  const CliRun bad = attnlab("model uniform-64x512 --format json --ceilings '" + ceilings.string() + "'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("ceilings-500-2.toml: gemm_bf16.what: expected one line of printable text"), std::string::npos)
+      << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+}
+
 TEST(Cli, ModelJsonAndCsvEscapeTheScenarioName) {
   const fs::path file = scenario_file("say \"a,b\".toml",
                                       "why = \"A name with a comma and quotes.\"\nheads = 1\nhead_dim = 64\n"
@@ -349,7 +388,11 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
     for (const std::string& line : lines)  // columns: UTF-8 characters, each one column wide here ("µs")
       EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120)
           << line;
-    for (const char* link : {"the article's count", "what the window leaves", "what tile quantization leaves",
+    const bool windowed = std::string(scenario) != "nanochat-d24-no-window";
+    EXPECT_NE(r.out.find(windowed ? "what the window leaves" : "what the causal mask leaves (no window)"),
+              std::string::npos)
+        << r.out;
+    for (const char* link : {"the article's count", "what tile quantization leaves",
                              "predicted step saving, from FLOPs", "measured step saving, one GPU, AdamW, FA2",
                              "measured step saving, one GPU, AdamW, attnlab", "the article's measured saving"})
       EXPECT_NE(r.out.find(link), std::string::npos) << scenario << ": " << link << "\n" << r.out;

@@ -26,7 +26,7 @@ Scenario nanochat_d24() {
   return load_scenario((fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string());
 }
 
-// One step row as train/step_rows.py writes it.
+// One step row as attnlab/step/rows.py writes it.
 struct StepFixture {
   std::string implementation = "packed";
   std::string source = "torch-step-fa2";
@@ -436,7 +436,7 @@ TEST_F(MeasuredStep, BadStepRowsAreRefusedInOneLine) {
   for (const std::string& e : {gpus, part, median, layout, fwd}) EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
-// The model's products, as train/gemms.py times them: (m x k)·(k x n) per linear layer and pass.
+// The model's products, as python -m attnlab.step.gemms times them: (m x k)·(k x n) per linear layer and pass.
 struct Product {
   const char* gemm;
   std::int64_t in, out;

@@ -57,10 +57,10 @@ TEST_F(PeerFamilies, ABadTableNamesItsFileLineAndField) {
             file + ": no families; expected the header family,short_name,implementation,source and rows");
 }
 
-// Every source bench/peers/torch_peers.py can write (its ALL_PEERS) belongs to a family,
-// so no measured peer is left out of a family's ratios.
+// Every source the PyTorch peers can write (ALL_PEERS of attnlab/peers/backends.py) belongs to a
+// family, so no measured peer is left out of a family's ratios.
 TEST(ShippedPeerFamilies, EveryPeerTheScriptRunsHasAFamily) {
-  std::ifstream script(std::string(ATTNLAB_SOURCE_DIR) + "/bench/peers/torch_peers.py");
+  std::ifstream script(std::string(ATTNLAB_SOURCE_DIR) + "/attnlab/peers/backends.py");
   std::stringstream text;
   text << script.rdbuf();
   const std::string s = text.str();

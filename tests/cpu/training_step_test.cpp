@@ -326,6 +326,7 @@ TEST(TrainingStep, OurLinksComeFromOneKernelTheDefaultUnlessTold) {
   int ours = 0;
   for (const ChainLink& link : step_chain(docs, step, {fastest, fa2}, {})) {
     EXPECT_EQ(link.how.find("short"), std::string::npos) << link.how;  // pattern L: no short layer to speak of
+    EXPECT_EQ(link.label.find("window leaves"), std::string::npos) << link.label;  // nor a window
     if (link.label.find("attnlab") != std::string::npos) {
       ++ours;
       EXPECT_NE(link.label.find("attnlab \xC2\xB7 wgmma-sm90"), std::string::npos) << link.label;

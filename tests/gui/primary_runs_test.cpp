@@ -1,5 +1,5 @@
 // Which run of a configuration the GUI shows, and each source's own ratios, on the
-// shipped results against the tables bench/results_table.py wrote (results/h100/TABLE.md,
+// shipped results against the tables `python -m attnlab.tables` wrote (results/h100/TABLE.md,
 // the README's summary), so the GUI and the documents show the same runs.
 #include <gtest/gtest.h>
 
@@ -93,7 +93,7 @@ TEST(ShippedResults, EachSourcesRatioIsTheOneTheResultsTableShows) {
   EXPECT_GE(checked, 24);  // 10 scenario shapes x 3 ratios
 }
 
-// bench/results_table.py takes one flash kernel's runs per shape, as the GUI's first
+// The tables (python -m attnlab.tables) take one flash kernel's runs per shape, as the GUI's first
 // kernel (our_flash_kernels): where the Hopper kernel ran varlen alone (as the ladder
 // runs it) before the teaching kernel ran every implementation, neither shows a packed
 // ratio of ours (not 2234 / 230, the teaching kernel's packed over the Hopper kernel's
@@ -109,7 +109,7 @@ TEST(ResultsTable, TakesTheFirstKernelsRunsAsTheGuiDoes) {
       {our_row("varlen", 230, "wgmma-sm90"), our_row("naive", 1749, "cublas"), our_row("padded", 380, "mma-sm80"),
        our_row("packed", 2234, "mma-sm80"), our_row("varlen", 376, "mma-sm80")});
   const std::string out = (folder / "TABLE.md").string();
-  const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 bench/results_table.py --bench " +
+  const std::string command = "cd " + std::string(ATTNLAB_SOURCE_DIR) + " && python3 -m attnlab.tables --bench " +
                               (folder / "attnlab-bench.csv").string() + " --attnlab " + cli.string() + " --out " + out;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   LoadedResults results;

@@ -1,13 +1,22 @@
-"""bench/atomic_file.py: every Python writer follows the C++ writer's rule, without torch."""
+"""attnlab/atomic_file.py: every Python writer follows the C++ writer's rule, without torch."""
 
+import contextlib
+import csv
+import io
 import os
 import stat
 import tempfile
 import unittest
 from pathlib import Path
 
-import paths  # noqa: F401  (sys.path)
-from atomic_file import WriteRefused, check_replaceable_file, write_csv, write_text_atomically
+from attnlab.atomic_file import (
+    WriteRefused,
+    append_rows,
+    check_replaceable_file,
+    refusal_exits,
+    write_csv,
+    write_text_atomically,
+)
 
 
 class AtomicFile(unittest.TestCase):
@@ -83,6 +92,23 @@ class AtomicFile(unittest.TestCase):
         self.assertNotIn("\x1b", message)
         self.assertNotIn("\n", message)
         self.assertIn("x\\x1b[31m\\n: cannot write the results CSV (it is a folder)", message)
+
+    def test_append_rows_keeps_what_the_file_holds(self):
+        path = self.dir / "rows.csv"
+        append_rows(path, ["a", "b"], [{"a": 1}])
+        append_rows(path, ["a", "b"], [{"a": 2, "b": "x,y"}])
+        with open(path, newline="") as f:
+            self.assertEqual(list(csv.DictReader(f)), [{"a": "1", "b": ""}, {"a": "2", "b": "x,y"}])
+
+
+    def test_a_refusal_inside_refusal_exits_is_the_programs_one_line_and_exit_2(self):
+        (self.dir / "folder").mkdir()
+        with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(io.StringIO()) as err:
+            with refusal_exits("tables"):
+                write_text_atomically(self.dir / "folder", "text", "Markdown file")
+        self.assertEqual(caught.exception.code, 2)
+        said = f"tables: {self.dir}/folder: cannot write the Markdown file (it is a folder)\n"
+        self.assertEqual(err.getvalue(), said)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The measuring scripts' doors, without torch or a GPU: a bad output path, a bad flag, a missing
+"""The measuring commands' doors, without torch or a GPU: a bad output path, a bad flag, a missing
 PyTorch and a CLI that answers no JSON each end in one printable line and the project's exit code
 (2: bad input, 3: no PyTorch or GPU), before any GPU work, never in a traceback."""
 
@@ -11,14 +11,16 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from paths import REPO
-from scenario_json import scenario_json
+from attnlab.scenario import scenario_json
+from attnlab.step import command as step
 
+REPO = Path(__file__).resolve().parents[2]
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
 
-def run(script: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(REPO / script), *args], capture_output=True, text=True)
+def run(module: str, *args: str) -> subprocess.CompletedProcess:
+    """`python -m MODULE ARGS...` from the repository's root, as the device scripts run it."""
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, cwd=REPO)
 
 
 class ScriptExits(unittest.TestCase):
@@ -37,18 +39,18 @@ class ScriptExits(unittest.TestCase):
 
     def commands(self, out: str):
         return {
-            "train/step.py": ["nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out", out],
-            "train/gemms.py": ["nanochat-d24", "--out", out],
-            "bench/peers/torch_peers.py": ["uniform-64x512", "--out", out],
+            "attnlab.step": ["nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out", out],
+            "attnlab.step.gemms": ["nanochat-d24", "--out", out],
+            "attnlab.peers": ["uniform-64x512", "--out", out],
         }
 
     def test_an_output_path_that_cannot_be_written_is_refused_before_any_gpu_work(self):
         (self.dir / "folder").mkdir()
-        for script, args in self.commands(str(self.dir / "folder")).items():
-            with self.subTest(script=script):
-                self.assert_one_line(run(script, *args), 2, "folder: cannot write the")
+        for module, args in self.commands(str(self.dir / "folder")).items():
+            with self.subTest(module=module):
+                self.assert_one_line(run(module, *args), 2, "folder: cannot write the")
         self.assert_one_line(
-            run("train/step.py", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
+            run("attnlab.step", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
                 str(self.dir / "ok.csv"), "--parts-out", str(self.dir / "folder")),
             2,
             "folder: cannot write the results CSV (it is a folder)",
@@ -56,24 +58,22 @@ class ScriptExits(unittest.TestCase):
 
     def test_negative_counts_are_one_line(self):
         self.assert_one_line(
-            run("train/step.py", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
+            run("attnlab.step", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
                 str(self.dir / "ok.csv"), "--max-num-docs", "-1"),
             2,
             "--max-num-docs at least 0",
         )
 
     @unittest.skipIf(HAS_TORCH, "PyTorch is installed here")
-    def test_without_pytorch_each_script_says_so_in_one_line(self):
+    def test_without_pytorch_each_command_says_so_in_one_line(self):
         commands = self.commands(str(self.dir / "ok.csv"))
-        commands["bench/peers/ceilings.py"] = []
-        for script, args in commands.items():
-            with self.subTest(script=script):
-                self.assert_one_line(run(script, *args), 3, "PyTorch is not installed here")
+        commands["attnlab.peers.ceilings"] = []
+        for module, args in commands.items():
+            with self.subTest(module=module):
+                self.assert_one_line(run(module, *args), 3, "PyTorch is not installed here")
         self.assertFalse((self.dir / "ok.csv").exists())
 
     def test_max_num_docs_below_the_batchs_sequences_is_one_line(self):
-        import step  # train/step.py: plain Python until its main runs
-
         with self.assertRaises(SystemExit) as caught, contextlib.redirect_stderr(io.StringIO()) as err:
             step.static_cu_seqlens([3, 4, 5], 2)
         self.assertEqual(caught.exception.code, 2)

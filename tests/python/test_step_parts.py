@@ -1,9 +1,8 @@
-"""train/step_parts.py: a step's GPU time split into parts by kernel name, without torch."""
+"""attnlab/step/parts.py: a step's GPU time split into parts by kernel name, without torch."""
 
 import unittest
 
-import paths  # noqa: F401  (sys.path)
-from step_parts import PART_NAMES, exposed_communication_us, part_of, split_into_parts
+from attnlab.step.parts import PART_NAMES, exposed_communication_us, part_of, split_into_parts
 
 # Kernel names as the profiler reports them, each with the part it belongs to.
 NAMED = [

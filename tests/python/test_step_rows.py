@@ -1,15 +1,11 @@
-"""train/step_rows.py: the step's and the GEMMs' results rows, without torch."""
+"""attnlab/step/rows.py: the step's and the GEMMs' results rows, without torch."""
 
-import csv
 import os
-import tempfile
 import unittest
-from pathlib import Path
 
-import paths  # noqa: F401  (sys.path)
-from scenario_json import scenario_json
-from step_parts import PART_NAMES
-from step_rows import GEMM_COLUMNS, PART_COLUMNS, STEP_COLUMNS, append_rows, gemm_row, step_row
+from attnlab.scenario import scenario_json
+from attnlab.step.parts import PART_NAMES
+from attnlab.step.rows import GEMM_COLUMNS, PART_COLUMNS, STEP_COLUMNS, gemm_row, step_row
 
 ENV = {
     "gpu": "a GPU",
@@ -66,14 +62,6 @@ class StepRows(unittest.TestCase):
         row = gemm_row("nanochat-d24", "attn.c_q", "fwd", 4096, 1536, 1536, 24, [10.0, 20.0, 30.0], ENV)
         self.assertEqual(row["tflops"], f"{2 * 4096 * 1536 * 1536 / 20e-6 / 1e12:.6g}")
         self.assertEqual(set(row), set(GEMM_COLUMNS))
-
-    def test_append_rows_keeps_what_the_file_holds(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "rows.csv"
-            append_rows(path, ["a", "b"], [{"a": 1}])
-            append_rows(path, ["a", "b"], [{"a": 2, "b": "x,y"}])
-            with open(path, newline="") as f:
-                self.assertEqual(list(csv.DictReader(f)), [{"a": "1", "b": ""}, {"a": "2", "b": "x,y"}])
 
 
 if __name__ == "__main__":

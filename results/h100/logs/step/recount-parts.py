@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """results/h100/attnlab-step.csv from step-as-measured.csv and the per-kernel log step-parts.csv,
-with each row's parts summed again by train/step_parts.py as it reads now. Two things differ
-from the parts as measured: the profiler listed the optimizer's record_function range
-(Optimizer.step#AdamW.step) as a GPU event spanning AdamW's kernels, which counted those
-kernels twice (train/step.py now leaves user annotations out), and cuDNN's backward helpers
-(cudnn::fusion::compute_dot_do_o, convert_dq) fell in `other` (now attention_bwd)."""
+with each row's parts summed again by the step's parts (attnlab/step/parts.py) as it reads now.
+Two things differ from the parts as measured: the profiler listed the optimizer's record_function
+range (Optimizer.step#AdamW.step) as a GPU event spanning AdamW's kernels, which counted those
+kernels twice (the step now leaves user annotations out), and cuDNN's backward helpers
+(cudnn::fusion::compute_dot_do_o, convert_dq) fell in `other` (now attention_bwd). Run it from the
+repository's root with the attnlab package importable (`pip install -e .`, or PYTHONPATH=.)."""
 
 import csv
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from attnlab.step.parts import split_into_parts
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[3] / "train"))
-from step_parts import split_into_parts  # noqa: E402
 
 ANNOTATIONS = {"Optimizer.step#AdamW.step"}
 KEY = ("scenario", "implementation", "source", "gpus")

@@ -1,8 +1,8 @@
-"""The one way attnlab's Python scripts write a file, the C++ writer's rule (core/io/atomic_file.hpp):
+"""The one way attnlab's Python commands write a file, the C++ writer's rule (core/io/atomic_file.hpp):
 
 - a target that exists and is not a regular file (a folder, a symbolic link, a device, a FIFO, a
   socket), or that the system will not look at (under a file, a symlink loop), is refused in one line,
-  "PATH: cannot write the WHAT (why)"; scripts call check_replaceable_file on their output paths
+  "PATH: cannot write the WHAT (why)"; commands call check_replaceable_file on their output paths
   right after reading their flags, before any GPU work, so a bad path never costs a run;
 - the text goes to a fresh temporary file beside the target (created exclusively: nothing planted
   there is followed), flushed to disk, then renamed over it: a reader never sees half a file, and
@@ -15,6 +15,7 @@ Plain Python: no torch needed.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -22,16 +23,21 @@ import stat
 import tempfile
 from pathlib import Path
 
+from attnlab.exits import fail, printable
+
 
 class WriteRefused(Exception):
     """A path that cannot be written: the message is one printable line naming it."""
 
 
-def printable(text: str) -> str:
-    """Text made safe to print on one line, as core/io/input_error.hpp's printable(): control characters
-    but tab, and bytes that are not UTF-8 (surrogate escapes in a path), become escapes."""
-    return "".join(c if c.isprintable() or c == "\t" else c.encode("unicode_escape", "backslashreplace").decode()
-                   for c in text)
+@contextlib.contextmanager
+def refusal_exits(program: str):
+    """Inside it, a path that cannot be written ends `program` with its one line and exit 2
+    (exits.fail), never a traceback or a lost measurement."""
+    try:
+        yield
+    except WriteRefused as e:
+        fail(program, str(e))
 
 
 def _refused(path: Path, what: str, why: str) -> WriteRefused:
@@ -95,3 +101,13 @@ def write_csv(path: Path, columns: list[str], rows: list[dict], what: str = "res
     w.writeheader()
     w.writerows(rows)
     write_text_atomically(path, text.getvalue(), what)
+
+
+def append_rows(path: Path, columns: list[str], rows: list[dict], what: str = "results CSV") -> None:
+    """Adds rows to a CSV, keeping the rows it holds: the whole file written again by the rule above."""
+    path = Path(path)
+    old = []
+    if path.is_file():
+        with open(path, newline="") as f:
+            old = list(csv.DictReader(f))
+    write_csv(path, columns, old + rows, what)

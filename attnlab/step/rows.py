@@ -7,22 +7,17 @@ required ones. train/README.md, "Results", describes every column.
 
 from __future__ import annotations
 
-import csv
-import os
-import statistics
-from pathlib import Path
-
-from atomic_file import write_csv  # bench/atomic_file.py: the one way a script writes a file
-from step_parts import PART_NAMES
+from attnlab.step.parts import PART_NAMES
+from attnlab.timing import summary
 
 BACKENDS = ("fa2", "cudnn", "attnlab")
-OPTIMIZERS = ("adamw", "muon")  # train/optimizer.py
+OPTIMIZERS = ("adamw", "muon")  # attnlab/step/optimizer.py
 SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torch-step-attnlab
 
 # Columns a step row adds to the schema's: the data-parallel GPUs, the optimizer, the loss (a
 # sanity check: the same tokens, but each layout trains its own attention), the profiler's parts
 # (µs per step on rank 0), whose sum is the GPU's busy time (median_us minus it is idle time),
-# and the communication no other kernel ran beside (train/step_parts.py).
+# and the communication no other kernel ran beside (attnlab/step/parts.py).
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
 STEP_COLUMNS = ["gpus", "optimizer", "loss", *PART_COLUMNS, "step_kernels_us", "step_communication_exposed_us"]
 
@@ -48,20 +43,9 @@ GEMM_COLUMNS = [
 ]
 
 
-def commit_column(torch_version: str) -> str:
-    """The `commit` of a row this folder writes: attnlab's commit ($ATTNLAB_COMMIT) and PyTorch's version."""
-    return f"{os.environ.get('ATTNLAB_COMMIT', '')} {torch_version}".strip()
-
-
 def timing_columns(us: list[float]) -> dict:
-    if not us:
-        raise ValueError("no timed steps")
-    return {
-        "median_us": f"{statistics.median(us):.6g}",
-        "min_us": f"{min(us):.6g}",
-        "max_us": f"{max(us):.6g}",
-        "reps": len(us),
-    }
+    median, low, high, reps = summary(us)
+    return {"median_us": f"{median:.6g}", "min_us": f"{low:.6g}", "max_us": f"{high:.6g}", "reps": reps}
 
 
 def step_row(
@@ -119,7 +103,7 @@ def gemm_row(
     scenario: str, gemm: str, pass_: str, m: int, n: int, k: int, per_step: int, us: list[float], env: dict
 ) -> dict:
     """One product (m x k) @ (k x n) timed `len(us)` times; `per_step` is how often the step runs it."""
-    median = statistics.median(us)
+    median = summary(us)[0]
     return {
         "scenario": scenario,
         "dtype": "bf16",
@@ -134,11 +118,3 @@ def gemm_row(
         **env,
     }
 
-
-def append_rows(path: Path, columns: list[str], rows: list[dict]):
-    """Adds rows to a CSV (written whole through a temporary file), keeping the rows it holds."""
-    old = []
-    if path.is_file():
-        with open(path, newline="") as f:
-            old = list(csv.DictReader(f))
-    write_csv(path, columns, old + rows)

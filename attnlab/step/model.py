@@ -3,7 +3,7 @@
 Token embedding, RMSNorm without weights, rotary embeddings, QK norm, ReLU² MLP, an
 untied LM head and cross-entropy: nanochat's block. The buffer is (tokens, width), no
 batch axis: which tokens attend to which is the attention's business alone (`attend`,
-train/attention.py), so the same model runs packed rows and varlen documents.
+attnlab/step/attention.py), so the same model runs packed rows and varlen documents.
 Weights are fp32; the step runs under bf16 autocast (train/README.md says why).
 """
 
@@ -30,7 +30,7 @@ class ModelShape:
 
     @staticmethod
     def of(scenario: dict) -> ModelShape:
-        """The scenario JSON's [model] table (bench/scenario_json.py)."""
+        """The scenario JSON's [model] table (attnlab/scenario.py)."""
         m = scenario["model"]
         if m is None:
             raise ValueError(f"{scenario['name']}: model: missing; the step needs a [model] table")

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Each matrix product of the training step at the model's own shapes, timed with torch.matmul (cuBLAS).
 
-    python3 train/gemms.py SCENARIO [SCENARIO...] --out GEMMS.csv
+    python -m attnlab.step.gemms SCENARIO [SCENARIO...] --out GEMMS.csv
 
-For every linear layer of the scenario's model (train/model.py, read off the module
+For every linear layer of the scenario's model (attnlab/step/model.py, read off the module
 itself) and M = the micro-batch's tokens, bf16: the forward Y = X·Wᵀ (M x out, inner in),
 the backward's dX = dY·W (M x in, inner out) and dW = dYᵀ·X (out x in, inner M). CUDA
 events around each of --reps calls after --warmup; one row per (product, pass) with
@@ -15,24 +14,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "bench"))
-sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
-
-from atomic_file import WriteRefused, check_replaceable_file  # noqa: E402
-from scenario_json import DEFAULT_CLI, fail, import_torch, scenario_json  # noqa: E402
-from step_rows import GEMM_COLUMNS, append_rows, commit_column, gemm_row  # noqa: E402
-from timing import time_calls  # noqa: E402
+from attnlab.atomic_file import append_rows, check_replaceable_file, refusal_exits
+from attnlab.cli import DEFAULT_CLI
+from attnlab.environment import environment_columns
+from attnlab.exits import fail, import_torch
+from attnlab.scenario import scenario_json
+from attnlab.step.rows import GEMM_COLUMNS, gemm_row
+from attnlab.timing import time_calls
 
 
 def model_linears(torch, shape) -> Counter:
     """(name, in, out) -> count for every nn.Linear of the model, built on the meta device (no memory)."""
-    from model import GPT
+    from attnlab.step.model import GPT
 
     with torch.device("meta"):
         model = GPT(shape)
@@ -48,15 +44,16 @@ def check_arguments(args):
     """The flags' own checks and --out, before PyTorch or the GPU is touched."""
     if args.warmup < 0 or args.reps < 1:
         fail("gemms", "--warmup must be at least 0 and --reps at least 1")
-    try:
+    with refusal_exits("gemms"):
         check_replaceable_file(args.out, "GEMM CSV")
-    except WriteRefused as e:
-        fail("gemms", str(e))
 
 
 def main():
     ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m attnlab.step.gemms",
+        description=__doc__.splitlines()[0],
+        epilog=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("scenarios", nargs="+")
     ap.add_argument("--out", type=Path, required=True)
@@ -69,17 +66,9 @@ def main():
 
     if not torch.cuda.is_available():
         fail("gemms", "no CUDA GPU visible to PyTorch", 3)
-    from model import ModelShape
-    from torch_peers import read_environment
+    from attnlab.step.model import ModelShape
 
-    env = read_environment(torch)
-    columns = {
-        "gpu": env.gpu,
-        "driver": env.driver,
-        "cuda_version": env.cuda_version,
-        "commit": commit_column(env.version),
-        "date": env.date,
-    }
+    columns = environment_columns(torch)
     rows = []
     for name in args.scenarios:
         s = scenario_json(args.attnlab, name, "gemms")
@@ -113,10 +102,8 @@ def main():
             f"backward {total['bwd'] / 1000:.2f} ms",
             flush=True,
         )
-    try:
+    with refusal_exits("gemms"):  # a path made unwritable during the run: one line, not a traceback
         append_rows(args.out, GEMM_COLUMNS, rows)
-    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
-        fail("gemms", str(e))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The parts of a training step, told apart by the names of the GPU kernels that ran: plain Python.
 
-train/step.py profiles steps with torch.profiler and sums each kernel's time into the first
+The step (attnlab/step/command.py) profiles steps with torch.profiler and sums each kernel's time into the first
 part whose pattern matches its name (case-insensitive), in the order of PARTS; a kernel
 that matches none counts as `other`, and the log names the largest of those so a new
 kernel name can be given its part here. A kernel that ran inside the optimizer's step (the

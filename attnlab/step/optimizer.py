@@ -5,7 +5,7 @@ Muon (Keller Jordan, 2024) takes each 2-D weight's momentum, Nesterov-style, and
 the nearest semi-orthogonal matrix (U·Vᵀ of its singular value decomposition U·S·Vᵀ), found by
 a few Newton–Schulz iterations in bf16; the update is scaled by sqrt(max(1, rows / cols)).
 Its matrix products run inside the optimizer's step, so the profiler's range around that
-step counts them as the optimizer's time (train/step_parts.py), not as the model's GEMMs.
+step counts them as the optimizer's time (attnlab/step/parts.py), not as the model's GEMMs.
 nanochat's settings: Muon lr 0.02, momentum 0.95, 5 iterations; AdamW betas (0.8, 0.95),
 eps 1e-10, no weight decay, lr 0.2 for the embedding and 0.004 for the LM head, both scaled
 by (width / 768)^-0.5.
@@ -14,7 +14,8 @@ by (width / 768)^-0.5.
 from __future__ import annotations
 
 import torch
-from step_rows import OPTIMIZERS
+
+from attnlab.step.rows import OPTIMIZERS
 
 # The quintic iteration's coefficients: X <- a·X + (b·A + c·A²)·X with A = X·Xᵀ. They push every
 # singular value of the normalized X towards 1 in few steps, without converging exactly.
@@ -79,7 +80,7 @@ class Optimizers:
 
 
 def make_optimizer(name: str, model, width: int, lr: float) -> Optimizers:
-    """`model` is train/model.py's GPT; `lr` is AdamW's when it takes every parameter."""
+    """`model` is attnlab/step/model.py's GPT; `lr` is AdamW's when it takes every parameter."""
     if name == "adamw":
         return Optimizers(torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True))
     if name != "muon":

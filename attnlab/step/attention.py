@@ -6,7 +6,7 @@
   cudnn    scaled_dot_product_attention with only the cuDNN backend enabled, over the packed
            rows as a (rows, heads, row_len, head_dim) batch, is_causal: packed rows without
            a window only (SDPA takes no window, and varlen is not a batch of equal rows);
-  attnlab  attnlab's operator (pytorch/attnlab_ops.py) on a layout of the same sequences,
+  attnlab  attnlab's operator (attnlab/ops.py) on a layout of the same sequences,
            one registered layout per window the model uses.
 Everything the attention needs is built here, before the step is compiled, so the compiled
 graph sees constant tensors and integers only.
@@ -14,17 +14,10 @@ graph sees constant tensors and integers only.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import torch
-from batch import LayoutBatch
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-class Unavailable(Exception):
-    """The backend cannot run this layout or model; the message says why."""
+from attnlab.exits import Unavailable
+from attnlab.step.batch import LayoutBatch
 
 
 def fa2_attend(batch: LayoutBatch, cu_seqlens: torch.Tensor, heads: int, kv_heads: int):
@@ -67,14 +60,13 @@ def cudnn_attend(batch: LayoutBatch, windows: set[int]):
 
 
 def attnlab_attend(batch: LayoutBatch, windows: set[int], build_dir: str):
-    sys.path.insert(0, str(REPO / "pytorch"))
-    import attnlab_ops
+    from attnlab import ops
 
-    attnlab_ops.load(build_dir)
-    layouts = {w: attnlab_ops.varlen_layout(batch.sequence_lengths, w) for w in sorted(windows)}
+    ops.load(build_dir)
+    layouts = {w: ops.varlen_layout(batch.sequence_lengths, w) for w in sorted(windows)}
 
     def attend(q, k, v, window_left):
-        return attnlab_ops.attention(q, k, v, layouts[window_left])
+        return ops.attention(q, k, v, layouts[window_left])
 
     return attend, layouts[min(windows)].kernel
 

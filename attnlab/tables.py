@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turns the CSVs of one device run (attnlab-bench rows, the PyTorch peers' rows, and,
 where present, `attnlab run`'s rows for the error column) into the Markdown tables of
 the README and results/h100/TABLE.md:
@@ -10,17 +9,19 @@ the README and results/h100/TABLE.md:
      time (ours and FlashAttention-2's) beside the scores the model says each computes;
   3. every row of every scenario: time, useful TFLOP/s, ours against each peer;
   4. HBM bytes, model against ncu, for our rows;
-  5. each scenario's floor (useful FLOPs at the measured GEMM ceiling, compulsory bytes at
+  5. each scenario's floor (useful FLOPs at the measured GEMM ceiling, the least bytes at
      the measured copy bandwidth; --ceilings) beside our varlen time and cuDNN's;
   6. our flash kernels side by side on every scenario, layout and head dim (--kernels);
   7. the backward pass: the rows with pass = bwd of the --bench and --peers files.
 
-The model's ratios come from `attnlab model SCENARIO --format csv` (no GPU needed). Which
-row of a repeated case stands (the primary run) is the CLI's choice (`attnlab results`), the
-one the GUI and `attnlab model` show; which sources are FlashAttention-2's is
-results/peer_families.csv's, the table the C++ reads too.
+Everything but the layout of the tables comes from the attnlab CLI (CppSide below): the
+model's ratios from `attnlab model SCENARIO --format csv`; the peer families
+(results/peer_families.csv as the C++ reads it) and each scenario's floor at the ceilings
+from `attnlab model SCENARIO --format json --ceilings FILE`; which row of a repeated case
+stands (the primary run) from `attnlab results`, the one the GUI and `attnlab model` show.
+No GPU needed.
 
-usage: results_table.py --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
+usage: python -m attnlab.tables --bench results/h100/attnlab-bench.csv --peers results/h100/peers.csv \
                         [--run results/h100/attnlab-run.csv] [--ceilings results/h100/ceilings.toml] \
                         [--kernels results/h100/attnlab-bench-two-kernels-*.csv] \
                         [--bytes results/h100/ncu-bytes-mma-sm80.csv] \
@@ -32,67 +33,64 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import subprocess
-import sys
 import tempfile
-import tomllib
 from collections import defaultdict
 from pathlib import Path
 
-from atomic_file import WriteRefused, check_replaceable_file, printable, write_text_atomically
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_text_atomically
+from attnlab.cli import cli_json, run_cli
+from attnlab.exits import fail
 
 IMPLEMENTATIONS = ["naive", "padded", "packed", "varlen"]
-PEER_FAMILIES = Path(__file__).resolve().parent.parent / "results" / "peer_families.csv"
+PROGRAM = "tables"
 
 
-def fail(message: str):
-    print(f"results_table: {printable(message)}", file=sys.stderr)
-    sys.exit(2)
+class CppSide:
+    """What the tables take from the attnlab CLI, each asked once."""
+
+    def __init__(self, attnlab: str, ceilings: Path | None):
+        self.attnlab, self.ceilings = attnlab, ceilings
+        self._costs, self._scenarios = {}, {}
+
+    def costs(self, scenario: str, tile: str) -> dict[str, dict]:
+        """`attnlab model` of the scenario at a flash kernel's tile (e.g. "128x128"), by implementation."""
+        if (scenario, tile) not in self._costs:
+            text = run_cli(self.attnlab, ["model", scenario, "--format", "csv", "--tile", tile], PROGRAM)
+            self._costs[(scenario, tile)] = {r["implementation"]: r for r in csv.DictReader(io.StringIO(text))}
+        return self._costs[(scenario, tile)]
+
+    def scenario(self, scenario: str) -> dict:
+        """The scenario's JSON: the peer families, and its ceilings and floor where --ceilings is given."""
+        if scenario not in self._scenarios:
+            ceilings = ["--ceilings", str(self.ceilings)] if self.ceilings else []
+            args = ["model", scenario, "--format", "json", *ceilings]
+            self._scenarios[scenario] = cli_json(self.attnlab, args, PROGRAM)
+        return self._scenarios[scenario]
+
+    def primary_rows(self, paths: list[Path] | None) -> list[dict]:
+        """The primary run of every case the files hold, as `attnlab results` (and with it the GUI
+        and `attnlab model`) chooses it: the row of the first file in name order."""
+        if not paths:
+            return []
+        for path in paths:
+            if not path.is_file():
+                fail(PROGRAM, f"{path}: no such results file")
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "primary.csv"
+            run_cli(self.attnlab, ["results", *map(str, paths), "--out", str(out)], PROGRAM)
+            return read_rows(out)
 
 
-def read_families(path: Path) -> dict[str, dict[str, tuple[str, ...]]]:
-    """family -> implementation -> its sources, in the file's order (the first found stands)."""
-    families = defaultdict(lambda: defaultdict(tuple))
-    try:
-        with path.open(newline="") as f:
-            for i, r in enumerate(csv.DictReader(f), start=2):
-                if not r.get("family") or not r.get("source") or r.get("implementation") not in IMPLEMENTATIONS:
-                    fail(
-                        f"{path}:{i}: expected family, short_name, "
-                        "implementation (naive, padded, packed or varlen), source"
-                    )
-                families[r["family"]][r["implementation"]] += (r["source"],)
-    except OSError as e:
-        fail(f"{path}: {e.strerror}")
-    return families
+class Families:
+    """The sources the tables single out, from the peer families of the scenario JSON: FlashAttention-2's
+    varlen (`varlen_attn`, then with K and V expanded where it takes no GQA), and, for the "PyTorch" column
+    of the ratios, FlashAttention-2 where it ran the layout, else eager."""
 
-
-FAMILIES = read_families(PEER_FAMILIES)
-# FlashAttention-2 varlen as PyTorch exposes it (with K and V expanded where it takes no GQA); the
-# "PyTorch" column of the ratios takes FlashAttention-2 where it ran the layout, else eager.
-FA2_VARLEN = FAMILIES["FlashAttention-2"]["varlen"]
-FA2_OF = {i: FAMILIES["FlashAttention-2"][i] or FAMILIES["PyTorch eager"][i] for i in IMPLEMENTATIONS}
-
-
-def read_files(paths: list[Path] | None, attnlab: str) -> list[dict]:
-    """The primary run of every case the files hold, as `attnlab results` (and with it the GUI
-    and `attnlab model`) chooses it: the row of the first file in name order."""
-    if not paths:
-        return []
-    for path in paths:
-        if not path.is_file():
-            fail(f"{path}: no such results file")
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "primary.csv"
-        try:
-            done = subprocess.run(
-                [attnlab, "results", *map(str, paths), "--out", str(out)], capture_output=True, text=True
-            )
-        except OSError as e:
-            fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
-        if done.returncode != 0:
-            fail(f"attnlab results: {done.stderr.strip()}")
-        return read_rows(out)
+    def __init__(self, families: list[dict]):
+        by_name = {f["name"]: f["sources"] for f in families}
+        fa2, eager = by_name.get("FlashAttention-2", {}), by_name.get("PyTorch eager", {})
+        self.fa2_varlen = tuple(fa2.get("varlen", []))
+        self.fa2_of = {i: tuple(fa2.get(i, []) or eager.get(i, [])) for i in IMPLEMENTATIONS}
 
 
 def of_pass(rows: list[dict], which: str) -> list[dict]:
@@ -102,32 +100,19 @@ def of_pass(rows: list[dict], which: str) -> list[dict]:
 
 def read_rows(path: Path) -> list[dict]:
     if not path.is_file():
-        fail(f"{path}: no such results file")
+        fail(PROGRAM, f"{path}: no such results file")
     with path.open(newline="") as f:
         rows = list(csv.DictReader(f))
     for i, r in enumerate(rows, start=2):
         for col in ("scenario", "implementation", "source", "dtype", "head_dim", "median_us"):
             if col not in r:
-                fail(f"{path}: no {col} column")
+                fail(PROGRAM, f"{path}: no {col} column")
         if r["median_us"]:
             try:
                 r["median_us"] = float(r["median_us"])
             except ValueError:
-                fail(f"{path}:{i}: median_us: expected a number, got {r['median_us']!r}")
+                fail(PROGRAM, f"{path}:{i}: median_us: expected a number, got {r['median_us']!r}")
     return [r for r in rows if r["median_us"] != ""]
-
-
-def model_of(attnlab: str, scenario: str, tile: str) -> dict[str, dict]:
-    """`attnlab model` of the scenario at a flash kernel's tile (e.g. "128x128")."""
-    try:
-        done = subprocess.run(
-            [attnlab, "model", scenario, "--format", "csv", "--tile", tile], capture_output=True, text=True
-        )
-    except OSError as e:
-        fail(f"cannot run {attnlab}: {e.strerror} (build the attnlab target or pass --attnlab)")
-    if done.returncode != 0:
-        fail(f"attnlab model {scenario}: {done.stderr.strip()}")
-    return {r["implementation"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
 
 
 def us(x: float) -> str:
@@ -202,7 +187,7 @@ def flash_kernels(bench) -> list[str]:
     return list(dict.fromkeys(r.get("kernel", "") for r in bench if r["implementation"] != "naive"))
 
 
-def group(bench, peers, run, attnlab: str) -> list[Run]:
+def group(bench, peers, run, side: CppSide) -> list[Run]:
     keyed = defaultdict(lambda: ({}, {}, {}, {}))
     # One flash kernel per shape, the first of flash_kernels measured in it, so that no ratio
     # divides one kernel's time by another's (the GUI shows each kernel's own ratios).
@@ -217,7 +202,7 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
             (r["scenario"], r["dtype"], r["head_dim"])
         )
 
-    for r in bench:  # files repeating a case hold only its primary run here (read_files)
+    for r in bench:  # files repeating a case hold only its primary run here (CppSide.primary_rows)
         key = (r["scenario"], r["dtype"], r["head_dim"])
         if of_the_kernel(r):
             keyed[key][0].setdefault(r["implementation"], r)
@@ -232,15 +217,13 @@ def group(bench, peers, run, attnlab: str) -> list[Run]:
                 keyed[key][2][r["implementation"]] = r["rel_l2_error"]
         elif r["implementation"] == "varlen" and key in keyed:
             keyed[key][3].setdefault(r["kernel"], dict(r, another_call=True))
-    models, runs = {}, []
+    runs = []
     for key, (ours, peer_rows, errors, other_kernels) in keyed.items():
         if not ours and not peer_rows:
             continue
         # The model at the tile of the kernel that ran the rows (the default tile for peers alone).
         tile = next((o["tile"] for o in ours.values() if o["implementation"] != "naive" and o.get("tile")), "64x64")
-        if (key[0], tile) not in models:
-            models[(key[0], tile)] = model_of(attnlab, key[0], tile)
-        runs.append(Run(key, ours, peer_rows, errors, models[(key[0], tile)], other_kernels))
+        runs.append(Run(key, ours, peer_rows, errors, side.costs(key[0], tile), other_kernels))
     # A scenario's own dtype and head dim come first; extra runs of it follow, marked.
     for r in runs:
         m = r.model.get("varlen", {})
@@ -258,19 +241,20 @@ def table_kernel(runs: list[Run]) -> str:
     return next((v["kernel"] for r in runs if (v := r.ours.get("varlen")) and v.get("kernel")), "")
 
 
-def summary(runs: list[Run]) -> str:
+def summary(runs: list[Run], families: Families) -> str:
+    fa2_varlen = families.fa2_varlen
     rows = []
     others = list(dict.fromkeys(k for r in runs for k in r.other_kernels))  # in file order
     for r in runs:
         v = r.ours.get("varlen")
-        fa2 = r.first_peer(FA2_VARLEN)
+        fa2 = r.first_peer(fa2_varlen)
         same = r.best_peer(r.same_answer())
         best = r.best_peer()
         rows.append(
             [
                 r.label(),
                 f"{us(v['median_us'])} ({tflops(v)})" if v else "",
-                f"{us(fa2['median_us'])} ({tflops(fa2)})" + ("" if fa2["source"] == FA2_VARLEN[0] else " ¹")
+                f"{us(fa2['median_us'])} ({tflops(fa2)})" + ("" if fa2["source"] == fa2_varlen[0] else " ¹")
                 if fa2
                 else "",
                 speedup(fa2, v),
@@ -302,7 +286,7 @@ def summary(runs: list[Run]) -> str:
         )
         + (
             "\n¹ K and V repeated to every query head: PyTorch's varlen_attn takes no grouped-query K/V.\n"
-            if any(r.first_peer(FA2_VARLEN) and r.first_peer(FA2_VARLEN)["source"] != FA2_VARLEN[0] for r in runs)
+            if any(r.first_peer(fa2_varlen) and r.first_peer(fa2_varlen)["source"] != fa2_varlen[0] for r in runs)
             else ""
         )
         + (
@@ -313,13 +297,13 @@ def summary(runs: list[Run]) -> str:
     )
 
 
-def ratios(runs: list[Run]) -> str:
+def ratios(runs: list[Run], families: Families) -> str:
     rows = []
     for r in runs:
         for impl in ("packed", "padded", "naive"):
             m = r.model.get(impl)
             ours = r.ours.get(impl), r.ours.get("varlen")
-            fa2 = r.first_peer(FA2_OF[impl]), r.first_peer(FA2_VARLEN)
+            fa2 = r.first_peer(families.fa2_of[impl]), r.first_peer(families.fa2_varlen)
             rows.append(
                 [
                     r.label(),
@@ -458,55 +442,32 @@ def bytes_table(bench: list[dict], runs: list[Run]) -> str:
     )
 
 
-def read_ceilings(path: Path) -> tuple[float, float]:
-    """The GEMM ceiling (TFLOP/s) and copy bandwidth (TB/s) of a ceilings.toml."""
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        fail(f"{path}: {e}")
-    values = []
-    for table_name, key in (("gemm_bf16", "tflops"), ("copy", "tbps")):
-        v = data.get(table_name, {}).get(key)
-        if not isinstance(v, (int, float)) or not 0 < v < 1e6:
-            fail(f"{path}: {table_name}.{key}: expected a positive number")
-        values.append(float(v))
-    return values[0], values[1]
-
-
-def compulsory_bytes(m: dict) -> int:
-    """What any forward must move: Q, K, V read once, O written once, the LSE written."""
-    tokens, heads, kv_heads, d = (int(m[c]) for c in ("buffer_tokens", "heads", "kv_heads", "head_dim"))
-    element = 4 if m["dtype"] == "fp32" else 2
-    return 2 * tokens * (heads + kv_heads) * d * element + 4 * tokens * heads
-
-
-def floors(runs: list[Run], ceilings: tuple[float, float]) -> str:
-    gemm_tflops, copy_tbps = ceilings
-    rows = []
+def floors(runs: list[Run], side: CppSide) -> str:
+    rows, ceilings = [], None
     for r in runs:
-        v, m = r.ours.get("varlen"), r.model.get("varlen")
-        if not v or not m:
+        v = r.ours.get("varlen")
+        if not v or not r.is_default:  # the floor is the scenario's own shape's
             continue
-        flop_floor = float(m["flops_useful_fwd"]) / (gemm_tflops * 1e12) * 1e6
-        byte_floor = compulsory_bytes(m) / (copy_tbps * 1e12) * 1e6
-        floor = max(flop_floor, byte_floor)
+        facts = side.scenario(r.scenario)
+        ceilings, floor = facts["ceilings"], facts["floor"]
         cudnn = r.peers.get("torch-sdpa-cudnn-padded")
         rows.append(
             [
                 r.label(),
                 us(v["median_us"]),
-                us(flop_floor),
-                us(byte_floor),
-                times(v["median_us"] / floor),
+                us(floor["flops_us"]),
+                us(floor["bytes_us"]),
+                times(v["median_us"] / floor["us"]),
                 us(cudnn["median_us"]) if cudnn else "",
                 speedup(cudnn, v),
             ]
         )
+    rates = (f" ({ceilings['tflops']:g} TFLOP/s)", f" ({ceilings['tbps']:g} TB/s)") if ceilings else ("", "")
     return (
-        f"Floor: the larger of the useful FLOPs at the measured GEMM ceiling ({gemm_tflops:g} TFLOP/s) and "
-        f"the compulsory bytes (Q, K, V read once, O and the LSE written once) at the measured copy "
-        f"bandwidth ({copy_tbps:g} TB/s); both from the ceilings file. cuDNN runs on the padded batch, "
-        f"with the per-document answer.\n\n"
+        f"Floor: the larger of the useful FLOPs at the measured GEMM ceiling{rates[0]} and the least bytes "
+        f"(Q, K, V read once, O written once) at the measured copy bandwidth{rates[1]}; both from the ceilings "
+        f"file, the floor from `attnlab model SCENARIO --format json --ceilings FILE`. cuDNN runs on the padded "
+        f"batch, with the per-document answer.\n\n"
         + table(
             [
                 "scenario",
@@ -578,14 +539,14 @@ def provenance(bench, peers) -> str:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m attnlab.tables", description=__doc__.splitlines()[0])
     ap.add_argument(
         "--bench",
         type=Path,
         nargs="+",
         help="attnlab-bench results CSVs (on repeats, the primary run stands: `attnlab results`)",
     )
-    ap.add_argument("--peers", type=Path, nargs="+", help="bench/peers/torch_peers.py results CSVs")
+    ap.add_argument("--peers", type=Path, nargs="+", help="results CSVs of the PyTorch peers (python -m attnlab.peers)")
     ap.add_argument("--run", type=Path, nargs="+", help="`attnlab run` results CSVs (their rel_l2_error column)")
     ap.add_argument("--ceilings", type=Path, help="ceilings.toml: [gemm_bf16] tflops and [copy] tbps, for the floors")
     ap.add_argument(
@@ -600,29 +561,32 @@ def main():
         nargs="+",
         help="CSVs whose rows carry ncu's hbm_bytes_measured (default: the --bench files)",
     )
-    ap.add_argument("--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model`)")
+    ap.add_argument(
+        "--attnlab", default="build/cli/attnlab", help="the attnlab CLI (for `attnlab model` and `attnlab results`)"
+    )
     ap.add_argument("--out", type=Path, help="Markdown file to write (default: print)")
     ap.add_argument(
         "--readme", type=Path, help="also rewrite the summary table between this file's results-summary markers"
     )
     args = ap.parse_args()
     if not args.bench and not args.peers:
-        fail("give --bench, --peers or both")
-    for path, what in ((args.out, "Markdown file"), (args.readme, "README")):
-        try:  # before the tables are made: a path that cannot be written is one line
+        fail(PROGRAM, "give --bench, --peers or both")
+    with refusal_exits(PROGRAM):  # before the tables are made: a path that cannot be written is one line
+        for path, what in ((args.out, "Markdown file"), (args.readme, "README")):
             if path:
                 check_replaceable_file(path, what)
-        except WriteRefused as e:
-            fail(str(e))
-    all_bench, all_peers = read_files(args.bench, args.attnlab), read_files(args.peers, args.attnlab)
+    side = CppSide(args.attnlab, args.ceilings)
+    all_bench, all_peers = side.primary_rows(args.bench), side.primary_rows(args.peers)
     bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
-    runs = group(bench, peers, of_pass(read_files(args.run, args.attnlab), "fwd"), args.attnlab)
-    backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), [], args.attnlab)
+    runs = group(bench, peers, of_pass(side.primary_rows(args.run), "fwd"), side)
+    backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), [], side)
+    # The families are the C++ side's, the same in every scenario's JSON.
+    families = Families(side.scenario((runs + backward)[0].scenario)["families"] if runs + backward else [])
     extra = []
     if args.ceilings:
-        extra += ["## How far from the floor\n", floors(runs, read_ceilings(args.ceilings))]
+        extra += ["## How far from the floor\n", floors(runs, side)]
     if args.kernels:
-        kernel_rows = of_pass(read_files(args.kernels, args.attnlab), "fwd")
+        kernel_rows = of_pass(side.primary_rows(args.kernels), "fwd")
         extra += [
             "## Our flash kernels side by side\n",
             "One device run, every scenario, each flash layout, head dims 64 and 128 "
@@ -634,24 +598,24 @@ def main():
             "## The backward pass\n",
             "Rows with pass = bwd: the backward alone, given the forward's saved outputs; useful FLOPs "
             "2.5× the forward's.\n",
-            summary(backward),
+            summary(backward, families),
             "\n",
             details(backward),
         ]
     text = "\n".join(
         [
-            "# Measured results (generated by bench/results_table.py; do not edit by hand)\n",
+            "# Measured results (generated by `python -m attnlab.tables`; do not edit by hand)\n",
             provenance(bench, peers),
             "## attnlab varlen against the peers\n",
-            summary(runs),
+            summary(runs, families),
             "## Measured ratios against the model\n",
             "Time of each implementation over varlen's on the same documents, beside the ratio of scores the "
             "cost model says it computes (`attnlab model`).\n",
-            ratios(runs),
+            ratios(runs, families),
             "## HBM traffic: model against Nsight Compute\n",
             "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
             "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/cost/README.md`).\n",
-            bytes_table(of_pass(read_files(args.bytes, args.attnlab), "fwd") if args.bytes else bench, runs),
+            bytes_table(of_pass(side.primary_rows(args.bytes), "fwd") if args.bytes else bench, runs),
         ]
         + extra
         + ["## Every row\n", details(runs)]
@@ -661,7 +625,8 @@ def main():
     else:
         print(text)
     if args.readme:
-        write_atomically(args.readme, with_summary(args.readme, provenance(bench, peers) + "\n" + summary(runs)))
+        block = provenance(bench, peers) + "\n" + summary(runs, families)
+        write_atomically(args.readme, with_summary(args.readme, block))
 
 
 README_BEGIN, README_END = "<!-- results-summary:begin -->", "<!-- results-summary:end -->"
@@ -672,16 +637,14 @@ def with_summary(readme: Path, block: str) -> str:
     text = readme.read_text()
     begin, end = text.find(README_BEGIN), text.find(README_END)
     if begin < 0 or end < begin:
-        fail(f"{readme}: expected the markers {README_BEGIN} and {README_END}, in that order")
+        fail(PROGRAM, f"{readme}: expected the markers {README_BEGIN} and {README_END}, in that order")
     return text[: begin + len(README_BEGIN)] + "\n" + block + text[end:]
 
 
 def write_atomically(path: Path, text: str):
-    """A table's text, written atomically (bench/atomic_file.py); a write that fails is one line."""
-    try:
+    """A table's text, written atomically (attnlab/atomic_file.py); a write that fails is one line."""
+    with refusal_exits(PROGRAM):
         write_text_atomically(path, text, "Markdown file")
-    except WriteRefused as e:
-        fail(str(e))
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
-"""train/batch.py: the micro-batch as packed rows and as varlen documents, without torch."""
+"""attnlab/step/batch.py: the micro-batch as packed rows and as varlen documents, without torch."""
 
 import os
 import unittest
 
-import paths  # noqa: F401  (sys.path)
-from batch import IGNORE, document_tokens, layout_batch, next_token_targets, padded_cu_seqlens
-from scenario_json import cu_seqlens, packed_sources, scenario_json
+from attnlab.scenario import cu_seqlens, packed_sources, scenario_json
+from attnlab.step.batch import IGNORE, document_tokens, layout_batch, next_token_targets, padded_cu_seqlens
 
 # Three documents of 3, 2 and 4 tokens concatenated into rows of 4 (the last row padded),
 # as `attnlab model --format json` writes the runs of each packed row.

@@ -1,19 +1,18 @@
-#!/usr/bin/env python3
 """One measured training step of a scenario's [model] over its documents, packed rows or varlen.
 
-    python3 train/step.py SCENARIO --layout packed|varlen --backend fa2|cudnn|attnlab --out STEP.csv
-    torchrun --nproc_per_node N train/step.py ...      # data-parallel, one process per GPU
+    python -m attnlab.step SCENARIO --layout packed|varlen --backend fa2|cudnn|attnlab --out STEP.csv
+    torchrun --nproc_per_node N -m attnlab.step ...      # data-parallel, one process per GPU
 
-The model (train/model.py) is nanochat's GPT at the scenario's [model] shape; its
+The model (attnlab/step/model.py) is nanochat's GPT at the scenario's [model] shape; its
 forward and loss run under bf16 autocast inside torch.compile(fullgraph=True,
 dynamic=False), then the backward, the all-reduce of the gradients over the ranks
 (more than one GPU) and the optimizer's step (--optimizer: AdamW, or nanochat's Muon with
-AdamW; train/optimizer.py). Every rank draws its own micro-batch of the
-scenario's documents (train/batch.py). Timing: CUDA events around each of --steps
+AdamW; attnlab/step/optimizer.py). Every rank draws its own micro-batch of the
+scenario's documents (attnlab/step/batch.py). Timing: CUDA events around each of --steps
 steps after --warmup (the first compiles); median, min, max on rank 0. Then
 --profile-steps steps under torch.profiler split the GPU's time into parts by
-kernel name and the optimizer's range (train/step_parts.py). Rank 0 adds one row to --out (results schema,
-pass = step) and the kernels of each part to --parts-out.
+kernel name and the optimizer's range (attnlab/step/parts.py). Rank 0 adds one row to --out
+(results schema, pass = step) and the kernels of each part to --parts-out.
 
 A backend that cannot run the layout or the model (cuDNN with a window, or on
 varlen documents) prints `SCENARIO LAYOUT BACKEND: unavailable: REASON` and exits 0.
@@ -25,21 +24,18 @@ import argparse
 import contextlib
 import fcntl
 import os
-import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "bench"))
-sys.path.insert(0, str(HERE.parent / "bench" / "peers"))
-
-from atomic_file import WriteRefused, check_replaceable_file  # noqa: E402
-from batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed  # noqa: E402
-from scenario_json import DEFAULT_CLI, fail, import_torch, scenario_json  # noqa: E402
-from step_parts import exposed_communication_us, part_of, split_into_parts  # noqa: E402
-from step_rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, append_rows, commit_column, step_row  # noqa: E402
-from timing import time_calls  # noqa: E402
+from attnlab.atomic_file import append_rows, check_replaceable_file, refusal_exits
+from attnlab.cli import DEFAULT_CLI
+from attnlab.environment import environment_columns
+from attnlab.exits import Unavailable, fail, import_torch
+from attnlab.scenario import scenario_json
+from attnlab.step.batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed
+from attnlab.step.parts import exposed_communication_us, part_of, split_into_parts
+from attnlab.step.rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, step_row
+from attnlab.timing import time_calls
 
 PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
 
@@ -88,7 +84,7 @@ OPTIMIZER_RANGE = "Optimizer.step#"  # how torch.optim names the profiler's rang
 
 def profile_parts(torch, step, steps: int) -> tuple[dict | None, dict, float | None]:
     """Each part's µs per step, each part's kernels, and the µs per step of exposed communication
-    (train/step_parts.py; None where the profiler gave no kernel times)."""
+    (attnlab/step/parts.py; None where the profiler gave no kernel times)."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -135,12 +131,10 @@ def check_arguments(args):
     that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
-    for path in (args.out, args.parts_out):
-        try:
+    with refusal_exits("step"):
+        for path in (args.out, args.parts_out):
             if path is not None:
                 check_replaceable_file(path, "results CSV")
-        except WriteRefused as e:
-            fail("step", str(e))
 
 
 def static_cu_seqlens(lengths: list[int], max_num_docs: int) -> list[int]:
@@ -153,7 +147,10 @@ def static_cu_seqlens(lengths: list[int], max_num_docs: int) -> list[int]:
 
 def main():
     ap = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m attnlab.step",
+        description=__doc__.splitlines()[0],
+        epilog=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("scenario", help="scenario name or .toml path with a [model] table")
     ap.add_argument("--layout", choices=LAYOUTS, required=True)
@@ -163,7 +160,7 @@ def main():
         choices=OPTIMIZERS,
         default="adamw",
         help="adamw: AdamW on every parameter; muon: nanochat's Muon on the blocks' matrices, AdamW on the "
-        "embedding and the LM head (train/optimizer.py)",
+        "embedding and the LM head (attnlab/step/optimizer.py)",
     )
     ap.add_argument("--out", type=Path, required=True, help="results CSV to add the step row to")
     ap.add_argument("--parts-out", type=Path, help="CSV to add each part's kernels to")
@@ -193,19 +190,17 @@ def main():
     if world > 1:
         torch.distributed.init_process_group("nccl", device_id=torch.device("cuda", local_rank))
     try:
-        run(args, torch, world, rank, local_rank)
-    except WriteRefused as e:  # a path made unwritable during the run: one line, not a traceback
-        fail("step", str(e))
+        with refusal_exits("step"):  # a path made unwritable during the run: one line, not a traceback
+            run(args, torch, world, rank, local_rank)
     finally:
         if world > 1:
             torch.distributed.destroy_process_group()
 
 
 def run(args, torch, world: int, rank: int, local_rank: int):
-    from attention import Unavailable, make_attend
-    from model import GPT, ModelShape, rotary_tables
-    from optimizer import make_optimizer
-    from torch_peers import read_environment
+    from attnlab.step.attention import make_attend
+    from attnlab.step.model import GPT, ModelShape, rotary_tables
+    from attnlab.step.optimizer import make_optimizer
 
     s = scenario_json(args.attnlab, args.scenario, "step")
     try:
@@ -265,7 +260,6 @@ def run(args, torch, world: int, rank: int, local_rank: int):
             parts, listed, exposed = profile_parts(torch, step, args.profile_steps)
     if rank != 0:
         return
-    env = read_environment(torch)
     row = step_row(
         s,
         args.layout,
@@ -277,13 +271,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         kernel,
         loss_value,
         exposed,
-        {
-            "gpu": env.gpu,
-            "driver": env.driver,
-            "cuda_version": env.cuda_version,
-            "commit": commit_column(env.version),
-            "date": env.date,
-        },
+        environment_columns(torch),
     )
     columns = list(dict.fromkeys(s["results_columns"] + STEP_COLUMNS))
     append_rows(args.out, columns, [row])
@@ -316,7 +304,3 @@ def run(args, torch, world: int, rank: int, local_rank: int):
                     for name, v in kernels
                 ],
             )
-
-
-if __name__ == "__main__":
-    main()

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Measures the DRAM bytes of one forward pass of each attnlab row of a results CSV under
 Nsight Compute, and writes them into its hbm_bytes_measured column beside the model's
 hbm_bytes_model.
@@ -10,7 +9,7 @@ tiled kernel), under
       --metrics dram__bytes_read.sum,dram__bytes_write.sum
 Caches are flushed before each kernel, so the figure is a cold pass: what the model counts.
 
-usage: ncu_bytes.py --bench build/bench/attnlab-bench --results results/h100/attnlab-bench.csv
+usage: python -m attnlab.ncu_bytes --bench build/bench/attnlab-bench --results results/h100/attnlab-bench.csv
 """
 
 from __future__ import annotations
@@ -23,15 +22,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from atomic_file import WriteRefused, check_replaceable_file, printable, write_csv
+from attnlab.atomic_file import check_replaceable_file, refusal_exits, write_csv
+from attnlab.exits import fail
 
 METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 NOTE_ABOVE = 0.25  # a measured/model gap beyond this gets a line saying so
-
-
-def fail(message: str, code: int = 2):
-    print(f"ncu_bytes: {printable(message)}", file=sys.stderr)
-    sys.exit(code)
 
 
 def case_name(row: dict) -> str:
@@ -92,34 +87,30 @@ def measure(ncu: str, bench: str, row: dict, log) -> tuple[int, int, int] | None
 
 
 def write_rows(path: Path, columns: list[str], rows: list[dict]):
-    """The results file with the bytes measured so far, written atomically (bench/atomic_file.py)."""
-    try:
+    """The results file with the bytes measured so far, written atomically (attnlab/atomic_file.py)."""
+    with refusal_exits("ncu_bytes"):
         write_csv(path, columns, rows)
-    except WriteRefused as e:
-        fail(str(e))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m attnlab.ncu_bytes", description=__doc__.splitlines()[0])
     ap.add_argument("--bench", required=True, help="the attnlab-bench binary")
     ap.add_argument("--results", required=True, type=Path, help="results CSV whose attnlab rows get hbm_bytes_measured")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--log", type=Path, help="where to keep ncu's full output (default: beside --results)")
     args = ap.parse_args()
     if not shutil.which(args.ncu):
-        fail(f"{args.ncu} is not on the PATH: Nsight Compute is needed to measure DRAM bytes", 3)
+        fail("ncu_bytes", f"{args.ncu} is not on the PATH: Nsight Compute is needed to measure DRAM bytes", 3)
     if not args.results.is_file():
-        fail(f"{args.results}: no such results file")
-    try:  # the file is rewritten in place: it must be one that can be replaced
+        fail("ncu_bytes", f"{args.results}: no such results file")
+    with refusal_exits("ncu_bytes"):  # the file is rewritten in place: it must be one that can be replaced
         check_replaceable_file(args.results, "results CSV")
-    except WriteRefused as e:
-        fail(str(e))
     with args.results.open(newline="") as f:
         reader = csv.DictReader(f)
         columns, rows = list(reader.fieldnames or []), list(reader)
     for needed in ("hbm_bytes_model", "hbm_bytes_measured", "source", "implementation"):
         if needed not in columns:
-            fail(f"{args.results}: no {needed} column")
+            fail("ncu_bytes", f"{args.results}: no {needed} column")
     log_path = args.log or args.results.with_suffix(".ncu.log")
     print(f"{'case':44} {'model bytes':>15} {'measured bytes':>15} {'measured/model':>14}  kernels")
     with log_path.open("w") as log:

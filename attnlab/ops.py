@@ -1,14 +1,16 @@
 """attnlab's flash attention in PyTorch: forward and backward with autograd, on varlen
 documents or packed rows, with a sliding window and grouped-query attention, bf16 or fp16.
 
-    import attnlab_ops
-    attnlab_ops.load("build-torch")                     # compiles pytorch/attnlab_torch.cpp once
-    layout = attnlab_ops.varlen_layout([512, 300, 212], window_left=128)
-    out = attnlab_ops.attention(q, k, v, layout)        # q (tokens, heads, dim), k, v (tokens, kv_heads, dim)
+    from attnlab import ops
+    ops.load("build-torch")                     # compiles pytorch/attnlab_torch.cpp once
+    layout = ops.varlen_layout([512, 300, 212], window_left=128)
+    out = ops.attention(q, k, v, layout)        # q (tokens, heads, dim), k, v (tokens, kv_heads, dim)
 
 The operators are torch.ops.attnlab.flash_forward and flash_backward (pytorch/attnlab_torch.cpp),
 with fake (shape-only) functions so torch.compile(fullgraph=True) traces through them. They run
-on PyTorch's current stream.
+on PyTorch's current stream. The binding and the headers it includes are read from the source
+tree the CMake build was configured from (its CMakeCache.txt), so an installed package builds
+against the very libraries it links.
 """
 
 from __future__ import annotations
@@ -19,30 +21,47 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
+try:
+    import torch
+except ImportError:  # extension_inputs needs no torch; load() and the operators do
+    torch = None
 
 _module = None
 
 
-def load(build_dir: str | os.PathLike, verbose: bool = False):
-    """Builds (or reuses) the extension from the static libraries of a CMake build of
-    position-independent code (every build unless configured otherwise), loads it and returns the module."""
-    global _module
-    if _module is not None:
-        return _module
-    from torch.utils.cpp_extension import load as load_extension
+@dataclass(frozen=True)
+class ExtensionInputs:
+    """What torch.utils.cpp_extension needs to build the binding against one CMake build."""
 
-    build = Path(build_dir).resolve()
-    cache = (build / "CMakeCache.txt").read_text() if (build / "CMakeCache.txt").is_file() else ""
+    name: str  # names the build's libraries: a rebuilt library gets a fresh extension
+    source: Path  # pytorch/attnlab_torch.cpp of the build's source tree
+    include: Path  # the source tree (the binding includes "kernels/...", "core/...")
+    archives: list[str]  # every libattnlab_*.a of the build
+    out: Path  # where the extension is built, inside the build
+
+
+def _cache_entry(cache: str, key: str) -> str | None:
     # -D without a type caches it as UNINITIALIZED: any type will do.
-    if not re.search(r"^CMAKE_POSITION_INDEPENDENT_CODE:[A-Z]+=ON$", cache, re.M):
+    found = re.search(rf"^{re.escape(key)}:[A-Z]+=(.*)$", cache, re.M)
+    return found.group(1) if found else None
+
+
+def extension_inputs(build_dir: str | os.PathLike) -> ExtensionInputs:
+    """The binding's source, include folder and libraries for a CMake build of position-independent
+    code (every build unless configured otherwise); a build that cannot serve is a RuntimeError
+    naming it and what it lacks."""
+    build = Path(build_dir).resolve()
+    cache_file = build / "CMakeCache.txt"
+    cache = cache_file.read_text() if cache_file.is_file() else ""
+    if _cache_entry(cache, "CMAKE_POSITION_INDEPENDENT_CODE") != "ON":
         raise RuntimeError(
             f"{build}: not a CMake build of position-independent code (CMAKE_POSITION_INDEPENDENT_CODE=ON) "
             "(the extension links its static libraries into a shared object)"
         )
+    source_tree = _cache_entry(cache, "CMAKE_HOME_DIRECTORY")
+    source = Path(source_tree or "") / "pytorch" / "attnlab_torch.cpp"
+    if not source_tree or not source.is_file():
+        raise RuntimeError(f"{build}: its source tree ({source_tree or 'not in CMakeCache.txt'}) has no {source.name}")
     # Every attnlab library of the build, in one group: the linker takes from each only what
     # the binding reaches, whichever folder of the build a library lives in.
     archives = sorted(str(a) for a in build.rglob("libattnlab_*.a"))
@@ -52,18 +71,29 @@ def load(build_dir: str | os.PathLike, verbose: bool = False):
     # libraries' identity names the build, so a rebuilt library gets a fresh extension.
     stamp = hashlib.sha1("".join(f"{a}:{os.stat(a).st_size}:{os.stat(a).st_mtime_ns};" for a in archives).encode())
     name = f"attnlab_torch_{stamp.hexdigest()[:12]}"
-    out = build / "torch-extension" / name
-    out.mkdir(parents=True, exist_ok=True)
+    return ExtensionInputs(name, source, Path(source_tree), archives, build / "torch-extension" / name)
+
+
+def load(build_dir: str | os.PathLike, verbose: bool = False):
+    """Builds (or reuses) the extension from the static libraries of a CMake build (extension_inputs),
+    loads it and returns the module."""
+    global _module
+    if _module is not None:
+        return _module
+    from torch.utils.cpp_extension import load as load_extension
+
+    inputs = extension_inputs(build_dir)
+    inputs.out.mkdir(parents=True, exist_ok=True)
     # The CUDA runtime is PyTorch's shared one (-lcudart from with_cuda), not the static one the
     # CMake targets link, so that both see one current device and one set of streams.
     _module = load_extension(
-        name=name,
-        sources=[str(HERE / "attnlab_torch.cpp")],
-        extra_include_paths=[str(REPO)],
+        name=inputs.name,
+        sources=[str(inputs.source)],
+        extra_include_paths=[str(inputs.include)],
         extra_cflags=["-O2", "-std=c++20"],
-        extra_ldflags=["-Wl,--start-group", *archives, "-Wl,--end-group", "-lcublas", "-ldl"],
+        extra_ldflags=["-Wl,--start-group", *inputs.archives, "-Wl,--end-group", "-lcublas", "-ldl"],
         with_cuda=True,
-        build_directory=str(out),
+        build_directory=str(inputs.out),
         verbose=verbose,
     )
     _register_python_side()
@@ -95,7 +125,7 @@ def _register_python_side():
 
 def module():
     if _module is None:
-        raise RuntimeError("attnlab_ops.load(BUILD_DIR) first")
+        raise RuntimeError("attnlab.ops.load(BUILD_DIR) first")
     return _module
 
 

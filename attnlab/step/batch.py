@@ -1,6 +1,6 @@
 """One training micro-batch of a scenario's documents, laid out two ways: plain Python, no torch.
 
-The documents come from the scenario's JSON (bench/scenario_json.py); tokens are drawn
+The documents come from the scenario's JSON (attnlab/scenario.py); tokens are drawn
 from a seeded generator, the same canonical tokens for both layouts:
   - varlen: the documents concatenated (the canonical order), attention causal inside
     each document (cu_seqlens at document starts), rotary positions counted from each
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from scenario_json import cu_seqlens, packed_sources
+from attnlab.scenario import cu_seqlens, packed_sources
 
 IGNORE = -1  # the loss's ignore_index
 LAYOUTS = ("packed", "varlen")

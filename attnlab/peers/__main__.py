@@ -1,0 +1,3 @@
+from attnlab.peers.command import main
+
+main()

@@ -1,0 +1,3 @@
+from attnlab.step.command import main
+
+main()

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/toml_guard.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/io/toml_guard.hpp"
 
 namespace attnlab {
 

@@ -6,11 +6,11 @@
 #include <map>
 #include <string_view>
 
-#include "core/csv_text.hpp"
-#include "core/input_error.hpp"
-#include "core/input_file.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/csv_text.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_file.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/scenario.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 
@@ -40,7 +40,7 @@ struct GemmsFile {
 inline constexpr const char* gemms_folder_name = "gemms";
 
 // Reads one GEMM file: columns in any order, unknown ones ignored, bounded as a results file
-// (core/input_limits.hpp). Throws InputError in one line naming the file, line, column and limit.
+// (core/io/input_limits.hpp). Throws InputError in one line naming the file, line, column and limit.
 std::vector<GemmRow> read_gemms_csv(const std::filesystem::path& path);
 
 // The step's matrix products priced at measured GEMMs, µs per step.
@@ -52,7 +52,7 @@ struct MeasuredGemms {
 
 // The rows of one (file, scenario) whose products are the step's own: of the scenario's dtype,
 // their FLOPs per step, forward and backward, equal to the model's matrix FLOPs over the
-// scenario's tokens (core/training_step.hpp). Rows of the scenario's own name first; empty where none cover it.
+// scenario's tokens (core/cost/training_step.hpp). Rows of the scenario's own name first; empty where none cover it.
 std::optional<MeasuredGemms> gemms_for_step(const Scenario& s, const TrainingStep& step,
                                             const std::vector<GemmsFile>& files);
 

@@ -9,8 +9,8 @@
 
 #include "analysis/results_files.hpp"
 #include "analysis/same_cells.hpp"
-#include "core/scenario.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

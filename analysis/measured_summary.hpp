@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/primary_runs.hpp"
-#include "core/implementation.hpp"
+#include "core/layout/implementation.hpp"
 
 namespace attnlab {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
-#include "core/input_error.hpp"
-#include "core/input_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_file.hpp"
 
 namespace attnlab {
 

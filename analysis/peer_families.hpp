@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/implementation.hpp"
+#include "core/layout/implementation.hpp"
 
 namespace attnlab {
 

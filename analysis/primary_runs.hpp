@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/results_files.hpp"
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

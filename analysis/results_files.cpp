@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "analysis/results_order.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 

@@ -10,8 +10,8 @@
 
 #include "analysis/ceilings.hpp"
 #include "analysis/measured_gemms.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab {
 

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "analysis/results_files.hpp"
-#include "core/implementation.hpp"
-#include "core/scenario.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 
 namespace attnlab {
 

@@ -13,7 +13,7 @@
 
 #include "analysis/peer_families.hpp"
 #include "analysis/primary_runs.hpp"
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 
 namespace attnlab {
 

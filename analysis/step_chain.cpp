@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 
 namespace attnlab {
 
@@ -101,7 +101,7 @@ void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<Measure
   }
 }
 
-// The rest of the step at its bytes (core/step_bytes.hpp), then each family's saving with it added.
+// The rest of the step at its bytes (core/cost/step_bytes.hpp), then each family's saving with it added.
 void add_rest_of_step(std::vector<ChainLink>& chain, const std::array<StepTimePrediction, 2>& times) {
   const ImplementationStepTime& packed = times.front().packed;
   const StepBytes& b = packed.rest_bytes;

@@ -9,7 +9,7 @@
 
 #include "analysis/measured_step.hpp"
 #include "analysis/step_times.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
 
 namespace attnlab {
 

@@ -7,7 +7,7 @@
 #include "analysis/peer_families.hpp"
 #include "analysis/primary_runs.hpp"
 #include "analysis/same_cells.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 

@@ -10,10 +10,10 @@
 
 #include "analysis/measured_gemms.hpp"
 #include "analysis/same_cells.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario.hpp"
-#include "core/step_bytes.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/step_bytes.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

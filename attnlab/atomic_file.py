@@ -1,4 +1,4 @@
-"""The one way attnlab's Python commands write a file, the C++ writer's rule (core/atomic_file.hpp):
+"""The one way attnlab's Python commands write a file, the C++ writer's rule (core/io/atomic_file.hpp):
 
 - a target that exists and is not a regular file (a folder, a symbolic link, a device, a FIFO, a
   socket), or that the system will not look at (under a file, a symlink loop), is refused in one line,

@@ -9,7 +9,7 @@ import sys
 
 
 def printable(text: str) -> str:
-    """Text made safe to print on one line, as core/input_error.hpp's printable(): control characters
+    """Text made safe to print on one line, as core/io/input_error.hpp's printable(): control characters
     but tab, and bytes that are not UTF-8 (surrogate escapes in a path), become escapes."""
     return "".join(
         c if c.isprintable() or c == "\t" else c.encode("unicode_escape", "backslashreplace").decode() for c in text

@@ -614,7 +614,7 @@ def main():
             ratios(runs, families),
             "## HBM traffic: model against Nsight Compute\n",
             "One forward pass under `ncu --clock-control none --cache-control all` (caches flushed before each "
-            "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/README.md`).\n",
+            "kernel), DRAM bytes read + written, beside the cost model's HBM bytes (`core/cost/README.md`).\n",
             bytes_table(of_pass(side.primary_rows(args.bytes), "fwd") if args.bytes else bench, runs),
         ]
         + extra

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/numeric.hpp"
+#include "core/scenario/numeric.hpp"
 #include "reference/attention_inputs.hpp"
 
 namespace attnlab::bench {

@@ -16,9 +16,9 @@
 
 #include "bench/bench_case.hpp"
 #include "bench/pass_timer.hpp"
-#include "core/input_error.hpp"
-#include "core/program_exit.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/program_exit.hpp"
+#include "core/results/results_csv.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "run/run_flags.hpp"
 #include "run/run_info.hpp"

@@ -11,12 +11,12 @@
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
 #include "cli/table.hpp"
-#include "core/context_parallel.hpp"
-#include "core/input_error.hpp"
-#include "core/number_flags.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
-#include "core/tile_name.hpp"
+#include "core/cost/context_parallel.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/number_flags.hpp"
+#include "core/layout/tile_name.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "kernels/kernel_choice.hpp"
 #include "reference/cp_forward.hpp"
 
@@ -52,7 +52,7 @@ std::vector<CpStrategy> parse_strategies(const std::string& text) {
   throw InputError("--strategy: expected contiguous, zigzag, documents or all, got \"" + text + "\"");
 }
 
-// The rule of each strategy in one line (core/README.md, "Context parallelism").
+// The rule of each strategy in one line (core/cost/README.md, "Context parallelism").
 std::string strategy_rule(CpStrategy strategy, int ranks) {
   switch (strategy) {
     case CpStrategy::contiguous: return printf_string("each document cut into %d pieces, piece i on rank i", ranks);
@@ -240,14 +240,14 @@ void check_forward(const Scenario& s, const std::vector<CpCost>& costs, int head
 }  // namespace
 
 // `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]
-// [--kernel NAME]`: the context-parallel model (core/README.md, "Context parallelism").
+// [--kernel NAME]`: the context-parallel model (core/cost/README.md, "Context parallelism").
 void add_cp_command(CLI::App& app) {
   auto options = std::make_shared<CpOptions>();
   CLI::App* cmd =
       app.add_subcommand("cp", "Print the context-parallel model: each rank's scores, K/V bytes and imbalance");
   cmd->add_option("scenario", options->scenario, "Scenario name (see `attnlab list`) or path to a .toml file")
       ->capture_default_str();
-  // Numbers are taken as text and read by core/number_flags.hpp (CLI11 reads 010 as octal, wraps -1).
+  // Numbers are taken as text and read by core/io/number_flags.hpp (CLI11 reads 010 as octal, wraps -1).
   cmd->add_option("--ranks", options->ranks, "Context-parallel size N (ranks the documents are split over)")
       ->required();
   cmd->add_option("--strategy", options->strategy, "contiguous, zigzag, documents or all")->capture_default_str();

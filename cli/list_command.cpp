@@ -2,8 +2,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab::cli {
 

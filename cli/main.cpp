@@ -1,5 +1,5 @@
 #include "cli/commands.hpp"
-#include "core/program_exit.hpp"
+#include "core/io/program_exit.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab: model, run, verify and benchmark causal attention over padded, packed and varlen layouts"};

@@ -12,14 +12,14 @@
 #include "cli/model_json.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
-#include "core/backward_cost.hpp"
-#include "core/cost_model.hpp"
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
-#include "core/scenario_layouts.hpp"
-#include "core/tile_name.hpp"
+#include "core/cost/backward_cost.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/layout/tile_name.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario_file.hpp"
+#include "core/scenario/scenario_layouts.hpp"
 
 namespace attnlab::cli {
 
@@ -35,7 +35,7 @@ struct ModelOptions {
 
 // "BrxBc", e.g. "64x64": query rows by key columns of a flash tile.
 TileShape parse_tile(const std::string& text) {
-  constexpr int largest = max_tile_side;  // the cost model's counts stay inside int64 (core/input_limits.hpp)
+  constexpr int largest = max_tile_side;  // the cost model's counts stay inside int64 (core/io/input_limits.hpp)
   const auto fail = [&]() -> TileShape {
     throw InputError("--tile: expected BrxBc with two integers from 1 to " + std::to_string(largest) +
                      ", e.g. 64x64, got \"" + text + "\"");
@@ -94,7 +94,7 @@ void print_model_table(const CostModel& m, const BackwardModel& bwd) {
   row("FLOPs fwd, useful", [](C c) { return format_count(double(c.flops_useful_fwd)); });
   row("HBM bytes (model)", [](C c) { return format_bytes(double(c.hbm.total())); });
   row("extra memory", [](C c) { return format_bytes(double(c.extra_memory_bytes)); });
-  // The backward pass (core/README.md, "Backward"), dQ summed by fp32 atomics.
+  // The backward pass (core/cost/README.md, "Backward"), dQ summed by fp32 atomics.
   const auto b = [&](C c) -> const BackwardCost& { return bwd[static_cast<int>(c.implementation)]; };
   row("bwd: matrix products per score", [&](C c) { return std::to_string(b(c).gemms); });
   row("bwd: scores recomputed", [&](C c) { return format_count(double(b(c).scores_recomputed)); });
@@ -210,7 +210,7 @@ void print_all_runs(const LoadedResults& results, const Scenario& s) {
 }  // namespace
 
 // `attnlab model [SCENARIO] [--format table|csv|json] [--tile BrxBc] [--ceilings FILE] [--all-runs]`: the cost
-// model of the four implementations (formulas: core/README.md); json: the resolved scenario for scripts.
+// model of the four implementations (formulas: core/cost/README.md); json: the resolved scenario for scripts.
 void add_model_command(CLI::App& app) {
   auto options = std::make_shared<ModelOptions>();
   CLI::App* model = app.add_subcommand("model", "Print the cost model of the four implementations for a scenario");

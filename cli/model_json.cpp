@@ -7,9 +7,9 @@
 #include "analysis/peer_families.hpp"
 #include "analysis/roofline.hpp"
 #include "cli/json.hpp"
-#include "core/results_csv.hpp"
-#include "core/shortest_number.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/io/shortest_number.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab::cli {
 
@@ -43,7 +43,7 @@ std::vector<std::string> packed_row_runs(const Layout& packed) {
 }
 
 // The [model] table, and each layer's window (FlashAttention's left size, -1 = the
-// whole row) as core/training_step.hpp assigns it, so a script builds the same model.
+// whole row) as core/cost/training_step.hpp assigns it, so a script builds the same model.
 std::string model_object(const ModelShape& m) {
   std::vector<int> windows;
   for (int layer = 0; layer < m.layers; ++layer) windows.push_back(layer_window_left(m, layer_kind(m, layer)));

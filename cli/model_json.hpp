@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "analysis/ceilings.hpp"
-#include "core/cost_model.hpp"
+#include "core/cost/cost_model.hpp"
 
 namespace attnlab::cli {
 

@@ -7,7 +7,7 @@
 #include "analysis/primary_runs.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab::cli {
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab::cli {
 

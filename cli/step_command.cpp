@@ -10,10 +10,10 @@
 #include "cli/json.hpp"
 #include "cli/results_folder.hpp"
 #include "cli/table.hpp"
-#include "core/input_error.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
-#include "core/shortest_number.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/shortest_number.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab::cli {
 

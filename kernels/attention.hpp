@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "core/implementation.hpp"
-#include "core/input_error.hpp"
-#include "core/layouts.hpp"
-#include "core/scenario.hpp"  // DType
+#include "core/io/input_error.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/layout/layouts.hpp"
+#include "core/scenario/scenario.hpp"  // DType
 #include "kernels/kernel_id.hpp"
 
 // The CUDA runtime's own declaration of a stream, so that plain C++ can pass one; nullptr

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "kernels/common/launch_config.hpp"
 
 namespace attnlab {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/implementation.hpp"
+#include "core/layout/implementation.hpp"
 #include "kernels/kernel_id.hpp"
 #include "kernels/wgmma_sm90/rungs.hpp"
 

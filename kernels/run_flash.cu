@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/cost_model.hpp"
+#include "core/cost/cost_model.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
 #include "kernels/common/backward_passes.hpp"

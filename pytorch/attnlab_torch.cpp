@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/input_limits.hpp"
+#include "core/io/input_limits.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
 #include "kernels/kernel_choice.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/numeric.hpp"
+#include "core/scenario/numeric.hpp"
 
 namespace attnlab {
 

@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "core/layouts.hpp"
-#include "core/scenario.hpp"
+#include "core/layout/layouts.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/attention_inputs.hpp"
 
 namespace attnlab {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/context_parallel.hpp"
+#include "core/cost/context_parallel.hpp"
 #include "reference/cp_partial.hpp"
 #include "reference/reference_attention.hpp"
 

@@ -3,12 +3,12 @@
 // (a partial result, softmax over those keys alone, with its log-sum-exp), and the merge
 // of partials by their LSE, which gives what one softmax over all their keys gives:
 //   lse = log(exp(lse_a) + exp(lse_b)),  o = exp(lse_a - lse) * o_a + exp(lse_b - lse) * o_b.
-// Which keys a query attends is core/layout.hpp's (attended_keys on the varlen layout).
+// Which keys a query attends is core/layout/layout.hpp's (attended_keys on the varlen layout).
 #include <cstdint>
 #include <vector>
 
-#include "core/context_parallel.hpp"
-#include "core/layouts.hpp"
+#include "core/cost/context_parallel.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/attention_inputs.hpp"
 
 namespace attnlab {
@@ -34,7 +34,7 @@ CpPartial empty_cp_partial(const std::vector<CpPiece>& queries, int heads, int h
 
 // Every head of `canonical` (the varlen buffer's order): each query of `queries` against the
 // keys of `keys` (pieces of K/V that do not overlap; those of other documents take no part) that
-// it attends, in key order. Each query scores only the keys it attends (core/layout.hpp's
+// it attends, in key order. Each query scores only the keys it attends (core/layout/layout.hpp's
 // attended_keys), found among the pieces of its own document by bisection: the cost follows the
 // scores attended, not the pieces or the documents' lengths. keys_attended, when given, gets per
 // key piece the tokens some query attends.

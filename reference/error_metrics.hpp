@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/reference_attention.hpp"
 #include "reference/reference_backward.hpp"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/hbm_bytes.hpp"
+#include "core/cost/hbm_bytes.hpp"
 
 namespace attnlab {
 

@@ -3,7 +3,7 @@
 // visited key tile at a time through the same functions reference_tiled runs
 // (online_softmax.hpp), with the bytes each algorithm moves to and from HBM.
 //
-// Bytes, as the cost model counts them (core/README.md, "HBM bytes"): Q, K, V, O
+// Bytes, as the cost model counts them (core/cost/README.md, "HBM bytes"): Q, K, V, O
 // and P in the inputs' dtype, S and the LSE in fp32.
 //  flash: the Q tile once, each loaded K and V tile, and the O tile plus its LSE
 //         once the last key tile is done;
@@ -12,7 +12,7 @@
 // Only positions inside the row count (a short last tile moves fewer bytes).
 #include <cstdint>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/online_softmax.hpp"
 

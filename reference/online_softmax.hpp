@@ -7,7 +7,7 @@
 // run exactly these functions.
 #include <vector>
 
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 #include "reference/attention_inputs.hpp"
 
 namespace attnlab {

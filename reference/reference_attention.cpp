@@ -51,7 +51,7 @@ ReferenceOutput reference_materialized(const Layout& layout, const AttentionInpu
     const RowHeadOperands ops = load_row_head(layout, in, r, h);
     std::vector<double> scores(ops.extent);
     for (int q = 0; q < ops.extent; ++q) {
-      // The score row over the keys the query attends (one range, core/layout.hpp: every cell of
+      // The score row over the keys the query attends (one range, core/layout/layout.hpp: every cell of
       // it useful or bleed), then softmax and P·V. The masked cells of the row would enter at
       // -inf, as exp(-inf) = 0: skipping them keeps the cost at the cells attended, whatever the
       // window leaves of a long row.

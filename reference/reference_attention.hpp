@@ -11,7 +11,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/attention_inputs.hpp"
 
 namespace attnlab {

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_attention.hpp"
 

@@ -7,7 +7,7 @@ namespace attnlab {
 
 namespace {
 
-// The cost model's count of a tiled kernel over `layout` (core/cost_model.hpp), all
+// The cost model's count of a tiled kernel over `layout` (core/cost/cost_model.hpp), all
 // heads: tiles, cells by kind, and the scores a right mask leaves finite (useful + bleed).
 KernelCounts model_counts(const Layout& layout, TileShape tile, int heads) {
   const LayoutCount per_head = count_layout_by_query_tile(layout, tile);

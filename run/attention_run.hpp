@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/pass.hpp"
+#include "core/results/pass.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
 #include "kernels/kernel_choice.hpp"

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 #include "kernels/attention.hpp"
 
 namespace attnlab {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/number_flags.hpp"
-#include "core/scenario_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/io/number_flags.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "run/run_info.hpp"
 
 namespace attnlab::cli {
@@ -29,7 +29,7 @@ std::vector<DType> chosen_dtypes(const RunFlags& flags) {
   return dtypes;
 }
 
-// Numbers on the command line are read by core/number_flags.hpp: CLI11 would read 010 as octal
+// Numbers on the command line are read by core/io/number_flags.hpp: CLI11 would read 010 as octal
 // and 0x40 as hex, and turn -1 into the largest seed. It converts only what this lets through.
 CLI::Validator decimal(std::uint64_t max) {
   return CLI::Validator([max](const std::string& text) { return integer_flag_problem(text, 0, max); }, "DECIMAL");

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results_csv.hpp"
+#include "core/results/results_csv.hpp"
 #include "run/scenario_plan.hpp"
 
 namespace attnlab::cli {

@@ -8,10 +8,10 @@
 
 #include <unistd.h>
 
-#include "core/atomic_file.hpp"
-#include "core/backward_cost.hpp"
-#include "core/input_error.hpp"
-#include "core/tile_name.hpp"
+#include "core/cost/backward_cost.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/layout/tile_name.hpp"
 
 namespace attnlab {
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <string>
 
-#include "core/cost_model.hpp"
-#include "core/implementation.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario.hpp"
 #include "kernels/attention.hpp"
 #include "run/scenario_plan.hpp"
 #include "run/timing.hpp"
@@ -31,7 +31,7 @@ RunInfo describe_run(const GpuInfo& gpu);
 ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
                            const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run);
 // The same for either pass of a planned scenario: with bwd, pass = bwd and the
-// backward's model (core/backward_cost.hpp) gives the FLOPs, HBM bytes and memory.
+// backward's model (core/cost/backward_cost.hpp) gives the FLOPs, HBM bytes and memory.
 ResultRow timed_result_row(const ScenarioPlan& plan, Implementation implementation, Pass pass, const GpuTiming& timing,
                            const RunInfo& run);
 

@@ -4,9 +4,9 @@
 // the scenario) that runs over it, and its cost model at the flash kernel's tile.
 #include <memory>
 
-#include "core/cost_model.hpp"
-#include "core/scenario.hpp"
-#include "core/scenario_layouts.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario.hpp"
+#include "core/scenario/scenario_layouts.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/kernel_choice.hpp"
 

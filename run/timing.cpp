@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #ifdef ATTNLAB_HAS_CUDA
 #include "kernels/common/cuda_check.hpp"
 #include "run/cuda_events.hpp"

@@ -2,7 +2,7 @@
 // Results rows of ours and of peers, as the tests write them: by default for uniform-64x512 on the H100.
 #include <string>
 
-#include "core/results_csv.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/context_parallel.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/context_parallel.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/live_run.hpp"
 #include "gui/app/results_state.hpp"
 #include "gui/app/scenario_model.hpp"

@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab::gui {
 

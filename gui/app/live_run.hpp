@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analysis/results_files.hpp"
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 #include "gui/app/results_state.hpp"
 
 namespace attnlab::gui {

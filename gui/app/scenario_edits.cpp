@@ -9,7 +9,7 @@
 #include <numeric>
 
 #include "analysis/number_format.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab::gui {
 

@@ -3,7 +3,7 @@
 #include <exception>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab::gui {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Everything the views show that follows from the scenario and the tile shape:
 // the three layouts (one ScenarioLayouts) and the cost model of the four implementations, forward and
-// backward (core/backward_cost.hpp, dQ summed by fp32 atomics as our kernel does). Built in one
+// backward (core/cost/backward_cost.hpp, dQ summed by fp32 atomics as our kernel does). Built in one
 // go from the scenario, never edited, so it cannot drift from what the user set.
 #include <map>
 #include <memory>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/backward_cost.hpp"
-#include "core/cost_model.hpp"
-#include "core/scenario.hpp"
-#include "core/scenario_layouts.hpp"
+#include "core/cost/backward_cost.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario.hpp"
+#include "core/scenario/scenario_layouts.hpp"
 
 namespace attnlab::gui {
 

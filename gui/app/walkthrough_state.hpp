@@ -3,7 +3,7 @@
 // stepper itself is rebuilt from these (see walkthrough_view.cpp).
 #include <memory>
 
-#include "core/implementation.hpp"
+#include "core/layout/implementation.hpp"
 
 namespace attnlab::gui {
 

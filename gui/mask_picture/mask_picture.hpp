@@ -3,12 +3,12 @@
 // Each row's matrix sits on the diagonal as a block of its tile-rounded extent
 // (query tiles x key tiles), so tile overhang shows (as padding) and the cells of
 // the picture are exactly the cells count_layout counts, plus the skipped tiles.
-// Every count comes from core/layout.hpp (count_tile, key_tiles_visited): the
+// Every count comes from core/layout/layout.hpp (count_tile, key_tiles_visited): the
 // picture never decides a cell kind on its own.
 #include <cstdint>
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 
 namespace attnlab::gui {
 

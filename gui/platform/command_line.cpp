@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/views/view_list.hpp"
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab::gui {
 

@@ -17,7 +17,7 @@ struct Image {
   }
 };
 
-// Writes the image as PNG through the project's one atomic writer (core/atomic_file.hpp):
+// Writes the image as PNG through the project's one atomic writer (core/io/atomic_file.hpp):
 // a folder, symlink, device or FIFO is refused and left alone. Throws InputError naming the
 // file when it cannot be written.
 void write_png(const Image& image, const std::filesystem::path& path);

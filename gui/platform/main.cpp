@@ -7,10 +7,10 @@
 #include <optional>
 #include <string>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/number_flags.hpp"
-#include "core/program_exit.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/number_flags.hpp"
+#include "core/io/program_exit.hpp"
 #include "gui/app/app_state.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/platform/command_line.hpp"
@@ -21,7 +21,7 @@
 int main(int argc, char** argv) {
   using namespace attnlab::gui;
   CLI::App app{"attnlab-gui: masks, costs, timings and the flash walkthrough for a scenario"};
-  // Numbers are taken as text and read by one strict parser (number_flags.hpp): CLI11 would take
+  // Numbers are taken as text and read by one strict parser (core/io/number_flags.hpp): CLI11 would take
   // "0x10", "010" as octal, "nan" and "inf".
   std::string screenshot, view_arg, scenario_arg, size_arg = "1280x800", story_step_arg, text_scale_arg, mask_cells_arg;
   std::string results_folder = attnlab::default_results_folder().string();

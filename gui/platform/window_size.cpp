@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "core/input_error.hpp"
-#include "core/number_flags.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/number_flags.hpp"
 
 namespace attnlab::gui {
 

@@ -3,7 +3,7 @@
 #include <imgui.h>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/widgets/note_text.hpp"
 #include "gui/widgets/wrapped_text.hpp"
 

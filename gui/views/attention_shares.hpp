@@ -3,7 +3,7 @@
 // says which is which: of FLOPs or of time, of the whole step or of the forward only, of packed
 // or of varlen, counted as nanochat counts (full squares), as computed (causal, tiled), predicted
 // from the bench rows, or measured by the profiler in a whole step. Each row is taken from the
-// code that computes the figure where it is shown (core/training_step.hpp, analysis/step_times.hpp,
+// code that computes the figure where it is shown (core/cost/training_step.hpp, analysis/step_times.hpp,
 // analysis/measured_step.hpp), never typed in.
 #include <string>
 #include <vector>

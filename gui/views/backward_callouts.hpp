@@ -1,6 +1,6 @@
 #pragma once
 // The Costs view's backward pass in words, every figure taken from the one model
-// (core/backward_cost.hpp, through ScenarioModel::backward): what naive keeps for the
+// (core/cost/backward_cost.hpp, through ScenarioModel::backward): what naive keeps for the
 // backward against flash, and what the backward's FLOPs are made of. Plain strings,
 // so the tests read what the view prints.
 #include <string>

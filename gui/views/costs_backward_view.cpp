@@ -1,7 +1,7 @@
 // The Costs view's backward pass: per implementation the backward's FLOPs and HBM
 // bytes beside the forward's, and the memory each keeps for the backward (naive's S,
 // P, dP and dS against flash's log-sum-exp, Delta and dQ accumulator). Every figure
-// comes from core/backward_cost.hpp through ScenarioModel::backward; none is computed here.
+// comes from core/cost/backward_cost.hpp through ScenarioModel::backward; none is computed here.
 #include <imgui.h>
 
 #include <algorithm>
@@ -126,7 +126,7 @@ void show_backward_table(const ScenarioModel& model) {
       "All heads. products: matrix products per score computed, 2 x head dim FLOPs each; recomputed: "
       "scores evaluated again; useful bwd: 10 x head dim per useful score, the convention backward "
       "TFLOP/s are reported in. memory fwd: what the forward keeps beyond Q, K, V and O; memory bwd: "
-      "what the backward needs beyond those and the gradients. The formulas: core/README.md, "
+      "what the backward needs beyond those and the gradients. The formulas: core/cost/README.md, "
       "\"Backward\"; attnlab model prints the same figures.");
 }
 

@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/our_kernel.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
@@ -263,7 +263,7 @@ void show_cost_table(const ScenarioModel& model) {
   ImGui::EndTable();
   note_text(
       "Scores computed by cell kind, all heads. FLOPs: 4 x head dim per score computed (the backward's: "
-      "choose it above). HBM bytes and extra memory: the cost model of core/README.md; measured bytes: ncu's DRAM "
+      "choose it above). HBM bytes and extra memory: the cost model of core/cost/README.md; measured bytes: ncu's DRAM "
       "bytes in the results files.");
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/number_format.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 
 namespace attnlab::gui {

@@ -1,11 +1,11 @@
 #pragma once
-// Which rank of a context-parallel plan (core/context_parallel.hpp) holds each query of
+// Which rank of a context-parallel plan (core/cost/context_parallel.hpp) holds each query of
 // the varlen batch: what the Context parallel view colours the mask by. One small entry
 // per token, in one array: 2 bytes a token, whatever the number of documents.
 #include <cstdint>
 #include <vector>
 
-#include "core/context_parallel.hpp"
+#include "core/cost/context_parallel.hpp"
 
 namespace attnlab::gui {
 

@@ -1,5 +1,5 @@
 // The Context parallel view (issue 27): the scenario's varlen batch split over N ranks by
-// one strategy of core/context_parallel.hpp, its mask coloured by the rank that holds each
+// one strategy of core/cost/context_parallel.hpp, its mask coloured by the rank that holds each
 // query, and each rank's work and the K/V bytes it receives. No per-rank times ship yet:
 // the table says "not measured".
 #include <imgui.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/mask_picture/mask_painting.hpp"
 #include "gui/views/cp_ranks.hpp"
 #include "gui/views/views.hpp"
@@ -158,7 +158,7 @@ void show_context_parallel_view(AppState& state) {
   note_text(
       "Each rank holds its queries and their K and V, computes its queries against every key they attend "
       "and receives the K/V it lacks: around a ring (N - 1 steps) or by one all-gather. The rules and "
-      "formulas: core/README.md, \"Context parallelism\"; `attnlab cp` prints the same. Measured per-rank "
+      "formulas: core/cost/README.md, \"Context parallelism\"; `attnlab cp` prints the same. Measured per-rank "
       "times: not measured (no context-parallel rows ship yet).");
   ImGui::EndGroup();
 }

@@ -3,8 +3,8 @@
 // and what a token sees there (the whole row, or a window of it).
 #include <string>
 
-#include "core/implementation.hpp"
-#include "core/scenario.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab::gui {
 

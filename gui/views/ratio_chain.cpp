@@ -6,7 +6,7 @@
 #include <string>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/widgets/note_text.hpp"
 
 namespace attnlab::gui {

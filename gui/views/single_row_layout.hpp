@@ -1,5 +1,5 @@
 #pragma once
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 
 namespace attnlab::gui {
 

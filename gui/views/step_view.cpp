@@ -14,7 +14,7 @@
 #include "analysis/number_format.hpp"
 #include "analysis/source_ratios.hpp"
 #include "analysis/step_chain.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/attention_shares.hpp"

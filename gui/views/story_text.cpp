@@ -6,7 +6,7 @@
 #include "analysis/number_format.hpp"
 #include "analysis/source_ratios.hpp"
 #include "analysis/step_chain.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/our_kernel.hpp"
 #include "gui/app/story_steps.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/source_ratios.hpp"
-#include "core/implementation.hpp"
+#include "core/layout/implementation.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
 
 namespace attnlab::gui {

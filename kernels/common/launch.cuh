@@ -9,7 +9,7 @@
 
 #include <cuda_runtime.h>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch_config.hpp"
 

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <utility>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 

@@ -1,8 +1,8 @@
 #pragma once
 // The mask on a tile of scores, for both flash kernels, forward and backward: each
-// query attends one range of keys (attended_keys, core/layout.hpp); a cell outside it
+// query attends one range of keys (attended_keys, core/layout/layout.hpp); a cell outside it
 // (causal_masked, window_masked, padding) is not part of the softmax.
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 #include "kernels/common/accumulator.cuh"
 
 namespace attnlab::flash {

@@ -3,8 +3,8 @@
 // work list and the tensors, and the counters a counting run adds into.
 #include <cstdint>
 
-#include "core/cell_kind.hpp"
-#include "core/layout.hpp"
+#include "core/layout/cell_kind.hpp"
+#include "core/layout/layout.hpp"
 #include "kernels/common/work_list.hpp"
 
 namespace attnlab::flash {

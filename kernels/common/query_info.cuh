@@ -3,7 +3,7 @@
 // it attends, loaded beside the step's Q and dO tiles; and how they add dQ.
 #include <cstdint>
 
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 #include "kernels/common/accumulator.cuh"
 #include "kernels/common/copy_async.cuh"
 #include "kernels/common/mask.cuh"

@@ -1,7 +1,7 @@
 // Moving Q, K, V in and O, LSE out: 16-bit bits on the device, floats on the host.
 #include <stdexcept>
 
-#include "core/numeric.hpp"
+#include "core/scenario/numeric.hpp"
 #include "kernels/attention.hpp"
 
 namespace attnlab {

@@ -4,7 +4,7 @@
 // kernel runs each for every head, so an index counts items × heads.
 #include <cstdint>
 
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 #include "kernels/common/params.cuh"
 
 namespace attnlab::flash {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 
 namespace attnlab {
 

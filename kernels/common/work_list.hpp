@@ -9,7 +9,7 @@
 // the next item.
 #include <vector>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 
 namespace attnlab {
 

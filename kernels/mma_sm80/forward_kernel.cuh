@@ -3,7 +3,7 @@
 // padded, packed and varlen. The layout decides everything layout-specific: which
 // row and query tile a CTA owns (the work list), which key tiles it visits
 // (key_tiles_visited) and which cells take part (attended_keys, with tile_needs_mask
-// as the fast path; both core/layout.hpp, tested equal to cell_kind cell by cell).
+// as the fast path; both core/layout/layout.hpp, tested equal to cell_kind cell by cell).
 // The math is the same for every layout:
 //   load K/V tile (cp.async, double-buffered) -> S = Q·Kᵀ (mma.sync) -> mask ->
 //   online softmax (exp2, running max and sum) -> O += P·V (P stays in registers).
@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 #include "kernels/common/accumulator.cuh"
 #include "kernels/common/copy_async.cuh"
 #include "kernels/common/counters.cuh"

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 namespace {

@@ -3,7 +3,7 @@
 // whose rows share one extent; S, P, dP and dS are [row][head][query][key].
 #include <cstdint>
 
-#include "core/layout.hpp"
+#include "core/layout/layout.hpp"
 
 namespace attnlab {
 

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 namespace {

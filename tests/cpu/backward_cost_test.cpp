@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include "core/backward_cost.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/backward_cost.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/worked_example.hpp"
 
 namespace attnlab {

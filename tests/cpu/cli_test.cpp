@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/input_limits.hpp"
+#include "core/io/input_limits.hpp"
 #include "tests/cpu/cli_run.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"

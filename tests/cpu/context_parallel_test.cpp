@@ -3,8 +3,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "core/context_parallel.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/context_parallel.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/cp_scenario.hpp"
 #include "tests/cpu/worked_example.hpp"
 

@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include "core/cost_model.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/worked_example.hpp"
 
 namespace attnlab {

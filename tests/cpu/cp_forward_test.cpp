@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/context_parallel.hpp"
+#include "core/cost/context_parallel.hpp"
 #include "reference/cp_forward.hpp"
 #include "tests/cpu/cp_scenario.hpp"
 

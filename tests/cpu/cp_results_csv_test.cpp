@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/input_error.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/input_error.hpp"
+#include "core/results/results_csv.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/cost_model.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario_file.hpp"
 
 namespace attnlab {
 namespace {

@@ -13,12 +13,12 @@
 
 #include "analysis/ceilings.hpp"
 #include "analysis/measured_gemms.hpp"
-#include "core/atomic_file.hpp"
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
-#include "core/toml_guard.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/io/toml_guard.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "core/implementation.hpp"
-#include "core/input_error.hpp"
-#include "core/scenario.hpp"
+#include "core/io/input_error.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 
 namespace attnlab {
 namespace {

@@ -1,4 +1,4 @@
-// The per-tile and per-query shortcuts of core/layout.hpp (what the kernels use
+// The per-tile and per-query shortcuts of core/layout/layout.hpp (what the kernels use
 // instead of asking cell_kind for every cell) agree with cell_kind, cell by cell,
 // on random layouts of every kind, causal or not, with and without windows.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "core/layouts.hpp"
+#include "core/layout/layouts.hpp"
 
 namespace attnlab {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/number_flags.hpp"
+#include "core/io/number_flags.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 
 namespace attnlab {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <random>
 
-#include "core/numeric.hpp"
+#include "core/scenario/numeric.hpp"
 
 namespace attnlab {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "analysis/peer_families.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {

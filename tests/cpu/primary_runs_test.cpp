@@ -8,7 +8,7 @@
 #include "analysis/primary_runs.hpp"
 #include "analysis/results_order.hpp"
 #include "analysis/source_ratios.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <random>
 
-#include "core/numeric.hpp"
+#include "core/scenario/numeric.hpp"
 #include "reference/error_metrics.hpp"
 #include "reference/reference_backward.hpp"
 

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/results/results_csv.hpp"
 #include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "analysis/results_files.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 

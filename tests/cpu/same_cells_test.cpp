@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab {

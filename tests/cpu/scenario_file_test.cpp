@@ -5,8 +5,8 @@
 #include <fstream>
 #include <numeric>
 
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/test_folder.hpp"
 
 namespace attnlab {

@@ -1,4 +1,4 @@
-#include "core/training_step.hpp"
+#include "core/cost/training_step.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 
 #include "analysis/step_chain.hpp"
 #include "analysis/step_times.hpp"
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
-#include "core/step_bytes.hpp"
+#include "core/cost/step_bytes.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/test_rows.hpp"
 
 namespace attnlab {

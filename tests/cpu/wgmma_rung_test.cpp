@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "kernels/kernel_choice.hpp"
 
 namespace attnlab {

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <random>
 
-#include "core/cost_model.hpp"
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_attention.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
-// The cost model's worked example (core/README.md): documents of 3 and 5 tokens,
+// The cost model's worked example (core/cost/README.md): documents of 3 and 5 tokens,
 // causal, head_dim 2, bf16, rows of 8; the forward's and the backward's hand counts use it.
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 
 namespace attnlab {
 

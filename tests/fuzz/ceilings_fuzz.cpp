@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "analysis/ceilings.hpp"
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

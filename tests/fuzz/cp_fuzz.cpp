@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "core/context_parallel.hpp"
-#include "core/input_error.hpp"
-#include "core/layouts.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/context_parallel.hpp"
+#include "core/io/input_error.hpp"
+#include "core/layout/layouts.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "reference/cp_forward.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 

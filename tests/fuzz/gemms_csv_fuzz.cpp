@@ -5,10 +5,10 @@
 #include <cstdlib>
 
 #include "analysis/measured_gemms.hpp"
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/results_csv.hpp"
-#include "core/scenario_file.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/results/results_csv.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,9 +2,9 @@
 // lengths within the limits or InputError of one printable line.
 #include <cstdlib>
 
-#include "core/input_error.hpp"
-#include "core/input_limits.hpp"
-#include "core/length_source.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/scenario/length_source.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

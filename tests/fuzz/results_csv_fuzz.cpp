@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/input_error.hpp"
-#include "core/results_csv.hpp"
+#include "core/io/input_error.hpp"
+#include "core/results/results_csv.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

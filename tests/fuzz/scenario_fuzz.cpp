@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/backward_cost.hpp"
-#include "core/cost_model.hpp"
-#include "core/input_error.hpp"
-#include "core/scenario_file.hpp"
-#include "core/training_step.hpp"
+#include "core/cost/backward_cost.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/cost/training_step.hpp"
+#include "core/io/input_error.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/fuzz/fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "kernels/backward.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_backward.hpp"

@@ -3,8 +3,8 @@
 // model's useful + bleed): for every shipped scenario and for hand-made awkward layouts.
 #include <cstdio>
 
-#include "core/cost_model.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace attnlab::test {

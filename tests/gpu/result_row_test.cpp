@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/cost_model.hpp"
-#include "core/scenario_file.hpp"
+#include "core/cost/cost_model.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "kernels/common/launch_config.hpp"
 #include "run/run_info.hpp"
 #include "run/scenario_plan.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "kernels/kernel_choice.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 

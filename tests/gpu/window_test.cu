@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/cost_model.hpp"
+#include "core/cost/cost_model.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace attnlab::test {

@@ -1,4 +1,4 @@
-// The backward pass in the GUI: the Costs view's figures are core/backward_cost's, for
+// The backward pass in the GUI: the Costs view's figures are core/cost/backward_cost's, for
 // the scenario and tile shown; the Timings view's forward + backward sums are the two
 // rows' medians of one results file, and a pass no file holds is missing, not zero.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 
 #include "analysis/number_format.hpp"
 #include "analysis/pass_pairs.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/backward_callouts.hpp"
 #include "shipped_results.hpp"
 #include "temp_path.hpp"

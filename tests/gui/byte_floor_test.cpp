@@ -3,7 +3,7 @@
 // perfect kernels differ by less than the scores do.
 #include <gtest/gtest.h>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/byte_floor.hpp"
 #include "shipped_results.hpp"
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/input_error.hpp"
+#include "core/io/input_error.hpp"
 #include "gui/platform/command_line.hpp"
 #include "gui/platform/window_size.hpp"
 

@@ -2,7 +2,7 @@
 // of every document on exactly the rank whose piece holds it, as many per rank as the model counts.
 #include <gtest/gtest.h>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/cp_ranks.hpp"
 
 namespace attnlab::gui {

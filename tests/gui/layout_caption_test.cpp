@@ -2,7 +2,7 @@
 // whole row" only where no window bounds it (it said so under a window of 512 too).
 #include <gtest/gtest.h>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/layout_caption.hpp"
 
 namespace attnlab::gui {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/live_run.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"

@@ -1,8 +1,8 @@
-// The mask picture's counts come from core/layout.hpp alone: whatever way the
+// The mask picture's counts come from core/layout/layout.hpp alone: whatever way the
 // picture is cut into blocks, the cells it paints add up to count_layout.
 #include <gtest/gtest.h>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_model.hpp"
 #include "gui/mask_picture/mask_picture.hpp"
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/same_cells.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/step_figures.hpp"

@@ -2,8 +2,8 @@
 // wgmma-sm90 runs 128x128 tiles, mma-sm80 64x64, and the model's scores computed follow.
 #include <gtest/gtest.h>
 
-#include "core/scenario_file.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/timings/model_ratios.hpp"
 #include "shipped_results.hpp"
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/our_kernel.hpp"
 #include "gui/app/scenario_edits.hpp"

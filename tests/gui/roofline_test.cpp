@@ -11,7 +11,7 @@
 #include <toml++/toml.h>
 
 #include "analysis/roofline.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_model.hpp"
 #include "gui/views/timings/label_placement.hpp"
 #include "gui/widgets/implementation_colors.hpp"

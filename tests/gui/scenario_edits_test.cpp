@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "analysis/number_format.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "temp_path.hpp"
 

@@ -9,7 +9,7 @@
 #include <regex>
 #include <string>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_model.hpp"
 
 namespace attnlab::gui {

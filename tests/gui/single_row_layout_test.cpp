@@ -2,7 +2,7 @@
 // every position its document, every query tile its visited key tiles.
 #include <gtest/gtest.h>
 
-#include "core/scenario.hpp"
+#include "core/scenario/scenario.hpp"
 #include "gui/views/single_row_layout.hpp"
 
 namespace attnlab::gui {

@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "analysis/number_format.hpp"
-#include "core/scenario_file.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/views/byte_floor.hpp"

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/views/timings/timings_data.hpp"
 #include "temp_path.hpp"

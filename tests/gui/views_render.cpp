@@ -1,6 +1,6 @@
 // The views rendered offscreen in one hidden window (run under xvfb-run): every
 // view draws a non-empty picture, and the Masks view's pixels carry the colour
-// of the cell kind that core/layout.hpp gives each cell.
+// of the cell kind that core/layout/layout.hpp gives each cell.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -14,7 +14,7 @@
 
 #include <imgui_internal.h>  // the tab bar's layout, to click a tab
 
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/app/scenario_edits.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
@@ -236,7 +236,7 @@ TEST(CostsView, TheBottomThirdOfALargeWindowIsNotEmpty) {
 
 // The backward's memory bar of naive on one-doc-16384: the part the forward kept (S and
 // P, model_bar's colour) then the backward's own (lighter), side by side on one pixel
-// row and nowhere else; their widths split as core/backward_cost's figures do.
+// row and nowhere else; their widths split as core/cost/backward_cost's figures do.
 TEST(CostsView, NaivesBackwardMemoryBarSplitsAsTheModel) {
   AppState state = state_on("one-doc-16384", View::costs);
   state.pass = Pass::bwd;

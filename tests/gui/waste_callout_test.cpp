@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/number_format.hpp"
-#include "core/scenario_file.hpp"
+#include "core/scenario/scenario_file.hpp"
 #include "gui/views/waste_callout.hpp"
 
 namespace attnlab::gui {

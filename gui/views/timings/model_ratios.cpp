@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "analysis/number_format.hpp"
-#include "core/tile_name.hpp"
+#include "core/layout/tile_name.hpp"
 
 namespace attnlab::gui {
 

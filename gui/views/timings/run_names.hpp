@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/implementation.hpp"
-#include "core/results_csv.hpp"
+#include "core/layout/implementation.hpp"
+#include "core/results/results_csv.hpp"
 
 namespace attnlab::gui {
 

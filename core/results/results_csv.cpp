@@ -1,0 +1,434 @@
+#include "core/results/results_csv.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <system_error>
+#include <tuple>
+#include <variant>
+
+#include "core/cost/context_parallel.hpp"
+#include "core/io/atomic_file.hpp"
+#include "core/io/csv_text.hpp"
+#include "core/io/input_error.hpp"
+#include "core/io/input_file.hpp"
+#include "core/io/input_limits.hpp"
+#include "core/io/shortest_number.hpp"
+#include "core/layout/implementation.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// Each column names the ResultRow member it holds; the member's type says how it
+// is printed and parsed.
+using Field = std::variant<std::string ResultRow::*, int ResultRow::*, bool ResultRow::*, DType ResultRow::*,
+                           Pass ResultRow::*, std::optional<double> ResultRow::*,
+                           std::optional<std::int64_t> ResultRow::*, std::optional<int> ResultRow::*>;
+
+struct Column {
+  std::string_view name;
+  Field field;
+};
+
+constexpr std::size_t required_count = 16;
+
+const std::array<Column, 35> columns = {{
+    {"scenario", &ResultRow::scenario},
+    {"implementation", &ResultRow::implementation},
+    {"source", &ResultRow::source},
+    {"gpu", &ResultRow::gpu},
+    {"dtype", &ResultRow::dtype},
+    {"heads", &ResultRow::heads},
+    {"head_dim", &ResultRow::head_dim},
+    {"causal", &ResultRow::causal},
+    {"pass", &ResultRow::pass},
+    {"median_us", &ResultRow::median_us},
+    {"min_us", &ResultRow::min_us},
+    {"max_us", &ResultRow::max_us},
+    {"useful_tflops", &ResultRow::useful_tflops},
+    {"scores_computed", &ResultRow::scores_computed},
+    {"scores_useful", &ResultRow::scores_useful},
+    {"rel_l2_error", &ResultRow::rel_l2_error},
+    {"kv_heads", &ResultRow::kv_heads},
+    {"tokens", &ResultRow::tokens},
+    {"kernel", &ResultRow::kernel},
+    {"tile", &ResultRow::tile},
+    {"computed_tflops", &ResultRow::computed_tflops},
+    {"max_abs_error", &ResultRow::max_abs_error},
+    {"bleed_rel_l2", &ResultRow::bleed_rel_l2},
+    {"hbm_bytes_model", &ResultRow::hbm_bytes_model},
+    {"hbm_bytes_measured", &ResultRow::hbm_bytes_measured},
+    {"extra_memory_bytes", &ResultRow::extra_memory_bytes},
+    {"reps", &ResultRow::reps},
+    {"driver", &ResultRow::driver},
+    {"cuda_version", &ResultRow::cuda_version},
+    {"commit", &ResultRow::commit},
+    {"date", &ResultRow::date},
+    {"ranks", &ResultRow::ranks},
+    {"cp_strategy", &ResultRow::cp_strategy},
+    {"window_left", &ResultRow::window_left},
+    {"window_right", &ResultRow::window_right},
+}};
+
+// ---- printing ---------------------------------------------------------------
+
+}  // namespace
+
+std::string csv_cell(const std::string& text, std::string_view column) {
+  if (text.find_first_of("\r\n") != std::string::npos)
+    throw InputError("results CSV: " + std::string(column) + ": a value cannot hold a line break");
+  const bool quote =
+      text.find_first_of(",\"") != std::string::npos || (!text.empty() && (text.front() == ' ' || text.back() == ' '));
+  if (!quote) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+namespace {
+
+struct Printer {
+  const ResultRow& row;
+  std::string operator()(std::string ResultRow::*m) const { return row.*m; }
+  std::string operator()(int ResultRow::*m) const { return shortest_text(row.*m); }
+  std::string operator()(bool ResultRow::*m) const { return row.*m ? "true" : "false"; }
+  std::string operator()(DType ResultRow::*m) const { return dtype_name(row.*m); }
+  std::string operator()(Pass ResultRow::*m) const { return pass_name(row.*m); }
+  template <class T>
+  std::string operator()(std::optional<T> ResultRow::*m) const {
+    return (row.*m).has_value() ? shortest_text(*(row.*m)) : std::string();
+  }
+};
+
+// ---- parsing ----------------------------------------------------------------
+
+// What a cell should have held; the reader adds the file, line and column.
+struct BadCell {
+  std::string expected;
+};
+
+// Every number of the schema counts or measures something (times, rates, errors, bytes):
+// none is negative, and none is NaN or infinite, which from_chars would accept.
+template <class Number>
+Number parse_number(const std::string& text, const char* expected) {
+  const std::optional<Number> value = parse_cell_number<Number>(text);
+  if (!value || !(*value >= 0)) throw BadCell{expected};
+  return *value;
+}
+
+// A time taken: from min_measured_us to max_measured_us (core/io/input_limits.hpp).
+double parse_measured_us(const std::string& text) {
+  const std::optional<double> us = parse_cell_number<double>(text);
+  if (!us || !(*us >= min_measured_us) || *us > max_measured_us) throw BadCell{"a number of µs from 0.001 to 1e9"};
+  return *us;
+}
+
+template <class Number>
+constexpr const char* number_kind() {
+  return std::is_floating_point_v<Number> ? "a finite number >= 0" : "an integer >= 0";
+}
+
+struct Parser {
+  const std::string& text;
+  ResultRow& row;
+  bool& step;  // pass = step: a measured training step, not an attention run
+  // Text is printed as read (attnlab model, the GUI), so it must be printable: no control
+  // character, no byte that is not UTF-8. An implementation is one of the four.
+  void operator()(std::string ResultRow::*m) const {
+    if (!is_text_cell(text)) throw BadCell{text_cell_expected()};
+    if (m == &ResultRow::implementation && !parse_implementation(text))
+      throw BadCell{"naive, padded, packed or varlen"};
+    if (m == &ResultRow::cp_strategy && !text.empty() && !parse_cp_strategy(text))
+      throw BadCell{"contiguous, zigzag or documents"};
+    row.*m = text;
+  }
+  void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
+  void operator()(bool ResultRow::*m) const {
+    if (text != "true" && text != "false") throw BadCell{"true or false"};
+    row.*m = text == "true";
+  }
+  void operator()(DType ResultRow::*m) const {
+    const auto dtype = parse_dtype(text);
+    if (!dtype) throw BadCell{"bf16 or fp16"};
+    row.*m = *dtype;
+  }
+  void operator()(Pass ResultRow::*m) const {
+    if (text != "fwd" && text != "bwd" && text != "step") throw BadCell{"fwd, bwd or step"};
+    step = text == "step";
+    row.*m = text == "bwd" ? Pass::bwd : Pass::fwd;
+  }
+  template <class T>
+  void operator()(std::optional<T> ResultRow::*m) const {
+    if (text.empty())
+      row.*m = std::nullopt;
+    else if constexpr (std::is_same_v<T, int>)
+      row.*m = m == &ResultRow::ranks ? parse_ranks()
+               : m == &ResultRow::window_left || m == &ResultRow::window_right
+                   ? parse_window_side()
+                   : parse_number<T>(text, number_kind<T>());
+    else if constexpr (std::is_same_v<T, double>)
+      row.*m = m == &ResultRow::median_us || m == &ResultRow::min_us || m == &ResultRow::max_us
+                   ? parse_measured_us(text)
+                   : parse_number<T>(text, number_kind<T>());
+    else
+      row.*m = parse_number<T>(text, number_kind<T>());
+  }
+  // A side of a window: -1 (unbounded) to max_window, as scenarios take it.
+  int parse_window_side() const {
+    const std::optional<int> side = parse_cell_number<int>(text);
+    if (!side || *side < -1 || *side > max_window)
+      throw BadCell{"an integer from -1 (unbounded) to " + std::to_string(max_window)};
+    return *side;
+  }
+  int parse_ranks() const {
+    const std::string expected = "an integer from 1 to " + std::to_string(max_cp_ranks);
+    const int ranks = parse_number<int>(text, expected.c_str());
+    if (ranks < 1 || ranks > max_cp_ranks) throw BadCell{expected};
+    return ranks;
+  }
+};
+
+// ---- the step columns ------------------------------------------------------
+
+// A step's part may be 0 µs (nothing to communicate on one GPU), never more than a time can be.
+double parse_part_us(const std::string& text) {
+  const double us = parse_number<double>(text, "a number of µs from 0 to 1e9");
+  if (us > max_measured_us) throw BadCell{"a number of µs from 0 to 1e9"};
+  return us;
+}
+
+// gpus, optimizer, loss, the parts, their sum, the exposed communication
+constexpr std::size_t step_column_count = 3 + std::size(all_step_parts) + 2;
+constexpr std::size_t first_part_column = 3, kernels_column = first_part_column + std::size(all_step_parts);
+
+const std::array<std::string, step_column_count>& step_column_names() {
+  static const std::array<std::string, step_column_count> names = [] {
+    std::array<std::string, step_column_count> n{"gpus", "optimizer", "loss"};
+    for (StepPart p : all_step_parts) n[first_part_column + int(p)] = std::string("step_") + step_part_name(p) + "_us";
+    n[kernels_column] = "step_kernels_us";
+    n.back() = "step_communication_exposed_us";
+    return n;
+  }();
+  return names;
+}
+
+// The step columns of one row into `step`; a cell that is not its column's kind throws BadCell.
+void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
+  if (i == 0) {
+    const int gpus = parse_number<int>(text, "an integer from 1 to 1024");
+    if (gpus < 1 || gpus > max_step_gpus) throw BadCell{"an integer from 1 to " + std::to_string(max_step_gpus)};
+    step.gpus = gpus;
+  } else if (i == 1) {
+    const auto known = std::find_if(std::begin(all_step_optimizers), std::end(all_step_optimizers),
+                                    [&](StepOptimizer o) { return text == step_optimizer_name(o); });
+    if (known == std::end(all_step_optimizers)) throw BadCell{"adamw or muon"};
+    step.optimizer = *known;
+  } else if (i == 2) {  // a loss is no count: any finite number
+    step.loss = parse_cell_number<double>(text);
+    if (!step.loss) throw BadCell{"a finite number"};
+  } else {
+    (i == kernels_column  ? step.kernels_us
+     : i > kernels_column ? step.communication_exposed_us
+                          : step.parts[i - first_part_column]) = parse_part_us(text);
+  }
+}
+
+// A step row: the columns both kinds of row share, then the step's own (already in `step`).
+StepRow step_row_of(ResultRow&& r, StepRow&& step) {
+  step.scenario = std::move(r.scenario);
+  step.implementation = std::move(r.implementation);
+  step.source = std::move(r.source);
+  step.gpu = std::move(r.gpu);
+  step.dtype = r.dtype;
+  step.heads = r.heads;
+  step.head_dim = r.head_dim;
+  step.causal = r.causal;
+  step.median_us = *r.median_us;
+  step.min_us = r.min_us;
+  step.max_us = r.max_us;
+  step.kv_heads = r.kv_heads;
+  step.tokens = r.tokens;
+  step.kernel = std::move(r.kernel);
+  step.reps = r.reps;
+  step.driver = std::move(r.driver);
+  step.cuda_version = std::move(r.cuda_version);
+  step.commit = std::move(r.commit);
+  step.date = std::move(r.date);
+  return std::move(step);
+}
+
+// Required columns whose cells may not be empty: they say what was run. Measurements
+// may be empty (not measured), and so may gpu: a row that ran on none (results/README.md).
+bool must_have_value(const Column& c) {
+  return c.name != "gpu" && !std::holds_alternative<std::optional<double> ResultRow::*>(c.field) &&
+         !std::holds_alternative<std::optional<std::int64_t> ResultRow::*>(c.field) &&
+         !std::holds_alternative<std::optional<int> ResultRow::*>(c.field) &&
+         &c - columns.data() < static_cast<std::ptrdiff_t>(required_count);
+}
+
+// A data line that repeats the header (two files joined with `cat`): every fixed column holds its own name.
+template <std::size_t N>
+bool is_repeated_header(const std::array<std::string, N>& cells) {
+  for (std::size_t i = 0; i < required_count; ++i)
+    if (cells[i] != columns[i].name) return false;
+  return true;
+}
+
+}  // namespace
+
+bool is_text_cell(std::string_view text) {
+  return static_cast<std::int64_t>(text.size()) <= max_text_cell_bytes && printable(text, text.size()) == text;
+}
+
+std::string text_cell_expected() {
+  return "printable text of at most " + std::to_string(max_text_cell_bytes) + " bytes (no control character, UTF-8)";
+}
+
+const char* step_part_name(StepPart p) {
+  switch (p) {
+    case StepPart::attention_fwd: return "attention_fwd";
+    case StepPart::attention_bwd: return "attention_bwd";
+    case StepPart::gemm: return "gemm";
+    case StepPart::elementwise: return "elementwise";
+    case StepPart::loss: return "loss";
+    case StepPart::optimizer: return "optimizer";
+    case StepPart::communication: return "communication";
+    case StepPart::other: return "other";
+  }
+  return "?";
+}
+
+const char* step_optimizer_name(StepOptimizer o) { return o == StepOptimizer::muon ? "muon" : "adamw"; }
+
+const std::vector<std::string_view>& results_columns() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> n;
+    for (const Column& c : columns) n.push_back(c.name);
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<std::string_view>& required_results_columns() {
+  static const std::vector<std::string_view> names(results_columns().begin(),
+                                                   results_columns().begin() + required_count);
+  return names;
+}
+
+const std::vector<std::string_view>& step_results_columns() {
+  static const std::vector<std::string_view> names(step_column_names().begin(), step_column_names().end());
+  return names;
+}
+
+void write_results_csv(const std::filesystem::path& path, const std::vector<ResultRow>& rows) {
+  std::string text;
+  for (const Column& c : columns) {
+    if (&c != columns.data()) text += ',';
+    text += c.name;
+  }
+  text += '\n';
+  for (const ResultRow& row : rows) {
+    for (const Column& c : columns) {
+      if (&c != columns.data()) text += ',';
+      text += csv_cell(std::visit(Printer{row}, c.field), c.name);
+    }
+    text += '\n';
+  }
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  write_file_atomically(path, text, "results file");
+}
+
+ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFilter& keep) {
+  const std::string name = printable(path.string(), 4096);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec) throw InputError(name + ": no such results file");
+  const std::string text = read_input_file(path, "results file", max_results_csv_bytes);
+  static const std::vector<std::string_view> wanted = [] {
+    std::vector<std::string_view> w = results_columns();
+    w.insert(w.end(), step_results_columns().begin(), step_results_columns().end());
+    return w;
+  }();
+  ResultsRows rows;
+  CsvRecords records(text, CsvDialect{});
+  try {
+    std::vector<std::string> line;
+    if (!records.next(line)) throw InputError(name + ": empty file, expected a header line");
+    const CsvHeader header(line, wanted, records.line());
+    for (std::size_t i = 0; i < required_count; ++i)
+      if (header.column_of[i] < 0) throw InputError(name + ": missing column " + std::string(columns[i].name));
+    std::array<std::string, columns.size() + step_column_count> cells;
+    while (records.next(line)) {
+      const std::string at = name + ":" + std::to_string(records.line()) + ": ";
+      if (line.size() < header.cells) throw InputError(at + "fewer cells than the header has columns");
+      if (line.size() > header.cells) throw InputError(at + "more cells than the header has columns");
+      for (std::size_t i = 0; i < cells.size(); ++i)  // columns absent from the file stay empty
+        cells[i] = header.column_of[i] < 0 ? std::string() : std::move(line[header.column_of[i]]);
+      if (is_repeated_header(cells))
+        throw InputError(at + "the header line again (files joined?); expected a row of values");
+      ResultRow row;
+      bool step = false;
+      const auto bad_cell = [&](std::string_view column, const std::string& what) {
+        return InputError(at + std::string(column) + ": " + what);
+      };
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        const Column& c = columns[i];
+        if (cells[i].empty() && must_have_value(c)) throw bad_cell(c.name, "expected a value, got an empty cell");
+        try {
+          std::visit(Parser{cells[i], row, step}, c.field);
+        } catch (const BadCell& bad) {
+          throw bad_cell(c.name, "expected " + bad.expected + ", got \"" + printable(cells[i]) + "\"");
+        }
+      }
+      StepRow step_columns;
+      for (std::size_t i = 0; i < step_column_count; ++i) {
+        const std::string& cell = cells[columns.size() + i];
+        const std::string& column = step_column_names()[i];
+        if (cell.empty()) {
+          if (step && i == 0) throw bad_cell(column, "a step row needs the GPUs it ran on, got an empty cell");
+          continue;
+        }
+        if (!step) throw bad_cell(column, "only a step row (pass step) holds a value, got \"" + printable(cell) + "\"");
+        try {
+          parse_step_cell(i, cell, step_columns);
+        } catch (const BadCell& bad) {
+          throw bad_cell(column, "expected " + bad.expected + ", got \"" + printable(cell) + "\"");
+        }
+      }
+      if (step && (row.ranks || !row.cp_strategy.empty()))
+        throw bad_cell(row.ranks ? "ranks" : "cp_strategy",
+                       "only a context-parallel attention run holds a value, not a step row (pass step)");
+      if (row.window_left.has_value() != row.window_right.has_value())
+        throw bad_cell(row.window_left ? "window_right" : "window_left",
+                       "a row names both sides of its window or neither, got an empty cell");
+      if (row.ranks.has_value() != !row.cp_strategy.empty())
+        throw bad_cell(row.ranks ? "cp_strategy" : "ranks",
+                       "a context-parallel row names both ranks and cp_strategy, got an empty cell");
+      if (step) {
+        if (row.implementation != "packed" && row.implementation != "varlen")
+          throw bad_cell("implementation",
+                         "a step row's layout: expected packed or varlen, got \"" + row.implementation + "\"");
+        if (!row.median_us) throw bad_cell("median_us", "a step row needs the step's time, got an empty cell");
+      } else if (keep && !keep(row)) {
+        continue;
+      }
+      if (static_cast<std::int64_t>(rows.runs.size() + rows.steps.size()) >= max_results_rows)
+        throw InputError(at + "more than " + std::to_string(max_results_rows) + " rows to keep from one file");
+      if (step)
+        rows.steps.push_back(step_row_of(std::move(row), std::move(step_columns)));
+      else
+        rows.runs.push_back(std::move(row));
+    }
+  } catch (const CsvSyntaxError& e) {
+    throw InputError(name + ":" + std::to_string(e.line) + ": " + e.what());
+  }
+  return rows;
+}
+
+std::vector<ResultRow> read_results_csv(const std::filesystem::path& path, const ResultFilter& keep) {
+  return read_results_rows(path, keep).runs;
+}
+
+}  // namespace attnlab

@@ -178,9 +178,15 @@ TEST(TrainingStep, ModelTableRoundTripsThroughAScenarioFile) {
   fs::remove(file);
 }
 
+// The scenario file the test running now writes: one of its own, as CTest runs tests side by side.
+fs::path bad_file() {
+  return fs::path(::testing::TempDir()) /
+         ("attnlab_step_bad_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".toml");
+}
+
 // The message of loading a scenario file that ends with `model_table` (after a `top_level` line, if any).
 std::string load_error(const std::string& model_table, const std::string& top_level = "") {
-  const fs::path file = fs::path(::testing::TempDir()) / "attnlab_step_bad.toml";
+  const fs::path file = bad_file();
   std::ofstream(file) << "why = \"x\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\nrow_len = 8\n"
                       << top_level << "[documents]\nsource = \"uniform\"\ncount = 1\nlength = 8\n"
                       << model_table;
@@ -193,7 +199,7 @@ std::string load_error(const std::string& model_table, const std::string& top_le
 }
 
 TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
-  const std::string file = (fs::path(::testing::TempDir()) / "attnlab_step_bad.toml").string();
+  const std::string file = bad_file().string();
   const std::string good =
       "layers = 2\nwidth = 64\nheads = 2\nhead_dim = 32\nmlp_ratio = 4\nvocab = 100\n"
       "seq_len = 64\nshort_window = 16\n";
@@ -216,7 +222,7 @@ TEST(TrainingStep, BadModelTablesNameTheFileAndTheKey) {
 // Past the scenario's own attention limits the step model would overflow: heads and head_dim
 // of [model] are bounded as the scenario's are.
 TEST(TrainingStep, ModelHeadsAndHeadDimStayInsideTheScenarioLimits) {
-  const std::string file = (fs::path(::testing::TempDir()) / "attnlab_step_bad.toml").string();
+  const std::string file = bad_file().string();
   const std::string rest =
       "layers = 2\nwidth = 64\nmlp_ratio = 4\nvocab = 100\nseq_len = 64\nshort_window = 16\n"
       "window_pattern = \"SL\"\n";

@@ -1,0 +1,75 @@
+"""attnlab/step/optimizer.py on a CUDA GPU: Muon's batched Newton–Schulz and its update rule.
+
+Skipped without PyTorch or a CUDA GPU (the optimizer compiles its iteration with Inductor);
+the GPU machine runs it: python3 -m unittest tests/python/test_step_optimizer.py -v
+"""
+
+import importlib.util
+import unittest
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+if HAS_TORCH:
+    import torch
+
+    HAS_CUDA = torch.cuda.is_available()
+else:
+    HAS_CUDA = False
+
+
+@unittest.skipUnless(HAS_CUDA, "needs PyTorch with a CUDA GPU")
+class MuonOnTheGpu(unittest.TestCase):
+    def setUp(self):
+        from attnlab.step import optimizer
+
+        self.optimizer = optimizer
+        self.gen = torch.Generator(device="cuda").manual_seed(7)
+
+    def randn(self, *shape):
+        return torch.randn(*shape, device="cuda", generator=self.gen)
+
+    def test_each_matrix_of_a_batch_is_orthogonalized_on_its_own(self):
+        # Matrices of very different scales in one batch: a norm taken over the whole batch
+        # would shrink the small one's singular values far below the iteration's reach.
+        for shape in [(3, 96, 48), (3, 48, 96)]:
+            batch = self.randn(*shape) * torch.tensor([1.0, 1e-3, 50.0], device="cuda")[:, None, None]
+            together = self.optimizer.orthogonalize(batch, 5).float()
+            for i in range(shape[0]):
+                alone = self.optimizer.orthogonalize(batch[i], 5).float()
+                err = (together[i] - alone).norm() / alone.norm()
+                self.assertLess(err.item(), 2e-2, f"{shape} matrix {i}")
+
+    def test_singular_values_end_near_one(self):
+        for shape in [(128, 64), (64, 128)]:
+            s = torch.linalg.svdvals(self.optimizer.orthogonalize(self.randn(*shape), 5).float())
+            self.assertEqual(s.numel(), 64)
+            # The quintic's coefficients trade exactness for speed: every singular value lands in
+            # a band around 1 (about 0.7 to 1.2), none near 0 or far above.
+            self.assertGreater(s.min().item(), 0.5, shape)
+            self.assertLess(s.max().item(), 1.3, shape)
+
+    def test_a_step_moves_each_matrix_by_its_own_orthogonalized_momentum(self):
+        lr, mu = 0.02, 0.95
+        params = [torch.nn.Parameter(self.randn(*shape)) for shape in [(96, 48), (96, 48), (48, 96)]]
+        before = [p.detach().clone() for p in params]
+        muon = self.optimizer.Muon(params, lr=lr, momentum=mu, steps=5)
+        self.assertEqual(len(muon.param_groups), 2, "one group per shape")
+        for p in params:
+            p.grad = self.randn(*p.shape)
+        grads = [p.grad.clone() for p in params]
+        muon.step()
+        for p, b, g in zip(params, before, grads):
+            momentum = (1 - mu) * g  # from zero
+            nesterov = g + mu * (momentum - g)
+            rows, cols = p.shape
+            expected = b - lr * max(1.0, rows / cols) ** 0.5 * self.optimizer.orthogonalize(nesterov, 5).float()
+            err = (p.detach() - expected).norm() / (expected - b).norm()
+            self.assertLess(err.item(), 2e-2, tuple(p.shape))
+            self.assertTrue(torch.allclose(muon.state[p]["momentum"], momentum, rtol=1e-6, atol=1e-7))
+
+    def test_a_vector_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "matrix"):
+            self.optimizer.Muon([torch.nn.Parameter(self.randn(8))])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -47,24 +47,31 @@ class MuonOnTheGpu(unittest.TestCase):
             self.assertGreater(s.min().item(), 0.5, shape)
             self.assertLess(s.max().item(), 1.3, shape)
 
-    def test_a_step_moves_each_matrix_by_its_own_orthogonalized_momentum(self):
+    def test_each_step_moves_each_matrix_by_its_own_orthogonalized_momentum(self):
         lr, mu = 0.02, 0.95
         params = [torch.nn.Parameter(self.randn(*shape)) for shape in [(96, 48), (96, 48), (48, 96)]]
-        before = [p.detach().clone() for p in params]
         muon = self.optimizer.Muon(params, lr=lr, momentum=mu, steps=5)
         self.assertEqual(len(muon.param_groups), 2, "one group per shape")
-        for p in params:
-            p.grad = self.randn(*p.shape)
-        grads = [p.grad.clone() for p in params]
-        muon.step()
-        for p, b, g in zip(params, before, grads):
-            momentum = (1 - mu) * g  # from zero
-            nesterov = g + mu * (momentum - g)
-            rows, cols = p.shape
-            expected = b - lr * max(1.0, rows / cols) ** 0.5 * self.optimizer.orthogonalize(nesterov, 5).float()
-            err = (p.detach() - expected).norm() / (expected - b).norm()
-            self.assertLess(err.item(), 2e-2, tuple(p.shape))
-            self.assertTrue(torch.allclose(muon.state[p]["momentum"], momentum, rtol=1e-6, atol=1e-7))
+        momenta = [torch.zeros_like(p) for p in params]
+        # Two steps: from a zero momentum the first step's Nesterov term is a multiple of the
+        # gradient, which the orthogonalization cannot tell from the gradient itself.
+        for _ in range(2):
+            before = [p.detach().clone() for p in params]
+            for p in params:
+                p.grad = self.randn(*p.shape)
+            grads = [p.grad.clone() for p in params]
+            muon.step()
+            for i, (p, b, g) in enumerate(zip(params, before, grads)):
+                momenta[i] = mu * momenta[i] + (1 - mu) * g
+                nesterov = g + mu * (momenta[i] - g)
+                rows, cols = p.shape
+                # The optimizer's own compiled iteration, one matrix at a time: bf16 rounding
+                # differs between Inductor's fused code and eager by a few percent after 5 steps.
+                update = muon.orthogonalize(nesterov, 5).float()
+                expected = b - lr * max(1.0, rows / cols) ** 0.5 * update
+                err = (p.detach() - expected).norm() / (expected - b).norm()
+                self.assertLess(err.item(), 2e-2, f"matrix {i} {tuple(p.shape)}")
+                self.assertTrue(torch.allclose(muon.state[p]["momentum"], momenta[i], rtol=1e-5, atol=1e-6))
 
     def test_a_vector_is_refused(self):
         with self.assertRaisesRegex(ValueError, "matrix"):

@@ -19,8 +19,10 @@
 #                         cache from an earlier run on this machine) and times 25 steps
 #   steps                 every step:SCENARIO:LAYOUT of the three d24 scenarios; about 20 to 30 minutes:
 #                         split it over device runs (10 minutes each) by naming its stages
-#   ddp:N                 python -m attnlab.step under torchrun with N ranks on nanochat-d24, both layouts, FA2
-#                         (a machine with N GPUs)
+#   ddp:N[:SCENARIO[:BACKEND[:OPTIMIZER[:SYNC]]]]
+#                         python -m attnlab.step under torchrun with N ranks (a machine with N GPUs), both
+#                         layouts; defaults nanochat-d24, fa2, adamw, SYNC during_backward (DDP's buckets
+#                         during the backward) or after_backward (one pass once it is done)
 # With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold
 # an exclusive flock on it: stages started side by side compile at once but never time at once.
 # OUTDIR receives step.csv (results rows, pass = step), step-parts.csv (each part's kernels),
@@ -87,12 +89,14 @@ for stage in $stages; do
       done
       ;;
     ddp:*)
-      ranks=${stage#ddp:}
+      IFS=: read -r _ ranks scenario backend optimizer sync <<<"$stage"
+      scenario=${scenario:-nanochat-d24} backend=${backend:-fa2} optimizer=${optimizer:-adamw} sync=${sync:-during_backward}
       for layout in packed varlen; do
-        echo "== step nanochat-d24 $layout fa2 on $ranks GPUs"
-        limit 400 torchrun --standalone --nproc_per_node "$ranks" -m attnlab.step nanochat-d24 --layout "$layout" \
-          --backend fa2 --max-num-docs "$max_num_docs" --attnlab "$cli" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
-          tee "$out/logs/step-ddp$ranks-nanochat-d24-$layout.log"
+        echo "== step $scenario $layout $backend $optimizer on $ranks GPUs, $sync"
+        limit 400 torchrun --standalone --nproc_per_node "$ranks" -m attnlab.step "$scenario" --layout "$layout" \
+          --backend "$backend" --optimizer "$optimizer" --gradient-sync "$sync" --max-num-docs "$max_num_docs" \
+          --attnlab "$cli" --build "$build" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
+          tee "$out/logs/step-ddp$ranks-$scenario-$layout-$backend-$optimizer-$sync.log"
       done
       ;;
     *) echo "device_run: unknown stage $stage"; exit 2 ;;

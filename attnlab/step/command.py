@@ -6,11 +6,12 @@
 The model (attnlab/step/model.py) is nanochat's GPT at the scenario's [model] shape; its
 forward and loss run under bf16 autocast inside torch.compile(fullgraph=True,
 dynamic=False), then the backward, the all-reduce of the gradients over the ranks
-(more than one GPU) and the optimizer's step (--optimizer: AdamW, or nanochat's Muon with
-AdamW; attnlab/step/optimizer.py). Every rank draws its own micro-batch of the
-scenario's documents (attnlab/step/batch.py). Timing: CUDA events around each of --steps
-steps after --warmup (the first compiles); median, min, max on rank 0. Then
---profile-steps steps under torch.profiler split the GPU's time into parts by
+(more than one GPU: --gradient-sync during_backward as DDP does it, in buckets while the
+backward runs, or after_backward, in one pass once it is done) and the optimizer's step
+(--optimizer: AdamW, or nanochat's Muon with AdamW; attnlab/step/optimizer.py). Every rank
+draws its own micro-batch of the scenario's documents (attnlab/step/batch.py). Timing: CUDA
+events around each of --steps steps after --warmup (the first compiles); median, min, max on
+rank 0. Then --profile-steps steps under torch.profiler split the GPU's time into parts by
 kernel name and the optimizer's range (attnlab/step/parts.py). Rank 0 adds one row to --out
 (results schema, pass = step) and the kernels of each part to --parts-out.
 
@@ -34,15 +35,15 @@ from attnlab.exits import Unavailable, fail, import_torch
 from attnlab.scenario import scenario_json
 from attnlab.step.batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed
 from attnlab.step.parts import exposed_communication_us, part_of, split_into_parts
-from attnlab.step.rows import BACKENDS, OPTIMIZERS, STEP_COLUMNS, step_row
+from attnlab.step.rows import BACKENDS, GRADIENT_SYNCS, OPTIMIZERS, STEP_COLUMNS, step_row
 from attnlab.timing import time_calls
 
 PARTS_COLUMNS = ["scenario", "implementation", "source", "gpus", "part", "kernel_name", "us_per_step"]
 
 
 class GradientAllReduce:
-    """The gradients as views of one flat buffer per dtype (as DDP's gradient_as_bucket_view),
-    averaged over the ranks in buckets once the backward is done."""
+    """--gradient-sync after_backward: the gradients as views of one flat buffer per dtype (as
+    DDP's gradient_as_bucket_view), averaged over the ranks in buckets once the backward is done."""
 
     def __init__(self, torch, params, bucket_elements: int = 1 << 24):
         self.torch, self.buckets = torch, []
@@ -162,6 +163,13 @@ def main():
         help="adamw: AdamW on every parameter; muon: nanochat's Muon on the blocks' matrices, AdamW on the "
         "embedding and the LM head (attnlab/step/optimizer.py)",
     )
+    ap.add_argument(
+        "--gradient-sync",
+        choices=GRADIENT_SYNCS,
+        default="during_backward",
+        help="on several GPUs: during_backward, PyTorch's DDP (each bucket all-reduced as soon as the backward "
+        "has produced it); after_backward, one all-reduce pass once the backward is done",
+    )
     ap.add_argument("--out", type=Path, required=True, help="results CSV to add the step row to")
     ap.add_argument("--parts-out", type=Path, help="CSV to add each part's kernels to")
     ap.add_argument("--attnlab", default=DEFAULT_CLI, help="the attnlab CLI (default: $ATTNLAB_CLI, else attnlab)")
@@ -199,7 +207,7 @@ def main():
 
 def run(args, torch, world: int, rank: int, local_rank: int):
     from attnlab.step.attention import make_attend
-    from attnlab.step.model import GPT, ModelShape, rotary_tables
+    from attnlab.step.model import GPT, ModelShape, TrainingLoss, rotary_tables
     from attnlab.step.optimizer import make_optimizer
 
     s = scenario_json(args.attnlab, args.scenario, "step")
@@ -207,7 +215,8 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         shape = ModelShape.of(s)
     except ValueError as e:
         fail("step", str(e))
-    label = f"{s['name']} {args.layout} {args.backend} {args.optimizer}"
+    sync = f" {args.gradient_sync}" if world > 1 else ""
+    label = f"{s['name']} {args.layout} {args.backend} {args.optimizer}{sync}"
     batch = layout_batch(s, args.layout, shape.vocab, rank_seed(args.seed, rank))
     device = torch.device("cuda", local_rank)
     tokens = torch.tensor(batch.tokens, dtype=torch.int64, device=device)
@@ -228,23 +237,28 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     model = GPT(shape).to(device)
     model.wte.to(torch.bfloat16)  # nanochat keeps the embedding in bf16: the residual stream is bf16
     optimizer = make_optimizer(args.optimizer, model, shape.width, args.lr)
-    all_reduce = GradientAllReduce(torch, list(model.parameters())) if world > 1 else None
+    training_loss = TrainingLoss(model, attend, IGNORE)
+    training_loss.compile(fullgraph=True, dynamic=False)
+    forward, all_reduce = training_loss, None
+    if world > 1 and args.gradient_sync == "during_backward":
+        # Compiled inside DDP: DDP's hooks stay eager, and Dynamo splits the compiled graph at
+        # DDP's bucket boundaries (torch._dynamo.config.optimize_ddp), so a bucket's gradients
+        # exist, and go out, while the backward of the layers before it still runs.
+        from torch.nn.parallel import DistributedDataParallel
 
-    def forward_and_loss(tokens, targets, cos, sin):
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            return model(tokens, targets, cos, sin, attend, IGNORE)
-
-    compiled = torch.compile(forward_and_loss, fullgraph=True, dynamic=False)
+        forward = DistributedDataParallel(training_loss, device_ids=[local_rank], gradient_as_bucket_view=True)
+    elif world > 1:
+        all_reduce = GradientAllReduce(torch, list(model.parameters()))
 
     losses = []
 
     def step():
-        loss = compiled(tokens, targets, cos, sin)
+        loss = forward(tokens, targets, cos, sin)
         loss.backward()
         if all_reduce:
             all_reduce()
         optimizer.step()
-        optimizer.zero_grad(set_to_none=all_reduce is None)  # the all-reduce's buckets stay the gradients
+        optimizer.zero_grad(set_to_none=world == 1)  # on several GPUs the buckets stay the gradients
         losses.append(loss.detach())
 
     began = time.monotonic()
@@ -266,6 +280,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         args.backend,
         args.optimizer,
         world,
+        args.gradient_sync,
         us,
         parts,
         kernel,

@@ -118,3 +118,16 @@ class GPT(nn.Module):
             x = block(x, cos, sin, attend)
         logits = self.lm_head(norm(x)).float()
         return F.cross_entropy(logits, targets, ignore_index=ignore_index)
+
+
+class TrainingLoss(nn.Module):
+    """The model's loss over one batch under bf16 autocast: the module that torch.compile
+    compiles and, on several GPUs, DDP wraps (`attend` and the batch are fixed per run)."""
+
+    def __init__(self, model: GPT, attend, ignore_index: int):
+        super().__init__()
+        self.model, self.attend, self.ignore_index = model, attend, ignore_index
+
+    def forward(self, tokens, targets, cos, sin):
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            return self.model(tokens, targets, cos, sin, self.attend, self.ignore_index)

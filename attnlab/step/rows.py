@@ -12,14 +12,26 @@ from attnlab.timing import summary
 
 BACKENDS = ("fa2", "cudnn", "attnlab")
 OPTIMIZERS = ("adamw", "muon")  # attnlab/step/optimizer.py
+# How several GPUs average the gradients (attnlab/step/command.py): in one pass once the backward
+# is done, or in DDP's buckets, each all-reduced as soon as the backward has produced it.
+GRADIENT_SYNCS = ("after_backward", "during_backward")
 SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torch-step-attnlab
 
-# Columns a step row adds to the schema's: the data-parallel GPUs, the optimizer, the loss (a
+# Columns a step row adds to the schema's: the data-parallel GPUs, how they synchronized the
+# gradients (empty on one GPU), the optimizer, the loss (a
 # sanity check: the same tokens, but each layout trains its own attention), the profiler's parts
 # (µs per step on rank 0), whose sum is the GPU's busy time (median_us minus it is idle time),
 # and the communication no other kernel ran beside (attnlab/step/parts.py).
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
-STEP_COLUMNS = ["gpus", "optimizer", "loss", *PART_COLUMNS, "step_kernels_us", "step_communication_exposed_us"]
+STEP_COLUMNS = [
+    "gpus",
+    "gradient_sync",
+    "optimizer",
+    "loss",
+    *PART_COLUMNS,
+    "step_kernels_us",
+    "step_communication_exposed_us",
+]
 
 GEMM_COLUMNS = [
     "scenario",
@@ -54,6 +66,7 @@ def step_row(
     backend: str,
     optimizer: str,
     gpus: int,
+    gradient_sync: str,
     step_us: list[float],
     parts: dict[str, float] | None,
     kernel: str,
@@ -63,12 +76,15 @@ def step_row(
 ) -> dict:
     """`scenario` is the scenario's JSON, `parts` the profiler's µs per step of each part
     (None when the profile did not run), `kernel` the attention kernel where attnlab's ran
-    (else empty), `exposed_us` the exposed communication (None: not profiled, or one GPU),
-    `env` the gpu, driver, cuda_version, commit and date columns."""
+    (else empty), `gradient_sync` one of GRADIENT_SYNCS (left empty in a 1-GPU row), `exposed_us`
+    the exposed communication (None: not profiled, or one GPU), `env` the gpu, driver,
+    cuda_version, commit and date columns."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {backend!r}")
     if optimizer not in OPTIMIZERS:
         raise ValueError(f"optimizer: expected one of {', '.join(OPTIMIZERS)}, got {optimizer!r}")
+    if gradient_sync not in GRADIENT_SYNCS:
+        raise ValueError(f"gradient_sync: expected one of {', '.join(GRADIENT_SYNCS)}, got {gradient_sync!r}")
     m = scenario["model"]
     row = {
         "scenario": scenario["name"],
@@ -85,6 +101,7 @@ def step_row(
         "tokens": sum(scenario["doc_lengths"]),
         "kernel": kernel,
         "gpus": gpus,
+        "gradient_sync": gradient_sync if gpus > 1 else "",
         "optimizer": optimizer,
         "loss": f"{loss:.6g}",
         **timing_columns(step_us),

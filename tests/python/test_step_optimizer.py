@@ -49,7 +49,8 @@ class MuonOnTheGpu(unittest.TestCase):
 
     def test_each_step_moves_each_matrix_by_its_own_orthogonalized_momentum(self):
         lr, mu = 0.02, 0.95
-        params = [torch.nn.Parameter(self.randn(*shape)) for shape in [(96, 48), (96, 48), (48, 96)]]
+        shapes = [(96, 48), (96, 48), (48, 96)]
+        params = [torch.nn.Parameter(self.randn(*shape)) for shape in shapes]
         muon = self.optimizer.Muon(params, lr=lr, momentum=mu, steps=5)
         self.assertEqual(len(muon.param_groups), 2, "one group per shape")
         momenta = [torch.zeros_like(p) for p in params]
@@ -59,19 +60,25 @@ class MuonOnTheGpu(unittest.TestCase):
             before = [p.detach().clone() for p in params]
             for p in params:
                 p.grad = self.randn(*p.shape)
-            grads = [p.grad.clone() for p in params]
+            nesterov = []
+            for i, p in enumerate(params):
+                momenta[i] = torch.lerp(momenta[i], p.grad, 1 - mu)
+                nesterov.append(torch.lerp(p.grad, momenta[i], mu))
             muon.step()
-            for i, (p, b, g) in enumerate(zip(params, before, grads)):
-                momenta[i] = mu * momenta[i] + (1 - mu) * g
-                nesterov = g + mu * (momenta[i] - g)
-                rows, cols = p.shape
-                # The optimizer's own compiled iteration, one matrix at a time: bf16 rounding
-                # differs between Inductor's fused code and eager by a few percent after 5 steps.
-                update = muon.orthogonalize(nesterov, 5).float()
-                expected = b - lr * max(1.0, rows / cols) ** 0.5 * update
-                err = (p.detach() - expected).norm() / (expected - b).norm()
-                self.assertLess(err.item(), 2e-2, f"matrix {i} {tuple(p.shape)}")
-                self.assertTrue(torch.allclose(muon.state[p]["momentum"], momenta[i], rtol=1e-5, atol=1e-6))
+            # The reference runs each shape's matrices through the optimizer's own compiled
+            # iteration, batched as the step batches them: the same bf16 arithmetic. Another path
+            # (eager, or one matrix alone) lands 3 to 4% away after five bf16 iterations; the
+            # errors this test is for are far larger (a wrong scale is 41% off).
+            for shape in dict.fromkeys(shapes):
+                members = [i for i, p in enumerate(params) if tuple(p.shape) == shape]
+                updates = muon.orthogonalize(torch.stack([nesterov[i] for i in members]), 5).float()
+                rows, cols = shape
+                for i, update in zip(members, updates):
+                    expected = before[i] - lr * max(1.0, rows / cols) ** 0.5 * update
+                    err = (params[i].detach() - expected).norm() / (expected - before[i]).norm()
+                    self.assertLess(err.item(), 1e-2, f"matrix {i} {shape}")
+                    state = muon.state[params[i]]["momentum"]
+                    self.assertTrue(torch.allclose(state, momenta[i], rtol=1e-6, atol=0), f"matrix {i}")
 
     def test_a_vector_is_refused(self):
         with self.assertRaisesRegex(ValueError, "matrix"):

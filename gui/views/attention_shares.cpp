@@ -34,7 +34,9 @@ std::vector<AttentionShare> attention_shares(const StepFigures& f) {
 void show_attention_shares(const std::vector<AttentionShare>& shares) {
   wrapped_text("Attention's share of the step, every way it is said here:");
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg;
-  if (!ImGui::BeginTable("attention shares", 6, flags)) return;
+  // As wide as the window, said outright: a table of stretched columns otherwise tells its group (the
+  // Story's frame around it) only its columns' own widths.
+  if (!ImGui::BeginTable("attention shares", 6, flags, ImVec2(ImGui::GetContentRegionAvail().x, 0))) return;
   for (const char* title : {"share", "of", "of what", "layout"})
     ImGui::TableSetupColumn(title, ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableSetupColumn("whose", ImGuiTableColumnFlags_WidthStretch, 1);

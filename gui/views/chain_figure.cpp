@@ -12,10 +12,7 @@
 
 namespace attnlab::gui {
 
-namespace {
-
-// No cell kind's colour and no implementation's: these are kinds of evidence.
-ImU32 evidence_color(LinkEvidence evidence) {
+unsigned int evidence_color(LinkEvidence evidence) {
   switch (evidence) {
     case LinkEvidence::counted: return IM_COL32(140, 153, 190, 255);
     case LinkEvidence::predicted: return IM_COL32(205, 140, 70, 255);
@@ -24,6 +21,8 @@ ImU32 evidence_color(LinkEvidence evidence) {
   }
   return IM_COL32(200, 200, 200, 255);
 }
+
+namespace {
 
 // A link's number on its scale: a ratio as it is, a percent as its fraction, a time in µs.
 std::optional<double> number_of(const ChainBar& b) {

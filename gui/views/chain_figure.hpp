@@ -15,6 +15,9 @@ namespace attnlab::gui {
 // top (the bars of the step follow it), or to the last near the bottom (the bars lead up to it).
 enum class ScrollTo { none, first_framed, last_framed };
 
+// A bar's colour: what its link rests on. No cell kind's colour and no implementation's.
+unsigned int evidence_color(LinkEvidence evidence);
+
 // `framed`: the bars the Story's step is about, drawn on the highlight colour.
 void draw_chain_figure(const std::vector<ChainBar>& bars, const std::function<bool(const ChainBar&)>& framed,
                        ScrollTo scroll);

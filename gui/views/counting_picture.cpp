@@ -14,20 +14,18 @@ namespace attnlab::gui {
 
 namespace {
 
-enum class Shape { square, triangle };
-
 // One row of `extent` tokens as a box `side` px wide, its counted cells filled: the whole row
 // (row_shape) or each document's block on the diagonal (doc_shape), squares or lower triangles.
 void draw_row(ImDrawList* draw, ImVec2 at, float side, int extent, const std::vector<std::pair<int, int>>& docs,
-              bool whole_row, Shape shape, ImU32 fill) {
+              bool whole_row, CountShape shape, ImU32 fill) {
   const ImU32 frame = IM_COL32(120, 120, 140, 255);
   draw->AddRect(at, ImVec2(at.x + side, at.y + side), frame);
   const auto block = [&](float a, float b) {  // [a, b) of the row, as fractions
     const ImVec2 p0(at.x + side * a, at.y + side * a), p1(at.x + side * b, at.y + side * b);
-    if (shape == Shape::square)
+    if (shape == CountShape::square)
       draw->AddRectFilled(p0, p1, fill);
     else
-      draw->AddTriangleFilled(p0, ImVec2(p0.x, p1.y), p1, fill);
+      draw->AddTriangleFilled(p0, p1, ImVec2(p0.x, p1.y), fill);  // clockwise: anti-aliased inside the edges
   };
   if (whole_row) {
     block(0, 1);
@@ -38,11 +36,29 @@ void draw_row(ImDrawList* draw, ImVec2 at, float side, int extent, const std::ve
 
 }  // namespace
 
+std::array<CountingWay, 3> counting_ways(const ScenarioModel& m) {
+  const Scenario& s = m.scenario;
+  const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
+  const ImplementationCost &pk = m.costs[Implementation::packed], &vl = m.costs[Implementation::varlen];
+  const double heads = double(s.heads);
+  return {{
+      {"the article's: rows full, documents half", CountShape::square, CountShape::triangle,
+       double(c.rows_full_squares), double(c.docs_full_squares) / 2},
+      {"full squares on both sides", CountShape::square, CountShape::square, double(c.rows_full_squares),
+       double(c.docs_full_squares)},
+      {"triangles on both sides (causal, cell by cell)", CountShape::triangle, CountShape::triangle,
+       double(pk.scores_attended()) / heads, double(vl.scores_attended()) / heads},
+  }};
+}
+
+std::string counting_caption(const CountingWay& way) {
+  return "packed rows " + format_count(way.row_cells) + ", documents " + format_count(way.doc_cells) +
+         " scores per head: " + format_ratio(way.row_cells / way.doc_cells);
+}
+
 void show_counting_picture(AppState& state) {
   const ScenarioModel& m = state.model();
   if (!m.ok()) return;
-  const Scenario& s = m.scenario;
-  const ArticleCounts c = article_counts(s.doc_lengths, s.row_len);
   const LayoutView packed = m.layouts->packed.view();
   // The first packed row's documents: where each starts in the row and how long it is there.
   std::vector<std::pair<int, int>> docs;
@@ -50,28 +66,14 @@ void show_counting_picture(AppState& state) {
     const int end = p + 1 < packed.row_piece[1] ? packed.piece_start[p + 1] : packed.row_valid[0];
     docs.emplace_back(packed.piece_start[p], end - packed.piece_start[p]);
   }
-  const ImplementationCost &pk = m.costs[Implementation::packed], &vl = m.costs[Implementation::varlen];
-  const double heads = double(s.heads);
-  struct Way {
-    const char* title;
-    Shape row, document;
-    double row_cells, doc_cells;  // per head, all rows and all documents
-  };
-  const Way ways[] = {
-      {"the article's: rows full, documents half", Shape::square, Shape::triangle, double(c.rows_full_squares),
-       double(c.docs_full_squares) / 2},
-      {"full squares on both sides", Shape::square, Shape::square, double(c.rows_full_squares),
-       double(c.docs_full_squares)},
-      {"triangles on both sides (causal, cell by cell)", Shape::triangle, Shape::triangle,
-       double(pk.scores_attended()) / heads, double(vl.scores_attended()) / heads},
-  };
+  const std::array<CountingWay, 3> ways = counting_ways(m);
   const float gap = ImGui::GetStyle().ItemSpacing.x * 2;
   const float column = (ImGui::GetContentRegionAvail().x - 2 * gap) / 3;
   const float side = std::min(ImGui::GetTextLineHeight() * 4, (column - gap) / 2);
   const ImU32 fill = cell_kind_color(CellKind::useful);
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  for (const Way& w : ways) {
-    if (&w != ways) ImGui::SameLine(0, gap);
+  for (const CountingWay& w : ways) {
+    if (&w != ways.data()) ImGui::SameLine(0, gap);
     ImGui::BeginGroup();
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + column);
     ImGui::TextUnformatted(w.title);
@@ -79,8 +81,8 @@ void show_counting_picture(AppState& state) {
     draw_row(draw, at, side, packed.row_valid[0], docs, true, w.row, fill);
     draw_row(draw, ImVec2(at.x + side + gap, at.y), side, packed.row_valid[0], docs, false, w.document, fill);
     ImGui::Dummy(ImVec2(side * 2 + gap, side));
-    ImGui::TextDisabled("packed rows %s, documents %s scores per head: %s", format_count(w.row_cells).c_str(),
-                        format_count(w.doc_cells).c_str(), format_ratio(w.row_cells / w.doc_cells).c_str());
+    const std::string caption = counting_caption(w);
+    ImGui::TextDisabled("%s", caption.c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
   }

@@ -9,6 +9,7 @@
 
 #include "gui/app/story_steps.hpp"
 #include "gui/views/counting_picture.hpp"
+#include "gui/views/highlight.hpp"
 #include "gui/views/story_text.hpp"
 #include "gui/views/view_list.hpp"
 #include "gui/views/views.hpp"
@@ -111,7 +112,11 @@ void show_story_view(AppState& state) {
   ImGui::EndChild();
   ImGui::PopStyleColor();
   if (step.aside == StoryAside::article_counting) show_counting_picture(state);
-  ImGui::BeginChild("step view");
+  // Padded sideways, so that a figure as wide as the view keeps its frame clear of its text (the
+  // window's clip reaches half its padding past its content).
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2 * frame_reach, 0));
+  ImGui::BeginChild("step view", ImVec2(0, 0), false, ImGuiWindowFlags_AlwaysUseWindowPadding);
+  ImGui::PopStyleVar();
   state.highlight = step.figure;
   view_entry(step.view).show(state);
   state.highlight = Figure::none;

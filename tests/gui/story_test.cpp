@@ -9,6 +9,7 @@
 #include "gui/app/scenario_edits.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/platform/command_line.hpp"
+#include "gui/views/attention_shares.hpp"
 #include "gui/views/step_figures.hpp"
 #include "gui/views/story_text.hpp"
 #include "shipped_results.hpp"
@@ -104,6 +105,26 @@ TEST(Story, StepThreeOpensZoomedInAsItSays) {
   const AppState masks = start_state({View::masks, 1, "long-tail", 1.0f, 96, Pass::fwd}, shipped_results_folder);
   EXPECT_EQ(masks.mask_viewports[0].fit_cells, 96);
   EXPECT_EQ(masks.scenario.name, "long-tail");
+}
+
+// Step 8 is about the table of attention's shares: it opens the Training step with that table
+// framed, and its paragraph counts the table's rows, names the least and the most, and says the
+// table is the framed one.
+TEST(Story, StepEightFramesTheSharesTableItCounts) {
+  AppState state = make_app_state("", shipped_results_folder);
+  open_story_step(state, 7);
+  EXPECT_EQ(story_steps()[7].view, View::step);
+  EXPECT_EQ(story_steps()[7].figure, Figure::step_shares);
+  const std::vector<AttentionShare> shares = attention_shares(step_figures(state));
+  ASSERT_GE(shares.size(), 8u);
+  const auto [least, most] = std::minmax_element(
+      shares.begin(), shares.end(), [](const AttentionShare& a, const AttentionShare& b) { return a.share < b.share; });
+  const std::string text = story_paragraph(state, 7);
+  EXPECT_TRUE(says(text, "The GUI states it " + count_of(std::ssize(shares), "way") + ", from " +
+                             format_percent(least->share) + " ("))
+      << text;
+  EXPECT_TRUE(says(text, ") to " + format_percent(most->share) + " (")) << text;
+  EXPECT_TRUE(says(text, "the framed table says which is which")) << text;
 }
 
 }  // namespace

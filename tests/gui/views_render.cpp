@@ -12,15 +12,10 @@
 
 #include <sys/wait.h>
 
-#include <imgui_internal.h>  // the tab bar's layout, to click a tab
-
-#include "core/scenario/scenario_file.hpp"
-#include "gui/app/scenario_edits.hpp"
 #include "gui/app/story_steps.hpp"
-#include "gui/mask_picture/cell_colors.hpp"
-#include "gui/platform/gui_window.hpp"
 #include "gui/views/costs_widgets.hpp"
 #include "gui/views/view_list.hpp"
+#include "hidden_window.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -37,20 +32,6 @@ class HiddenWindow : public ::testing::Environment {
     window = nullptr;
   }
 };
-
-AppState state_on(const char* scenario, View view) {
-  AppState state;
-  state.scenario = load_scenario(scenario);
-  refresh_shipped_scenarios(state);  // the Scenario view lists the shipped names
-  state.view = view;
-  state.view_requested = true;
-  return state;
-}
-
-Rgb rgb_at(const Image& image, int x, int y) {
-  const auto p = image.pixel(x, y);
-  return {p[0], p[1], p[2]};
-}
 
 // The screen pixel at the centre of picture cell (q, k) of a panel as drawn.
 std::pair<int, int> pixel_of(const MaskPlacement& p, std::int64_t q, std::int64_t k) {
@@ -196,14 +177,6 @@ TEST(TimingsView, BrokenResultsFileIsShownNotFatal) {
   std::filesystem::remove_all(folder);
 }
 
-// The window's one tab bar, as the last frame laid it out.
-ImGuiTabBar* views_tab_bar() {
-  ImGuiContext& g = *ImGui::GetCurrentContext();
-  for (int n = 0; n < g.TabBars.GetMapSize(); ++n)
-    if (ImGuiTabBar* bar = g.TabBars.TryGetMapData(n)) return bar;
-  return nullptr;
-}
-
 // A quick click (press and release queued between the same two frames, as the window's
 // input callback queues them when a frame is slow or the window slept) selects the tab.
 TEST(Window, AClickWhosePressAndReleaseComeInOneFrameIsNotLost) {
@@ -242,7 +215,6 @@ TEST(CostsView, NaivesBackwardMemoryBarSplitsAsTheModel) {
   state.pass = Pass::bwd;
   const Image image = window->render_offscreen(state, 1600, 1000);
   const ScenarioModel& model = state.model();
-  const auto rgb_of = [](ImU32 c) { return Rgb{std::uint8_t(c), std::uint8_t(c >> 8), std::uint8_t(c >> 16)}; };
   const Rgb kept = rgb_of(model_bar), workspace = rgb_of(backward_bar);
   int best_kept = 0, best_workspace = 0;
   for (int y = 0; y < image.height; ++y)
@@ -269,11 +241,8 @@ TEST(CostsView, NaivesBackwardMemoryBarSplitsAsTheModel) {
 
 // The rows (headers included) of each table the last frame drew, by its number of columns.
 std::multimap<int, int> tables_drawn() {
-  ImGuiContext& g = *ImGui::GetCurrentContext();
   std::multimap<int, int> rows;
-  for (int n = 0; n < g.Tables.GetMapSize(); ++n)
-    if (const ImGuiTable* t = g.Tables.TryGetMapData(n); t && t->LastFrameActive == g.FrameCount)
-      rows.emplace(t->ColumnsCount, t->CurrentRow + 1);
+  for (const ImGuiTable* t : tables_of_last_frame()) rows.emplace(t->ColumnsCount, t->CurrentRow + 1);
   return rows;
 }
 
@@ -410,13 +379,6 @@ TEST(Headless, TheStoryNeedsOnlyItsStepsScenario) {
   std::filesystem::remove_all(folder);
 }
 
-long long pixels_of(const Image& image, Rgb color) {
-  long long n = 0;
-  for (int y = 0; y < image.height; ++y)
-    for (int x = 0; x < image.width; ++x) n += rgb_at(image, x, y) == color;
-  return n;
-}
-
 // Every step's paragraph fits its box at 1920x1080 (step 10's overflowed a box of 4.6 lines),
 // and at 1280x720 steps 9 and 10 keep their framed bars in sight, step 10 its 1.8% (the
 // article's bar, the chain's last) among them.
@@ -463,6 +425,9 @@ TEST(StoryView, AViewAskedForKeepsItsScenario) {
 }
 
 }  // namespace
+
+GuiWindow& hidden_window() { return *window; }
+
 }  // namespace attnlab::gui
 
 int main(int argc, char** argv) {

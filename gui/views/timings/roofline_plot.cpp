@@ -92,7 +92,7 @@ Frame frame_for(const std::vector<RooflinePoint>& points, const std::optional<Ce
 
 void draw_axes(ImDrawList* draw, const Frame& f, float left) {
   const ImU32 axis_text = IM_COL32(200, 200, 200, 255);
-  draw->AddRectFilled(f.p0, f.p1, IM_COL32(28, 28, 34, 255));
+  draw->AddRectFilled(f.p0, f.p1, roofline_area_color);
   float last_end = -INFINITY;  // a tick label that would touch the previous one is left out
   for (int e = int(f.x_lo); e <= int(f.x_hi); ++e) {
     const float x = f.sx(std::pow(10.0, e));

@@ -124,6 +124,7 @@ void show_below_table(AppState& state, const TimingsData& d, float avail) {
     frame_if_highlighted(state, Figure::source_ratios);
     if (!floors_shown) return;
     note_text("%s", byte_floor_text(*shown_model, *results.ceilings).c_str());
+    ImGui::Spacing();  // room for the Story's frame between the note's last line and the table
     ImGui::BeginGroup();
     show_source_floors(source_floors(*shown_model, d.ratios, *results.ceilings));
     ImGui::EndGroup();

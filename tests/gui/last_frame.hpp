@@ -1,11 +1,12 @@
 #pragma once
 // What the last frame drew, read back from Dear ImGui's draw lists (valid until the next frame):
-// its text, its filled rectangles and the extent of any colour.
+// its text, its filled rectangles and its shapes of one colour.
 //
 // Text: every textured quad of the font atlas whose texture corners are a glyph's is that glyph,
-// at that place, under that scissor rectangle. A glyph reaching past its scissor is cut on
-// screen; one wholly past it is not drawn at all. So a string found here, each of its glyphs
-// inside its scissor, is what a person sees in full; a string cut anywhere is not found.
+// at that place, under that scissor rectangle. A glyph reaching past its scissor (by more than the
+// pixel of blank margin its quad keeps) is cut on screen; one wholly past it is not drawn at all.
+// So a string found here, each of its glyphs inside its scissor, is what a person sees in full; a
+// string cut anywhere is not found.
 #include <imgui.h>
 
 #include <algorithm>
@@ -120,7 +121,7 @@ inline std::vector<DrawnLine> drawn_lines() {
     if (!same_line) lines.push_back({{}, {}, quad, clip, l});
     DrawnLine& line = lines.back();
     line.text.append(std::size_t(same_line ? skipped : 0), ' ');
-    last_frame_detail::append_utf8(line.text, quad.inside(clip) ? unsigned(g.Codepoint) : 0xFFFDu);
+    last_frame_detail::append_utf8(line.text, quad.inside(clip, 1) ? unsigned(g.Codepoint) : 0xFFFDu);
     line.glyphs.push_back(quad);
     line.rect = {std::min(line.rect.x0, quad.x0), std::min(line.rect.y0, quad.y0), std::max(line.rect.x1, quad.x1),
                  std::max(line.rect.y1, quad.y1)};
@@ -133,10 +134,13 @@ inline std::vector<DrawnLine> drawn_lines() {
   return lines;
 }
 
-// Where `text` was drawn in full, maybe wrapped over consecutive lines of one draw list: the
-// lines holding it (empty where it was not, or a glyph of it was cut or left out).
-inline std::vector<const DrawnLine*> find_drawn(const std::vector<DrawnLine>& lines, std::string_view text) {
+// Everywhere `text` was drawn in full, maybe wrapped over consecutive lines of one draw list: for
+// each place, the lines holding it (none where a glyph of it was cut or left out).
+inline std::vector<std::vector<const DrawnLine*>> find_all_drawn(const std::vector<DrawnLine>& lines,
+                                                                 std::string_view text) {
   const std::string wanted = last_frame_detail::one_spaced(text);
+  std::vector<std::vector<const DrawnLine*>> places;
+  if (wanted.empty()) return places;
   for (std::size_t first = 0; first < lines.size();) {
     std::size_t end = first;  // the lines of one draw list, joined as wrapped text reads
     std::string joined;
@@ -146,17 +150,22 @@ inline std::vector<const DrawnLine*> find_drawn(const std::vector<DrawnLine>& li
       starts.push_back(joined.size());
       joined += last_frame_detail::one_spaced(lines[end].text);
     }
-    if (const std::size_t at = joined.find(wanted); !wanted.empty() && at != std::string::npos) {
-      const auto line_at = [&](std::size_t offset) {
-        return first + std::size_t(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
-      };
-      std::vector<const DrawnLine*> holding;
-      for (std::size_t i = line_at(at); i <= line_at(at + wanted.size() - 1); ++i) holding.push_back(&lines[i]);
-      return holding;
+    const auto line_at = [&](std::size_t offset) {
+      return first + std::size_t(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin()) - 1;
+    };
+    for (std::size_t at = joined.find(wanted); at != std::string::npos; at = joined.find(wanted, at + 1)) {
+      places.emplace_back();
+      for (std::size_t i = line_at(at); i <= line_at(at + wanted.size() - 1); ++i) places.back().push_back(&lines[i]);
     }
     first = end;
   }
-  return {};
+  return places;
+}
+
+// The first place `text` was drawn in full (see find_all_drawn); empty where none.
+inline std::vector<const DrawnLine*> find_drawn(const std::vector<DrawnLine>& lines, std::string_view text) {
+  std::vector<std::vector<const DrawnLine*>> places = find_all_drawn(lines, text);
+  return places.empty() ? std::vector<const DrawnLine*>{} : places.front();
 }
 
 inline bool drawn_whole(const std::vector<DrawnLine>& lines, std::string_view text) {

@@ -3,7 +3,9 @@
 // rows' medians of one results file, and a pass no file holds is missing, not zero.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "analysis/number_format.hpp"
 #include "analysis/pass_pairs.hpp"
@@ -209,6 +211,17 @@ TEST(PassPairs, OneFileOfBothPassesSumsEachKernelsOwn) {
   std::filesystem::remove_all(folder);
 }
 
+// The median of the pair's row of `pass` in `shape`, read straight from `file`.
+std::optional<double> median_in(const std::filesystem::path& file, const PassPair& p, const Configuration& shape,
+                                Pass pass) {
+  for (const ResultRow& r : read_results_csv(file))
+    if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass &&
+        r.dtype == shape.dtype && r.heads == shape.heads && r.head_dim == shape.head_dim && r.causal == shape.causal &&
+        r.scenario == shape.scenario && r.median_us)
+      return r.median_us;
+  return std::nullopt;
+}
+
 // On the shipped H100 results: every sum is the forward and backward medians of the
 // rows it names, read here straight from their files, of one file or of one build;
 // where there is no sum, no two rows are. FlashAttention-2's backward file holds both passes.
@@ -216,19 +229,11 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   const LoadedResults results = shipped_results();
   const Configuration shape = own_configuration(load_scenario("uniform-64x512"), Pass::bwd);
   const std::vector<PassPair> pairs = pass_pairs(results, shape);
-  const auto median_in = [&](const std::filesystem::path& file, const PassPair& p, Pass pass) -> std::optional<double> {
-    for (const ResultRow& r : read_results_csv(file))
-      if (r.source == p.source && r.kernel == p.kernel && r.implementation == p.implementation && r.pass == pass &&
-          r.dtype == shape.dtype && r.heads == shape.heads && r.head_dim == shape.head_dim &&
-          r.causal == shape.causal && r.scenario == shape.scenario && r.median_us)
-        return r.median_us;
-    return std::nullopt;
-  };
   int summed = 0;
   for (const PassPair& p : pairs) {
     SCOPED_TRACE(p.source + " " + p.kernel + " " + p.implementation);
     if (p.one_build) {
-      const auto fwd = median_in(*p.fwd->file, p, Pass::fwd), bwd = median_in(*p.bwd->file, p, Pass::bwd);
+      const auto fwd = median_in(*p.fwd->file, p, shape, Pass::fwd), bwd = median_in(*p.bwd->file, p, shape, Pass::bwd);
       ASSERT_TRUE(fwd && bwd);
       EXPECT_DOUBLE_EQ(*p.sum_us(), *fwd + *bwd);
       EXPECT_TRUE(p.fwd->file == p.bwd->file || same_build(*p.fwd->row, *p.bwd->row));
@@ -236,7 +241,7 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
     } else {
       EXPECT_FALSE(p.sum_us());
       for (const ResultsFile& f : results.files)
-        EXPECT_FALSE(median_in(f.path, p, Pass::fwd) && median_in(f.path, p, Pass::bwd)) << f.path;
+        EXPECT_FALSE(median_in(f.path, p, shape, Pass::fwd) && median_in(f.path, p, shape, Pass::bwd)) << f.path;
     }
   }
   const PassPair* fa2 = pair_of(pairs, "torch-varlen_attn", "varlen");
@@ -245,6 +250,41 @@ TEST(PassPairs, ShippedSumsAreTheirFilesTwoRows) {
   // Ours come first.
   ASSERT_FALSE(pairs.empty());
   EXPECT_EQ(pairs.front().source, "attnlab");
+}
+
+// The shipped one-build files (attnlab-bench-one-build-<kernel>.csv: both passes of one of our
+// kernels, one commit, one file) give each of our kernels a forward + backward sum in every shape
+// they hold, as FA2's backward file gives FA2 one: each sum the two medians of one build, read here
+// from the files the pair names (every one of ours read "two builds" before these files shipped).
+TEST(PassPairs, ShippedOneBuildFilesSumOurKernelsInEveryShape) {
+  const LoadedResults results = shipped_results();
+  std::set<std::string> kernels;
+  int summed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped_results_folder)) {
+    if (!entry.path().filename().string().starts_with("attnlab-bench-one-build-")) continue;
+    for (const ResultRow& r : read_results_csv(entry.path())) {
+      if (r.source != "attnlab" || r.pass != Pass::bwd || r.kernel.empty()) continue;
+      SCOPED_TRACE(r.scenario + " " + r.kernel + " " + r.implementation);
+      const Configuration shape = own_configuration(load_scenario(r.scenario), Pass::bwd);
+      ASSERT_EQ(shape.heads, r.heads);
+      ASSERT_EQ(shape.head_dim, r.head_dim);
+      const std::vector<PassPair> pairs = pass_pairs(results, shape);
+      const auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const PassPair& p) {
+        return p.source == r.source && p.kernel == r.kernel && p.implementation == r.implementation;
+      });
+      ASSERT_NE(pair, pairs.end());
+      ASSERT_TRUE(pair->one_build && pair->sum_us());
+      const auto fwd = median_in(*pair->fwd->file, *pair, shape, Pass::fwd),
+                 bwd = median_in(*pair->bwd->file, *pair, shape, Pass::bwd);
+      ASSERT_TRUE(fwd && bwd);
+      EXPECT_DOUBLE_EQ(*pair->sum_us(), *fwd + *bwd);
+      EXPECT_TRUE(pair->fwd->file == pair->bwd->file || same_build(*pair->fwd->row, *pair->bwd->row));
+      kernels.insert(r.kernel);
+      ++summed;
+    }
+  }
+  EXPECT_EQ(kernels, (std::set<std::string>{"mma-sm80", "wgmma-sm90"}));
+  EXPECT_GE(summed, 2 * 3);  // each kernel's padded, packed and varlen at least
 }
 
 }  // namespace

@@ -12,10 +12,13 @@
 
 #include <sys/wait.h>
 
+#include "analysis/number_format.hpp"
+#include "analysis/pass_pairs.hpp"
 #include "gui/app/story_steps.hpp"
 #include "gui/views/costs_widgets.hpp"
 #include "gui/views/view_list.hpp"
 #include "hidden_window.hpp"
+#include "last_frame.hpp"
 #include "temp_path.hpp"
 #include "tests/test_rows.hpp"
 
@@ -269,6 +272,27 @@ TEST(TimingsView, BackwardChoiceListsEveryPairMissingPassesIncluded) {
   window->render_offscreen(state, 1280, 800);
   EXPECT_EQ(tables_drawn().count(7), 0u);
   std::filesystem::remove_all(folder);
+}
+
+// On the shipped results the backward choice sums our forward and backward as it does FA2's: each
+// of our kernels' packed and varlen rows in the forward + backward table shows its sum, drawn whole
+// (every row of ours read "two builds" before the one-build files shipped).
+TEST(TimingsView, OurKernelsPassesAreSummedOnTheShippedResults) {
+  AppState state = make_app_state("uniform-64x512", std::string(ATTNLAB_SOURCE_DIR) + "/results/h100");
+  state.view = View::timings;
+  state.view_requested = true;
+  state.pass = Pass::bwd;
+  hidden_window().render_offscreen(state, 1920, 2400);
+  const std::vector<DrawnLine> lines = drawn_lines();
+  int summed = 0;
+  for (const PassPair& p : pass_pairs(state.results.loaded(), own_configuration(state.scenario, Pass::bwd))) {
+    if (p.source != "attnlab" || p.implementation == "naive" || p.implementation == "padded") continue;
+    SCOPED_TRACE(p.kernel + " " + p.implementation);
+    ASSERT_TRUE(p.sum_us());
+    EXPECT_TRUE(drawn_whole(lines, format_us(*p.sum_us())));
+    ++summed;
+  }
+  EXPECT_EQ(summed, 4);  // two kernels, packed and varlen
 }
 
 // Our rows of two flash kernels and a peer's: the results table lists each

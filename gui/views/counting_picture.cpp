@@ -9,6 +9,7 @@
 #include "analysis/number_format.hpp"
 #include "core/cost/training_step.hpp"
 #include "gui/mask_picture/cell_colors.hpp"
+#include "gui/widgets/wrapped_text.hpp"
 
 namespace attnlab::gui {
 
@@ -81,8 +82,8 @@ void show_counting_picture(AppState& state) {
     draw_row(draw, at, side, packed.row_valid[0], docs, true, w.row, fill);
     draw_row(draw, ImVec2(at.x + side + gap, at.y), side, packed.row_valid[0], docs, false, w.document, fill);
     ImGui::Dummy(ImVec2(side * 2 + gap, side));
-    const std::string caption = counting_caption(w);
-    ImGui::TextDisabled("%s", caption.c_str());
+    // Wrapped at spaces: Dear ImGui's own wrap cut "8.00x" after its point.
+    wrapped_text_colored(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), "%s", counting_caption(w).c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();
   }

@@ -57,7 +57,9 @@ TEST(ScenarioView, AMedianAboveTheLongestIsNamedInsideItsPanel) {
                         panel->InnerClipRect.Max.y};
     for (const DrawnLine* line : drawn) EXPECT_TRUE(line->rect.inside(box, 1)) << line->text;
     const float one_line = ImGui::CalcTextSize(note.c_str()).x;
-    if (one_line > box.width()) EXPECT_GE(drawn.size(), 2u);
+    if (one_line > box.width()) {
+      EXPECT_GE(drawn.size(), 2u);
+    }
   }
 }
 
@@ -84,7 +86,9 @@ TEST(CostsView, EveryBarsTextIsWhole) {
           if (text.find(" varlen)") != std::string::npos) ++models;
         }
         EXPECT_GE(models, 8) << "the scores' and the bytes' bars, each with its text whole";
-        if (std::string_view(scenario) == "one-doc-16384") EXPECT_GE(measured, 1);
+        if (std::string_view(scenario) == "one-doc-16384") {
+          EXPECT_GE(measured, 1);
+        }
       }
 }
 
@@ -134,7 +138,9 @@ TEST(TimingsView, TheRooflinesLabelsAreWholeAndApart) {
       const DrawnRect plot = plots.front();
       for (const DrawnLine& line : lines)  // drawn under the plot's own clip: the plot wholly in sight
         if (line.clip.inside(plot, 0) && plot.inside(line.clip)) labels.push_back(&line);
-      if (scale == 1.0f) EXPECT_GE(labels.size(), 5u) << "the roofs' and some points' labels";
+      if (scale == 1.0f) {
+        EXPECT_GE(labels.size(), 5u) << "the roofs' and some points' labels";
+      }
       for (const DrawnLine* a : labels) {
         EXPECT_EQ(a->text.find("\xEF\xBF\xBD"), std::string::npos) << a->text << " cut at the plot's edge";
         for (const DrawnLine* b : labels)

@@ -130,7 +130,7 @@ TEST(StoryView, StepEightFramesTheWholeSharesTable) {
   AppState state = make_app_state("", shipped_results_folder);
   open_story_step(state, 7);
   const std::vector<AttentionShare> shares = attention_shares(step_figures(state));
-  for (const auto [width, height] : {std::pair{1920, 1080}, std::pair{1280, 720}}) {
+  for (const auto& [width, height] : {std::pair{1920, 1080}, std::pair{1280, 720}}) {
     SCOPED_TRACE(std::to_string(width) + "x" + std::to_string(height));
     hidden_window().render_offscreen(state, width, height);
     const std::vector<DrawnLine> lines = drawn_lines();

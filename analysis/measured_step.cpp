@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace attnlab {
 
@@ -28,12 +29,24 @@ bool same_step(const Scenario& a, const Scenario& b) {
          a.model == b.model;
 }
 
+// A gradient sync in a setting's few words.
+const char* gradient_sync_text(GradientSync g) {
+  return g == GradientSync::during_backward ? "all-reduce during bwd" : "all-reduce after bwd";
+}
+
 }  // namespace
 
 std::string MeasuredStepPair::label() const {
   const std::size_t rank = source_rank(source);
   const std::string name = rank < step_sources.size() ? std::string(step_sources[rank].label) : source;
   return kernel.empty() ? name : name + " \xC2\xB7 " + kernel;
+}
+
+std::string MeasuredStepPair::setting() const {
+  std::string text = gpus == 1 ? "one GPU" : std::to_string(gpus) + " GPUs";
+  text += optimizer == StepOptimizer::muon ? ", Muon" : ", AdamW";
+  if (gradient_sync) text += std::string(", ") + gradient_sync_text(*gradient_sync);
+  return text + ", " + label();
 }
 
 std::optional<double> MeasuredStepPair::saving() const {
@@ -73,19 +86,20 @@ std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const Train
     for (const StepRow& row : file.steps) {
       if (row.tokens != step.tokens || !steps_s(row.scenario)) continue;
       auto pair = std::find_if(pairs.begin(), pairs.end(), [&](const MeasuredStepPair& p) {
-        return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus && p.optimizer == row.optimizer;
+        return p.source == row.source && p.kernel == row.kernel && p.gpus == row.gpus && p.optimizer == row.optimizer &&
+               p.gradient_sync == row.gradient_sync;
       });
       if (pair == pairs.end())
-        pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, row.optimizer, {}, {}});
+        pair = pairs.insert(pairs.end(), {row.source, row.kernel, row.gpus, row.optimizer, row.gradient_sync, {}, {}});
       std::optional<MeasuredStepRun>& slot = row.implementation == "packed" ? pair->packed : pair->varlen;
       if (!slot) slot = MeasuredStepRun{row, shown_file_name(file.path)};
     }
   std::stable_sort(pairs.begin(), pairs.end(), [](const MeasuredStepPair& a, const MeasuredStepPair& b) {
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
     const std::size_t ra = source_rank(a.source), rb = source_rank(b.source);
     if (ra != rb) return ra < rb;
     if (ra == step_sources.size() && a.source != b.source) return a.source < b.source;
-    if (a.gpus != b.gpus) return a.gpus < b.gpus;
-    return a.optimizer < b.optimizer;
+    return std::pair(a.optimizer, a.gradient_sync) < std::pair(b.optimizer, b.gradient_sync);
   });
   return pairs;
 }

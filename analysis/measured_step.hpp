@@ -1,7 +1,7 @@
 #pragma once
 // The measured training step of a scenario (step rows, pass = step; train/README.md): for each
 // attention backend, kernel and GPU count, the packed step set against the varlen step of the
-// same tokens with the same optimizer, and where their time went part by part. Only rows of the scenario's own name and
+// same tokens with the same optimizer and gradient sync, and where their time went part by part. Only rows of the scenario's own name and
 // token count stand for it: a step of other documents is another measurement.
 #include <optional>
 #include <string>
@@ -24,18 +24,23 @@ struct MeasuredStepPair {
   std::string kernel;  // attnlab's kernel, else empty
   int gpus = 1;
   StepOptimizer optimizer = StepOptimizer::adamw;
+  std::optional<GradientSync> gradient_sync;      // several GPUs only
   std::optional<MeasuredStepRun> packed, varlen;  // the first row of each, in results order
 
   // "FA2", "attnlab · wgmma-sm90", "cuDNN"; an unknown source by its name.
   std::string label() const;
+  // The whole setting, as every table and view names a pair: "one GPU, AdamW, FA2",
+  // "4 GPUs, Muon, all-reduce during bwd, attnlab · wgmma-sm90".
+  std::string setting() const;
   // 1 - varlen / packed over the whole step's median; empty without both rows.
   std::optional<double> saving() const;
   // Both rows with their parts profiled.
   bool has_parts() const;
 };
 
-// The pairs of the scenario, FA2 first, then attnlab, cuDNN and any other source, one GPU before several,
-// AdamW before Muon.
+// The pairs of the scenario: one GPU first, then by GPUs; within a GPU count FA2 first, then attnlab,
+// cuDNN and any other source; then AdamW before Muon, and the all-reduce after the backward before
+// the one during it.
 // A row counts where it ran the step of `s` whatever its name, as attention rows are matched by their
 // cells (analysis/same_cells.hpp): the scenario its name leads to (`lookup`, each name looked up once,
 // one at a time) has the documents, rows and [model] of `s`, and the row the step's tokens. A copy of

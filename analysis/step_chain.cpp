@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <tuple>
 #include <utility>
 
 #include "analysis/number_format.hpp"
@@ -29,10 +30,6 @@ double over_layers(const TrainingStep& step, PerLayer per_layer) {
   return varlen > 0 ? packed / varlen : 0.0;
 }
 
-std::string gpus_text(int gpus) { return gpus == 1 ? "one GPU" : std::to_string(gpus) + " GPUs"; }
-
-const char* optimizer_text(StepOptimizer o) { return o == StepOptimizer::muon ? "Muon" : "AdamW"; }
-
 std::string files_of(const MeasuredStepPair& p) {
   if (p.packed && p.varlen && p.packed->file != p.varlen->file)
     return "packed " + p.packed->file + ", varlen " + p.varlen->file;
@@ -42,19 +39,19 @@ std::string files_of(const MeasuredStepPair& p) {
 // The saving of each pair with the file and kernel it came from.
 void add_measured_savings(std::vector<ChainLink>& chain, const std::vector<MeasuredStepPair>& measured) {
   for (const MeasuredStepPair& p : measured) {
-    const std::string label = "measured step saving, " + measured_setting(p);
+    const std::string label = "measured step saving, " + p.setting();
     if (const auto saving = p.saving()) {
       chain.push_back({label, format_percent(*saving),
                        "1 - varlen / packed step median: " + format_us(p.varlen->row.median_us) + " against " +
                            format_us(p.packed->row.median_us) + "; " + files_of(p),
-                       LinkEvidence::measured, files_of(p), *saving});
+                       LinkEvidence::measured, files_of(p), *saving, false, true});
     } else {
       const char* only = p.packed ? "packed" : "varlen";
       chain.push_back({label, "not measured",
                        std::string("only the ") + only + " step was measured (" + files_of(p) + "), " +
                            format_us((p.packed ? p.packed : p.varlen)->row.median_us) + "; no " +
                            (p.packed ? "varlen" : "packed") + " row",
-                       LinkEvidence::measured, files_of(p)});
+                       LinkEvidence::measured, files_of(p), std::nullopt, false, true});
     }
   }
 }
@@ -80,7 +77,7 @@ void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<Measure
   for (const MeasuredStepPair& p : measured) {
     if (!p.has_parts()) continue;
     const StepRow &packed = p.packed->row, &varlen = p.varlen->row;
-    const std::string name = measured_setting(p), file = files_of(p);
+    const std::string name = p.setting(), file = files_of(p);
     const double pa = *step_attention_us(packed), va = *step_attention_us(varlen);
     chain.push_back({"attention's share of the measured step, " + name, format_percent(pa / packed.median_us),
                      "packed: attention " + format_us(pa) + " of " + format_us(packed.median_us) +
@@ -134,10 +131,6 @@ const char* link_evidence_name(LinkEvidence e) {
     case LinkEvidence::reported: return "reported";
   }
   return "?";
-}
-
-std::string measured_setting(const MeasuredStepPair& p) {
-  return gpus_text(p.gpus) + ", " + optimizer_text(p.optimizer) + ", " + p.label();
 }
 
 std::string article_millions(double n) { return format("%.1fM", n / (1 << 20)); }
@@ -255,7 +248,8 @@ const MeasuredStepPair* pair_of(const StepTimePrediction& t, const std::vector<M
 
 namespace {
 
-// Of the pairs with parts, the one nearest the article's run for each backend: most GPUs, then Muon.
+// Of the pairs with parts, the one nearest the article's run for each backend: most GPUs, then Muon,
+// then the all-reduce during the backward, as DDP runs it.
 std::vector<const MeasuredStepPair*> nearest_the_article(const std::vector<MeasuredStepPair>& measured) {
   std::vector<const MeasuredStepPair*> nearest;
   for (const MeasuredStepPair& p : measured) {
@@ -265,7 +259,8 @@ std::vector<const MeasuredStepPair*> nearest_the_article(const std::vector<Measu
     });
     if (same == nearest.end())
       nearest.push_back(&p);
-    else if (std::pair(p.gpus, p.optimizer) > std::pair((*same)->gpus, (*same)->optimizer))
+    else if (std::tuple(p.gpus, p.optimizer, p.gradient_sync) >
+             std::tuple((*same)->gpus, (*same)->optimizer, (*same)->gradient_sync))
       *same = &p;
   }
   return nearest;
@@ -287,7 +282,7 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
   std::vector<std::string> saved, needed, none_saved;
   for (const MeasuredStepPair* p : nearest) {
     const double attention_saved = *step_attention_us(p->packed->row) - *step_attention_us(p->varlen->row);
-    const std::string setting = measured_setting(*p);
+    const std::string setting = p->setting();
     if (!(attention_saved > 0)) {  // no step length turns a saving of nothing (or a loss) into 1.8%
       none_saved.push_back(setting + ", " + format_us(-attention_saved) + " more");
       continue;
@@ -306,10 +301,11 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
             "makes its saving " + article + ". ";
 
   int gpus = 1;
-  bool muon = false;
+  bool muon = false, during_backward = false;
   for (const MeasuredStepPair& p : measured) {
     gpus = std::max(gpus, p.gpus);
     muon = muon || p.optimizer == StepOptimizer::muon;
+    during_backward = during_backward || p.gradient_sync == GradientSync::during_backward;
   }
   const bool mixed =
       std::adjacent_find(s.doc_lengths.begin(), s.doc_lengths.end(), std::not_equal_to<>()) != s.doc_lengths.end();
@@ -317,11 +313,12 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
   (mixed ? measured_here : unmeasured)
       .push_back(mixed ? "documents of mixed lengths" : "real documents of mixed lengths (these are all one length)");
   (muon ? measured_here : unmeasured).push_back("nanochat's Muon optimizer");
-  if (gpus >= 8)
-    measured_here.push_back(std::to_string(gpus) + " GPUs with the gradients' all-reduce");
-  else
-    unmeasured.push_back(std::string("the article's 8 GPUs and their all-reduce") +
-                         (gpus > 1 ? " (measured here up to " + std::to_string(gpus) + ")" : ""));
+  if (gpus > 1)
+    measured_here.push_back("the gradients' all-reduce on up to " + std::to_string(gpus) + " GPUs, " +
+                            (during_backward ? "during the backward as DDP runs it" : "after the backward only"));
+  if (gpus < 8)
+    unmeasured.push_back(gpus > 1 ? "the article's 8 GPUs (measured here up to " + std::to_string(gpus) + ")"
+                                  : "the article's 8 GPUs and their all-reduce");
   if (!measured_here.empty()) text += "These steps measure " + joined(measured_here) + ". ";
   unmeasured.push_back("a whole run's evaluation, data loading and checkpoints");
   text += "What these steps leave out adds time varlen does not change: ";

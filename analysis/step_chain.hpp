@@ -32,6 +32,7 @@ struct ChainLink {
   std::string source;            // the same in a word or a file name: "cost model", "attnlab-step.csv"
   std::optional<double> number;  // the value as a number (a ratio, or a fraction for a percent); empty: not measured
   bool detail = false;           // a step on the way (a measured part, a partial prediction): `attnlab step --details`
+  bool setting_saving = false;   // one measured setting's saving: a row of `attnlab step`'s measured table says it too
 };
 
 // `times` holds one prediction per kernel family (attnlab, FA2), in all_kernel_families order;
@@ -52,8 +53,5 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
 // article_distance.
 std::vector<std::string> step_explanation(const Scenario& s, const std::array<StepTimePrediction, 2>& times,
                                           const std::vector<MeasuredStepPair>& measured);
-
-// "one GPU, AdamW, FA2", "4 GPUs, Muon, attnlab · wgmma-sm90": a measured pair's setting.
-std::string measured_setting(const MeasuredStepPair& p);
 
 }  // namespace attnlab

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
 #include "cli/results_folder.hpp"
+#include "cli/step_all_reduce.hpp"
 #include "cli/table.hpp"
 #include "core/io/input_error.hpp"
 #include "core/io/shortest_number.hpp"
@@ -25,8 +26,8 @@ struct StepOptions {
   bool details = false;
 };
 
-// Where the default output's paragraphs wrap; no line of it is wider than 120 columns.
-constexpr std::size_t paragraph_columns = 100;
+// Where the default output's paragraphs wrap: no line of it is wider than 120 columns.
+constexpr std::size_t paragraph_columns = 120;
 
 std::string flops(double x) { return format_count(x); }
 
@@ -166,8 +167,7 @@ void print_savings(const TrainingStep& step, const LoadedResults& results,
 void print_measured_steps(const std::vector<MeasuredStepPair>& measured) {
   for (const MeasuredStepPair& p : measured) {
     if (!p.has_parts()) continue;
-    std::printf("\nThe measured step, %s, %d GPU%s (%s): us per step\n", p.label().c_str(), p.gpus,
-                p.gpus == 1 ? "" : "s", p.packed->file.c_str());
+    std::printf("\nThe measured step, %s (%s): us per step\n", p.setting().c_str(), p.packed->file.c_str());
     TextTable table({"part", "packed", "varlen", "packed - varlen"}, 1);
     const auto add = [&](const std::string& part, std::optional<double> pk, std::optional<double> vr) {
       if (pk && vr) table.add_row({part, format_us(*pk), format_us(*vr), format_us(*pk - *vr)});
@@ -175,6 +175,7 @@ void print_measured_steps(const std::vector<MeasuredStepPair>& measured) {
     const StepRow &pk = p.packed->row, &vr = p.varlen->row;
     for (StepPart part : all_step_parts) add(step_part_name(part), pk.part_us(part), vr.part_us(part));
     add("kernels (the parts' sum)", pk.kernels_us, vr.kernels_us);
+    add("communication exposed (no kernel beside it)", pk.communication_exposed_us, vr.communication_exposed_us);
     add("idle (median - kernels)", step_idle_us(pk), step_idle_us(vr));
     add("step (median)", pk.median_us, vr.median_us);
     std::fputs(table.render().c_str(), stdout);
@@ -192,12 +193,12 @@ void print_summary_header(const Scenario& s, const TrainingStep& step) {
               step.layers[int(LayerKind::long_context)], m.width, m.heads, m.head_dim);
 }
 
-// The chain's links, each with what its number rests on; the steps on the way are --details'.
+// The chain's links, each with what its number rests on; the steps on the way are --details', and each
+// measured setting's saving is its row of the measured table below.
 void print_chain_summary(const std::vector<ChainLink>& chain) {
-  std::printf("\n");
   TextTable table({"the chain, from scores to step time", "ours", "evidence", "source"}, 1);
   for (const ChainLink& link : chain) {
-    if (link.detail) continue;
+    if (link.detail || link.setting_saving) continue;
     if (link.number)
       table.add_row({link.label, link.value, link_evidence_name(link.evidence), link.source});
     else  // "not measured" says it in the evidence column, keeping the numbers' column narrow
@@ -215,56 +216,26 @@ std::string step_ms(const std::optional<MeasuredStepRun>& run) {
   return text;
 }
 
-// Each measured setting: packed and varlen, what varlen saved, attention's share of packed's step.
-void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const TrainingStep& step) {
+// Each measured setting: packed and varlen, what varlen saved, attention's share of packed's step; then,
+// where several GPUs ran, the article's 8 GPUs on paper. Each multi-GPU row's exposed communication
+// is --details' (the parts), which leaves room for the settings' names in 120 columns.
+void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const TrainingStep& step,
+                            const std::optional<AllReduceEstimate>& all_reduce) {
   std::printf("\n");
   if (measured.empty()) {
     std::printf("The measured step: no step row in the results measured these %s tokens under this [model].\n",
                 format_integer(step.tokens).c_str());
     return;
   }
-  // Several GPUs: how much of their communication no other kernel hid (packed; varlen).
-  const bool several = std::any_of(measured.begin(), measured.end(), [](const auto& p) { return p.gpus > 1; });
-  std::vector<std::string> header{"the measured step, ms (median, min-max)", "packed", "varlen", "saved",
-                                  "attention's share"};
-  if (several) header.push_back("comm. exposed, ms");
-  TextTable table(header, 1);
-  const auto exposed = [](const std::optional<MeasuredStepRun>& r) {
-    return r && r->row.communication_exposed_us ? printf_string("%.1f", *r->row.communication_exposed_us / 1000)
-                                                : std::string("-");
-  };
+  TextTable table({"the measured step, ms (median, min-max)", "packed", "varlen", "saved", "attn. share"}, 1);
   for (const MeasuredStepPair& p : measured) {
     const auto saving = p.saving();
     const auto attention = p.packed ? step_attention_us(p.packed->row) : std::nullopt;
-    std::vector<std::string> row{measured_setting(p), step_ms(p.packed), step_ms(p.varlen),
-                                 saving ? format_percent(*saving) : "not measured",
-                                 attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"};
-    if (several) row.push_back(p.gpus > 1 ? exposed(p.packed) + "; " + exposed(p.varlen) : "-");
-    table.add_row(row);
+    table.add_row({p.setting(), step_ms(p.packed), step_ms(p.varlen), saving ? format_percent(*saving) : "-",
+                   attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"});
   }
   std::fputs(table.render().c_str(), stdout);
-}
-
-// Words filled into lines of at most `width` columns (a word longer than that has a line of its own).
-std::string wrapped(const std::string& text, std::size_t width) {
-  std::string out, line, word;
-  const auto flush_word = [&] {
-    if (word.empty()) return;
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      out += line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ')
-      flush_word();
-    else
-      word += c;
-  }
-  flush_word();
-  return out + line + "\n";
+  if (all_reduce) print_all_reduce_summary(*all_reduce, paragraph_columns);
 }
 
 void print_chain(const std::vector<ChainLink>& chain, const std::vector<std::string>& explanation) {
@@ -299,7 +270,8 @@ void print_step_csv(const Scenario& s, const TrainingStep& step) {
 
 // The chain and the measured steps as data: what the table shows, for a script or a notebook.
 void print_step_json(const Scenario& s, const TrainingStep& step, const std::vector<ChainLink>& chain,
-                     const std::vector<MeasuredStepPair>& measured, const std::optional<std::string>& distance) {
+                     const std::vector<MeasuredStepPair>& measured, const std::optional<AllReduceEstimate>& all_reduce,
+                     const std::optional<std::string>& distance) {
   const auto number = [](std::optional<double> x) { return x ? shortest_text(*x) : std::string("null"); };
   const auto link = [&](const ChainLink& l) {
     return "{\"label\":" + json_string(l.label) + ",\"value\":" + json_string(l.value) +
@@ -315,17 +287,19 @@ void print_step_json(const Scenario& s, const TrainingStep& step, const std::vec
                number(r->row.part_us(part));
     return "{\"file\":" + json_string(r->file) + ",\"median_us\":" + number(r->row.median_us) +
            ",\"min_us\":" + number(r->row.min_us) + ",\"max_us\":" + number(r->row.max_us) + ",\"parts_us\":" + parts +
-           "}}";
+           "},\"communication_exposed_us\":" + number(r->row.communication_exposed_us) + "}";
   };
   const auto pair = [&](const MeasuredStepPair& p) {
-    return "{\"setting\":" + json_string(measured_setting(p)) + ",\"source\":" + json_string(p.source) +
+    return "{\"setting\":" + json_string(p.setting()) + ",\"source\":" + json_string(p.source) +
            ",\"kernel\":" + json_string(p.kernel) + ",\"gpus\":" + std::to_string(p.gpus) +
-           ",\"optimizer\":" + json_string(step_optimizer_name(p.optimizer)) + ",\"saving\":" + number(p.saving()) +
-           ",\"packed\":" + run(p.packed) + ",\"varlen\":" + run(p.varlen) + "}";
+           ",\"optimizer\":" + json_string(step_optimizer_name(p.optimizer)) +
+           ",\"gradient_sync\":" + (p.gradient_sync ? json_string(gradient_sync_name(*p.gradient_sync)) : "null") +
+           ",\"saving\":" + number(p.saving()) + ",\"packed\":" + run(p.packed) + ",\"varlen\":" + run(p.varlen) + "}";
   };
-  std::printf("{\"scenario\":%s,\"tokens\":%lld,\"chain\":%s,\"measured\":%s,\"distance\":%s}\n",
+  std::printf("{\"scenario\":%s,\"tokens\":%lld,\"chain\":%s,\"measured\":%s,\"all_reduce\":%s,\"distance\":%s}\n",
               json_string(s.name).c_str(), static_cast<long long>(step.tokens), json_array(chain, link).c_str(),
-              json_array(measured, pair).c_str(), distance ? json_string(*distance).c_str() : "null");
+              json_array(measured, pair).c_str(), all_reduce_json(all_reduce).c_str(),
+              distance ? json_string(*distance).c_str() : "null");
 }
 
 // The loaded runs to match the layers against, by the cells they computed (analysis/same_cells.hpp).
@@ -350,12 +324,12 @@ void add_step_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--format", options->format,
                   "Output format: table (the chain and the measured steps), csv (the FLOPs per implementation) or "
-                  "json (the chain's links and the measured steps)")
+                  "json (the chain's links, the measured steps and the all-reduce of several GPUs)")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
   cmd->add_flag("--details", options->details,
-                "With the table: the FLOPs, the article's counts, each prediction's inputs, every link and each "
-                "measured step part by part");
+                "With the table: the FLOPs, the article's counts, each prediction's inputs, every link, each "
+                "measured step part by part and the all-reduce of several GPUs, measured and on paper for 8");
   cmd->callback([options] {
     const Scenario s = load_scenario(options->scenario);
     if (!s.model)
@@ -376,14 +350,15 @@ void add_step_command(CLI::App& app) {
                                         runs, {}, ceiling ? std::optional(ceiling->tbps) : std::nullopt);
     const std::vector<MeasuredStepPair> measured = measured_step_pairs(s, step, results);
     const std::vector<ChainLink> chain = step_chain(s, step, times, measured);
+    const std::optional<AllReduceEstimate> all_reduce = all_reduce_estimate(step.model, measured);
     if (options->format == "json") {
-      print_step_json(s, step, chain, measured, article_distance(s, measured));
+      print_step_json(s, step, chain, measured, all_reduce, article_distance(s, measured));
       return;
     }
     if (!options->details) {
       print_summary_header(s, step);
       print_chain_summary(chain);
-      print_measured_summary(measured, step);
+      print_measured_summary(measured, step, all_reduce);
       if (const auto distance = article_distance(s, measured))
         std::printf("\n%s", wrapped(*distance, paragraph_columns).c_str());
       return;
@@ -395,6 +370,7 @@ void add_step_command(CLI::App& app) {
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);
     print_measured_steps(measured);
+    if (all_reduce) print_all_reduce_table(*all_reduce, step.model, paragraph_columns);
     print_chain(chain, step_explanation(s, times, measured));
   });
 }

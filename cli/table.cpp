@@ -23,6 +23,27 @@ std::size_t display_width(const std::string& text) {
   return n;
 }
 
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out, line, word;
+  const auto flush_word = [&] {
+    if (word.empty()) return;
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    word.clear();
+  };
+  for (char c : text) {
+    if (c == ' ')
+      flush_word();
+    else
+      word += c;
+  }
+  flush_word();
+  return out + line + "\n";
+}
+
 TextTable::TextTable(std::vector<std::string> header, std::size_t left_aligned)
     : header_(std::move(header)), left_aligned_(left_aligned), width_(header_.size(), 0) {
   widen(header_);

@@ -36,6 +36,8 @@ class TextTable {
 
 // Columns a UTF-8 string takes in a terminal ("µs" is two), for characters one column wide.
 std::size_t display_width(const std::string& text);
+// Words filled into lines of at most `width` columns (a word longer than that has a line of its own).
+std::string wrapped(const std::string& text, std::size_t width);
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace attnlab::cli

@@ -4,12 +4,17 @@ namespace attnlab {
 
 namespace {
 
-constexpr double activation_bytes = 2;  // bf16
+constexpr double activation_bytes = 2;                                       // bf16
+constexpr double matrix_parameter_bytes = 4, embedding_parameter_bytes = 2;  // fp32, bf16
 // AdamW per parameter: reads the parameter, its gradient and both moments, writes the
 // parameter and both moments, all in the parameter's dtype.
 constexpr double adamw_accesses = 7;
 
 }  // namespace
+
+double parameter_bytes(const ModelShape& m) {
+  return matrix_parameter_bytes * double(matrix_params(m)) + embedding_parameter_bytes * double(m.vocab) * m.width;
+}
 
 StepBytes step_bytes(const ModelShape& m, std::int64_t positions) {
   const double w = m.width, qk = double(m.heads + m.kv_heads) * m.head_dim, hidden = double(m.mlp_ratio) * m.width;
@@ -28,8 +33,7 @@ StepBytes step_bytes(const ModelShape& m, std::int64_t positions) {
   // Per logit: the cast to fp32 (read 2, write 4), cross-entropy (read 4); its gradient
   // (read 4, write 4) and the cast back (read 4, write 2).
   b.loss = 24.0 * double(positions) * m.vocab;
-  const double embedding = double(m.vocab) * m.width;
-  b.optimizer = adamw_accesses * (4.0 * double(matrix_params(m)) + 2.0 * embedding);
+  b.optimizer = adamw_accesses * parameter_bytes(m);
   return b;
 }
 

@@ -19,8 +19,13 @@ struct StepBytes {
   double total() const { return elementwise + loss + optimizer; }
 };
 
-// One step over `positions` buffer positions of model `m`, activations in bf16, the matrix
-// parameters in fp32 and the token embedding in bf16 (attnlab/step/model.py's step).
+// The bytes of the step model's parameters, each at its dtype (attnlab/step/command.py): the matrix
+// parameters in fp32 and the token embedding (vocab x width) in bf16. A gradient is of its
+// parameter's dtype, so this is also the bytes of one step's gradients, what several GPUs all-reduce.
+double parameter_bytes(const ModelShape& m);
+
+// One step over `positions` buffer positions of model `m`, activations in bf16, the parameters
+// as parameter_bytes counts them.
 StepBytes step_bytes(const ModelShape& m, std::int64_t positions);
 
 }  // namespace attnlab

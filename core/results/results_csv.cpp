@@ -1,6 +1,5 @@
 #include "core/results/results_csv.hpp"
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -199,13 +198,14 @@ double parse_part_us(const std::string& text) {
   return us;
 }
 
-// gpus, optimizer, loss, the parts, their sum, the exposed communication
-constexpr std::size_t step_column_count = 3 + std::size(all_step_parts) + 2;
-constexpr std::size_t first_part_column = 3, kernels_column = first_part_column + std::size(all_step_parts);
+// gpus, gradient_sync, optimizer, loss, the parts, their sum, the exposed communication
+constexpr std::size_t step_column_count = 4 + std::size(all_step_parts) + 2;
+constexpr std::size_t gradient_sync_column = 1, first_part_column = 4,
+                      kernels_column = first_part_column + std::size(all_step_parts);
 
 const std::array<std::string, step_column_count>& step_column_names() {
   static const std::array<std::string, step_column_count> names = [] {
-    std::array<std::string, step_column_count> n{"gpus", "optimizer", "loss"};
+    std::array<std::string, step_column_count> n{"gpus", "gradient_sync", "optimizer", "loss"};
     for (StepPart p : all_step_parts) n[first_part_column + int(p)] = std::string("step_") + step_part_name(p) + "_us";
     n[kernels_column] = "step_kernels_us";
     n.back() = "step_communication_exposed_us";
@@ -214,18 +214,28 @@ const std::array<std::string, step_column_count>& step_column_names() {
   return names;
 }
 
+// The value of `all` that `name` prints as `text`; empty where none does.
+template <class Enum, std::size_t N>
+std::optional<Enum> parse_named(const std::string& text, const Enum (&all)[N], const char* (*name)(Enum)) {
+  for (Enum e : all)
+    if (text == name(e)) return e;
+  return std::nullopt;
+}
+
 // The step columns of one row into `step`; a cell that is not its column's kind throws BadCell.
 void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
   if (i == 0) {
     const int gpus = parse_number<int>(text, "an integer from 1 to 1024");
     if (gpus < 1 || gpus > max_step_gpus) throw BadCell{"an integer from 1 to " + std::to_string(max_step_gpus)};
     step.gpus = gpus;
-  } else if (i == 1) {
-    const auto known = std::find_if(std::begin(all_step_optimizers), std::end(all_step_optimizers),
-                                    [&](StepOptimizer o) { return text == step_optimizer_name(o); });
-    if (known == std::end(all_step_optimizers)) throw BadCell{"adamw or muon"};
-    step.optimizer = *known;
-  } else if (i == 2) {  // a loss is no count: any finite number
+  } else if (i == gradient_sync_column) {
+    step.gradient_sync = parse_named(text, all_gradient_syncs, gradient_sync_name);
+    if (!step.gradient_sync) throw BadCell{"after_backward or during_backward (several GPUs; empty on one)"};
+  } else if (i == 2) {
+    const auto optimizer = parse_named(text, all_step_optimizers, step_optimizer_name);
+    if (!optimizer) throw BadCell{"adamw or muon"};
+    step.optimizer = *optimizer;
+  } else if (i == 3) {  // a loss is no count: any finite number
     step.loss = parse_cell_number<double>(text);
     if (!step.loss) throw BadCell{"a finite number"};
   } else {
@@ -301,6 +311,10 @@ const char* step_part_name(StepPart p) {
 }
 
 const char* step_optimizer_name(StepOptimizer o) { return o == StepOptimizer::muon ? "muon" : "adamw"; }
+
+const char* gradient_sync_name(GradientSync g) {
+  return g == GradientSync::during_backward ? "during_backward" : "after_backward";
+}
 
 const std::vector<std::string_view>& results_columns() {
   static const std::vector<std::string_view> names = [] {
@@ -397,6 +411,13 @@ ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFil
           throw bad_cell(column, "expected " + bad.expected + ", got \"" + printable(cell) + "\"");
         }
       }
+      // One GPU averages nothing; on several, a row from before the column synchronized after the backward.
+      if (step && step_columns.gpus == 1 && step_columns.gradient_sync)
+        throw bad_cell(step_column_names()[gradient_sync_column],
+                       "a one-GPU step row has no all-reduce: expected an empty cell, got \"" +
+                           printable(cells[columns.size() + gradient_sync_column]) + "\"");
+      if (step && step_columns.gpus > 1 && !step_columns.gradient_sync)
+        step_columns.gradient_sync = GradientSync::after_backward;
       if (step && (row.ranks || !row.cp_strategy.empty()))
         throw bad_cell(row.ranks ? "ranks" : "cp_strategy",
                        "only a context-parallel attention run holds a value, not a step row (pass step)");

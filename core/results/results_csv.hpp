@@ -70,6 +70,13 @@ enum class StepOptimizer { adamw, muon };
 inline constexpr StepOptimizer all_step_optimizers[] = {StepOptimizer::adamw, StepOptimizer::muon};
 const char* step_optimizer_name(StepOptimizer o);  // "adamw", "muon"
 
+// How several GPUs averaged the gradients (attnlab/step/command.py, --gradient-sync): in one all-reduce
+// pass once the backward is done, or as PyTorch's DDP does, each bucket all-reduced as soon as the
+// backward has produced it, beside the backward of the layers before it.
+enum class GradientSync { after_backward, during_backward };
+inline constexpr GradientSync all_gradient_syncs[] = {GradientSync::after_backward, GradientSync::during_backward};
+const char* gradient_sync_name(GradientSync g);  // "after_backward", "during_backward"
+
 // The data-parallel GPUs a step row may name.
 inline constexpr int max_step_gpus = 1024;
 
@@ -91,7 +98,10 @@ struct StepRow {
   std::optional<std::int64_t> tokens;  // the micro-batch's tokens per GPU
   std::string kernel;                  // attnlab's attention kernel in torch-step-attnlab rows, else empty
   std::optional<int> reps;
-  int gpus = 1;                                                        // data-parallel ranks
+  int gpus = 1;  // data-parallel ranks
+  // Several GPUs: how they averaged the gradients (an empty cell: after_backward, as every step
+  // ran before the column); one GPU: empty, no all-reduce.
+  std::optional<GradientSync> gradient_sync;
   StepOptimizer optimizer = StepOptimizer::adamw;                      // an empty cell: AdamW, step.py's default
   std::optional<double> loss;                                          // nats: a sanity check, not a metric
   std::array<std::optional<double>, std::size(all_step_parts)> parts;  // [StepPart] µs per step; empty: not profiled
@@ -107,8 +117,8 @@ struct StepRow {
 const std::vector<std::string_view>& results_columns();
 // The first 16: any results file must have them (in any order).
 const std::vector<std::string_view>& required_results_columns();
-// The columns only a step row fills (gpus, optimizer, loss, step_<part>_us, step_kernels_us,
-// step_communication_exposed_us): read, never written.
+// The columns only a step row fills (gpus, gradient_sync, optimizer, loss, step_<part>_us,
+// step_kernels_us, step_communication_exposed_us): read, never written.
 const std::vector<std::string_view>& step_results_columns();
 
 // One cell of a CSV line: quoted (quotes inside doubled) when it holds a comma, a
@@ -151,8 +161,9 @@ struct ResultsRows {
 // one) skipped (core/io/csv_text.hpp). Rows are checked one at a time and only those
 // kept are held, at most max_results_rows (core/io/input_limits.hpp), so memory
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
-// max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its parts are finite and >= 0, its
-// loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
+// max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its
+// gradient_sync after_backward or during_backward on several GPUs (empty: after_backward), empty on
+// one; its parts are finite and >= 0, its loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
 // both ranks and cp_strategy, every other row neither (a step row never). A row fills both
 // window_left and window_right (-1 to max_window) or neither. Throws InputError naming
 // the file, and the line and column where it applies, e.g.

@@ -22,7 +22,7 @@ std::vector<AttentionShare> attention_shares(const StepFigures& f) {
                      t.label()});
   for (const MeasuredStepPair& p : f.measured) {
     if (!p.has_parts()) continue;
-    const std::string whose = p.label() + (p.gpus == 1 ? "" : ", " + count_of(p.gpus, "GPU"));
+    const std::string whose = p.setting();
     for (const MeasuredStepRun* run : {&*p.packed, &*p.varlen})
       out.push_back({*step_attention_us(run->row) / run->row.median_us, "time", step,
                      run == &*p.packed ? "packed" : "varlen", "measured: the profiler's parts of the step's median",

@@ -177,10 +177,9 @@ void show_measured_parts(const StepPicture& p) {
         family.c_str());
   for (const MeasuredStepPair& pair : p.figures.measured) {
     if (!pair.has_parts()) continue;
-    wrapped_text("The measured step, %s, %s (%s)", pair.label().c_str(), count_of(pair.gpus, "GPU").c_str(),
-                 pair.packed->file.c_str());
+    wrapped_text("The measured step, %s (%s)", pair.setting().c_str(), pair.packed->file.c_str());
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-    if (!ImGui::BeginTable(("parts " + pair.label() + std::to_string(pair.gpus)).c_str(), 4, flags)) continue;
+    if (!ImGui::BeginTable(("parts " + pair.setting()).c_str(), 4, flags)) continue;
     for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})
       ImGui::TableSetupColumn(column);
     ImGui::TableHeadersRow();

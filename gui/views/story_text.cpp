@@ -168,8 +168,7 @@ std::string measured_step(AppState& state) {
   std::string measured;
   for (const MeasuredStepPair& p : f.measured)
     if (const auto saving = p.saving())
-      measured += (measured.empty() ? "" : ", ") + format_percent(*saving) + " with " + p.label() + " on " +
-                  count_of(p.gpus, "GPU");
+      measured += (measured.empty() ? "" : "; ") + format_percent(*saving) + " (" + p.setting() + ")";
   if (measured.empty())
     return "The measured step, a PyTorch training step of this model with packed rows against varlen, is not "
            "measured here: no results row of a whole step of these documents is loaded, so the chain has no "

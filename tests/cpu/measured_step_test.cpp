@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <numeric>
-#include <sstream>
 
 #include "analysis/measured_step.hpp"
 #include "analysis/number_format.hpp"
@@ -14,6 +12,7 @@
 #include "core/io/input_error.hpp"
 #include "core/scenario/scenario_file.hpp"
 #include "tests/cpu/cli_run.hpp"
+#include "tests/cpu/step_rows.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 
@@ -26,48 +25,6 @@ Scenario nanochat_d24() {
   return load_scenario((fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string());
 }
 
-// One step row as attnlab/step/rows.py writes it.
-struct StepFixture {
-  std::string implementation = "packed";
-  std::string source = "torch-step-fa2";
-  std::string kernel;
-  int gpus = 1;
-  double median_us = 0;
-  std::array<double, std::size(all_step_parts)> parts{};  // [StepPart]
-  std::int64_t tokens = 0;
-  std::string scenario = "nanochat-d24";
-  std::string optimizer = "adamw";
-  double exposed_us = -1;  // step_communication_exposed_us; negative: empty
-
-  double kernels_us() const { return std::accumulate(parts.begin(), parts.end(), 0.0); }
-};
-
-std::string step_header() {
-  std::string h =
-      "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
-      "scores_computed,scores_useful,rel_l2_error,kv_heads,tokens,kernel,reps";
-  for (std::string_view c : step_results_columns()) h += "," + std::string(c);
-  return h + "\n";
-}
-
-std::string step_line(const StepFixture& f) {
-  std::ostringstream line;
-  line << f.scenario << "," << f.implementation << "," << f.source << ",NVIDIA H100 80GB HBM3,bf16,12,128,true,step,"
-       << f.median_us << "," << f.median_us << "," << f.median_us << ",,,,,12," << f.tokens << "," << f.kernel << ",20,"
-       << f.gpus << "," << f.optimizer << ",3.25";
-  for (double part : f.parts) line << "," << part;
-  line << "," << f.kernels_us() << ",";
-  if (f.exposed_us >= 0) line << f.exposed_us;
-  line << "\n";
-  return line.str();
-}
-
-std::string step_csv(const std::vector<StepFixture>& rows) {
-  std::string text = step_header();
-  for (const StepFixture& f : rows) text += step_line(f);
-  return text;
-}
-
 class MeasuredStep : public TestFolder {
  protected:
   MeasuredStep() : TestFolder("attnlab-measured-step-") {}
@@ -78,17 +35,7 @@ class MeasuredStep : public TestFolder {
     step = model_training_step(scenario, *scenario.model);
   }
 
-  // An FA2 pair with profiled parts: varlen saves attention time, the rest as packed's.
-  std::vector<StepFixture> fa2_pair() const {
-    StepFixture packed{
-        .median_us = 400000, .parts = {30000, 70000, 200000, 40000, 10000, 20000, 0, 5000}, .tokens = step.tokens};
-    StepFixture varlen = packed;
-    varlen.implementation = "varlen";
-    varlen.parts[int(StepPart::attention_fwd)] = 20000;
-    varlen.parts[int(StepPart::attention_bwd)] = 50000;
-    varlen.median_us = packed.median_us - 30000 + 1000;  // idle grows by 1000 µs
-    return {packed, varlen};
-  }
+  std::vector<StepFixture> fa2_pair() const { return profiled_fa2_pair(step.tokens); }
 
   std::vector<MeasuredStepPair> pairs_of(const fs::path& folder) const {
     LoadedResults results;
@@ -242,10 +189,13 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0].gpus, 1);  // one GPU before several
   const std::vector<ChainLink> chain = chain_of(pairs);
-  const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, AdamW, FA2");
+  // Rows from before the gradient_sync column synchronized after the backward.
+  EXPECT_EQ(pairs[1].gradient_sync, GradientSync::after_backward);
+  EXPECT_FALSE(pairs[0].gradient_sync);  // one GPU: no all-reduce
+  const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, AdamW, all-reduce after bwd, FA2");
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
-  EXPECT_TRUE(find_link(chain, "step time saved in communication, 8 GPUs, AdamW, FA2"));
+  EXPECT_TRUE(find_link(chain, "step time saved in communication, 8 GPUs, AdamW, all-reduce after bwd, FA2"));
   EXPECT_EQ(pairs[1].packed->row.communication_exposed_us, 4000);
   EXPECT_FALSE(pairs[0].packed->row.communication_exposed_us);
 }
@@ -532,12 +482,14 @@ TEST_F(MeasuredStep, TheCliClosesTheChainOnAFixtureFolder) {
   const cli_run::CliRun step_run = cli_run::attnlab(
       "step '" + (fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string() + "'", env);
   EXPECT_EQ(step_run.exit_code, 0) << step_run.err;
-  EXPECT_NE(step_run.out.find("measured step saving, one GPU, AdamW, FA2"), std::string::npos) << step_run.out;
+  EXPECT_NE(step_run.out.find("one GPU, AdamW, FA2 "), std::string::npos) << step_run.out;  // the measured table
   EXPECT_EQ(step_run.err, "");
   const cli_run::CliRun details = cli_run::attnlab(
       "step --details '" + (fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml").string() + "'", env);
   EXPECT_EQ(details.exit_code, 0) << details.err;
-  EXPECT_NE(details.out.find("The measured step, FA2, 1 GPU (attnlab-step.csv)"), std::string::npos) << details.out;
+  EXPECT_NE(details.out.find("The measured step, one GPU, AdamW, FA2 (attnlab-step.csv)"), std::string::npos)
+      << details.out;
+  EXPECT_NE(details.out.find("measured step saving, one GPU, AdamW, FA2"), std::string::npos) << details.out;
   const cli_run::CliRun model = cli_run::attnlab("model", env);
   EXPECT_EQ(model.exit_code, 0) << model.err;
   EXPECT_EQ(model.err, "");

@@ -71,7 +71,7 @@ TEST(Story, ItsWordsCarryTheModelsAndTheResultsFigures) {
   ASSERT_FALSE(figures.measured.empty());
   for (const MeasuredStepPair& p : figures.measured) {
     if (const auto saving = p.saving()) {
-      EXPECT_TRUE(says(story_paragraph(state, 8), format_percent(*saving) + " with " + p.label())) << p.label();
+      EXPECT_TRUE(says(story_paragraph(state, 8), format_percent(*saving) + " (" + p.setting() + ")")) << p.setting();
     }
   }
   open_story_step(state, 9);

@@ -82,7 +82,7 @@ void show_counting_picture(AppState& state) {
     draw_row(draw, at, side, packed.row_valid[0], docs, true, w.row, fill);
     draw_row(draw, ImVec2(at.x + side + gap, at.y), side, packed.row_valid[0], docs, false, w.document, fill);
     ImGui::Dummy(ImVec2(side * 2 + gap, side));
-    // Wrapped at spaces: Dear ImGui's own wrap cut "8.00x" after its point.
+    // Wrapped at spaces: Dear ImGui's own wrap breaks after a point, "8." then "00x".
     wrapped_text_colored(ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled), "%s", counting_caption(w).c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();

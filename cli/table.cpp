@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <string_view>
+
+#include "analysis/text_wrap.hpp"
 
 namespace attnlab::cli {
 
@@ -24,24 +27,10 @@ std::size_t display_width(const std::string& text) {
 }
 
 std::string wrapped(const std::string& text, std::size_t width) {
-  std::string out, line, word;
-  const auto flush_word = [&] {
-    if (word.empty()) return;
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      out += line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-    word.clear();
-  };
-  for (char c : text) {
-    if (c == ' ')
-      flush_word();
-    else
-      word += c;
-  }
-  flush_word();
-  return out + line + "\n";
+  std::string out;
+  const auto columns = [](std::string_view s) { return float(display_width(std::string(s))); };
+  for (const std::string& line : wrap_at_spaces(text, float(width), columns)) out += line + "\n";
+  return out;
 }
 
 TextTable::TextTable(std::vector<std::string> header, std::size_t left_aligned)

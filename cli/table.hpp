@@ -36,7 +36,8 @@ class TextTable {
 
 // Columns a UTF-8 string takes in a terminal ("µs" is two), for characters one column wide.
 std::size_t display_width(const std::string& text);
-// Words filled into lines of at most `width` columns (a word longer than that has a line of its own).
+// Words filled into lines of at most `width` columns by analysis/text_wrap.hpp's rule (a number
+// keeps its unit; a word longer than the line is cut at a '-', '_' or '/', else stands alone).
 std::string wrapped(const std::string& text, std::size_t width);
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -385,9 +385,12 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
     EXPECT_TRUE(r.err.empty()) << r.err;
     const std::vector<std::string> lines = split(r.out, '\n');
     EXPECT_LE(lines.size(), 40u) << r.out;
-    for (const std::string& line : lines)  // columns: UTF-8 characters, each one column wide here ("µs")
+    for (const std::string& line : lines) {  // columns: UTF-8 characters, each one column wide here ("µs")
       EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120)
           << line;
+      // A paragraph never parts a number from its unit ("2,513,358" at one line's end, "µs" the next).
+      EXPECT_NE(line.rfind("\xC2\xB5s", 0), 0u) << scenario << ": " << line;
+    }
     const bool windowed = std::string(scenario) != "nanochat-d24-no-window";
     EXPECT_NE(r.out.find(windowed ? "what the window leaves" : "what the causal mask leaves (no window)"),
               std::string::npos)

@@ -1,11 +1,12 @@
-// Wrapped text breaks at spaces only: a number stays on one line, wherever the width falls.
+// Text wraps at spaces only, in the GUI's pixels and the CLI's columns alike: a number stays on
+// one line, wherever the width falls.
 #include <gtest/gtest.h>
 
 #include <cctype>
 
-#include "gui/widgets/wrapped_text.hpp"
+#include "analysis/text_wrap.hpp"
 
-namespace attnlab::gui {
+namespace attnlab {
 namespace {
 
 TEST(WrappedText, NumbersAreNeverCutInTwo) {
@@ -48,4 +49,4 @@ TEST(WrappedText, ANumberKeepsItsUnit) {
 }
 
 }  // namespace
-}  // namespace attnlab::gui
+}  // namespace attnlab

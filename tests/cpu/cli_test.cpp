@@ -8,6 +8,7 @@
 
 #include "core/io/input_limits.hpp"
 #include "tests/cpu/cli_run.hpp"
+#include "tests/cpu/huge_scenarios.hpp"
 #include "tests/cpu/test_folder.hpp"
 #include "tests/test_rows.hpp"
 
@@ -496,10 +497,7 @@ TEST(Cli, ListHoldsOneScenarioAtATime) {
   const auto peak_kib_listing = [](int files) {
     const fs::path folder = scratch_dir() / ("list-" + std::to_string(files));
     fs::create_directories(folder);
-    for (int i = 0; i < files; ++i)
-      std::ofstream(folder / ("s" + std::to_string(i) + ".toml"))
-          << "why = \"many one-token documents\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
-             "row_len = 256\n[documents]\nsource = \"uniform\"\ncount = 16777216\nlength = 1\n";
+    for (int i = 0; i < files; ++i) write_huge_scenario(folder / ("s" + std::to_string(i) + ".toml"));
     // AddressSanitizer, where the tests run under it, holds freed memory back unless told not to.
     const CliRun r = attnlab("list",
                              "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0\" "
@@ -551,12 +549,7 @@ TEST(Cli, StepWithAFullGemmFileStaysInsideACpuLimit) {
 TEST(Cli, StepResolvesOnlyTheScenariosRowsName) {
   const auto peak_kib_stepping = [](int huge) {
     const fs::path folder = scratch_dir() / ("step-" + std::to_string(huge));
-    fs::create_directories(folder);
-    fs::copy_file(fs::path(ATTNLAB_SOURCE_DIR) / "scenarios" / "nanochat-d24.toml", folder / "nanochat-d24.toml");
-    for (int i = 0; i < huge; ++i)
-      std::ofstream(folder / ("huge-" + std::to_string(i) + ".toml"))
-          << "why = \"many one-token documents\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
-             "row_len = 256\n[documents]\nsource = \"uniform\"\ncount = 16777216\nlength = 1\n";
+    write_step_scenarios(folder, huge);
     const CliRun r = attnlab("step nanochat-d24",
                              "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0\" "
                              "ATTNLAB_SCENARIOS='" +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tests/cpu/cli_run.hpp"
+#include "tests/cpu/cp_check_table.hpp"
 
 namespace attnlab::cli_run {
 namespace {
@@ -18,18 +19,6 @@ std::string small_scenario() {
   std::string quoted = "'";
   quoted += file.string();
   return quoted += "'";
-}
-
-// The check table's rows: strategy, exchange, rel L2, LSE error, blocks used, skipped, K/V in, needed, = model.
-std::vector<std::vector<std::string>> check_rows(const std::string& out) {
-  std::vector<std::vector<std::string>> rows;
-  for (const std::string& line : split(out, '\n')) {
-    std::vector<std::string> cells;
-    for (const std::string& cell : split(line, ' '))
-      if (!cell.empty()) cells.push_back(cell);
-    if (cells.size() == 9 && (cells[1] == "ring" || cells[1] == "all-gather")) rows.push_back(cells);
-  }
-  return rows;
 }
 
 TEST(CpCheckCli, EveryStrategyAndExchangeMergesToTheWholeRun) {
@@ -59,16 +48,6 @@ TEST(CpCheckCli, OneStrategyChecksItsTwoExchanges) {
   EXPECT_EQ(rows[0][1], "ring");
   EXPECT_EQ(rows[1][1], "all-gather");
   EXPECT_EQ(rows[0][4], rows[1][4]);  // the same blocks used either way
-}
-
-// A scenario of `documents` uniform documents of `length` tokens, one head of 8, with a window's left side.
-std::string uniform_scenario(const std::string& name, long long documents, int length, int window = -1) {
-  const std::filesystem::path file = scratch_dir() / (name + ".toml");
-  std::ofstream(file) << "why = \"CP check bound test.\"\nheads = 1\nhead_dim = 8\ndtype = \"bf16\"\ncausal = true\n"
-                      << (window >= 0 ? "window = " + std::to_string(window) + "\n" : "") << "row_len = " << length
-                      << "\n[documents]\nsource = \"uniform\"\ncount = " << documents << "\nlength = " << length
-                      << "\n";
-  return "'" + file.string() + "'";
 }
 
 // The check's bounds bound what it costs (cli/README.md, "attnlab cp"): 4 documents of 1024

@@ -1,6 +1,7 @@
 #include "analysis/step_chain.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <tuple>
@@ -339,8 +340,12 @@ std::vector<std::string> step_explanation(const Scenario& s, const std::array<St
     if (!p || !predicted || !pf || !pb) continue;
     const StepRow &packed = p->packed->row, &varlen = p->varlen->row;
     const double predicted_packed = *pf + *pb;
-    const double predicted_saved =
-        predicted_packed - *t.varlen.step_us(Pass::fwd, t.layers) - *t.varlen.step_us(Pass::bwd, t.layers);
+    // The two sums first, then their difference: equal predictions save exactly 0, where
+    // subtracting term by term left a rounding residue that read as a saving. A difference within
+    // rounding of the step's own size is none either.
+    double predicted_saved =
+        predicted_packed - (*t.varlen.step_us(Pass::fwd, t.layers) + *t.varlen.step_us(Pass::bwd, t.layers));
+    if (std::abs(predicted_saved) <= 1e-12 * predicted_packed) predicted_saved = 0;
     const double attention_saved = *step_attention_us(packed) - *step_attention_us(varlen);
     const double gemm = (*t.packed.gemm_us)[int(Pass::fwd)] + (*t.packed.gemm_us)[int(Pass::bwd)];
     const auto rest = [](const StepRow& r) {
@@ -357,7 +362,9 @@ std::vector<std::string> step_explanation(const Scenario& s, const std::array<St
         p->label() + ": predicted " + format_percent(*predicted) + " from time, measured " +
         format_percent(*p->saving()) + " in the step (" + files_of(*p) + "). The prediction's packed step is its " +
         "matrix products and attention alone, " + format_us(predicted_packed) + " (" + t.gemm_pricing() +
-        ", attention from the bench rows), of which varlen saves " + format_us(predicted_saved) +
+        ", attention from the bench rows), " +
+        (predicted_saved >= 0 ? "of which varlen saves " + format_us(predicted_saved)
+                              : "and varlen's takes " + format_us(-predicted_saved) + " longer") +
         "; in the measured step varlen saved " + format_us(attention_saved) +
         " of attention, out of a packed step of " + format_us(packed.median_us) + ". GEMMs: " + format_us(gemm) +
         " predicted, " +

@@ -45,16 +45,17 @@ class StepRatio : public ::testing::Test {
 
   // The FA2 paragraph of the explanation: a prediction whose every layer takes `packed_layer_us`
   // packed and `varlen_layer_us` varlen per pass, with GEMMs of 60,000 and 120,000 µs (whole
-  // numbers: sums of whole numbers are exact, so equal times predict a saving of exactly 0), and a
-  // measured pair whose attention took `packed_attention_us` and `varlen_attention_us`.
+  // numbers: sums of whole numbers are exact, so equal times predict a saving of exactly 0) or,
+  // without `whole_gemms`, as the GEMM ceiling prices them, and a measured pair whose attention
+  // took `packed_attention_us` and `varlen_attention_us`.
   std::string fa2_paragraph(double packed_layer_us, double varlen_layer_us, double packed_attention_us,
-                            double varlen_attention_us) {
+                            double varlen_attention_us, bool whole_gemms = true) {
     std::array<StepTimePrediction, 2> times;
     for (KernelFamily family : all_kernel_families) {
       StepTimePrediction& t = times[int(family)];
       t = predict_step_time(scenario, step, family, 756.0, std::nullopt, MeasuredRuns{});
       for (ImplementationStepTime* impl : {&t.packed, &t.varlen}) {
-        impl->gemm_us = std::array<double, 2>{60000, 120000};
+        if (whole_gemms) impl->gemm_us = std::array<double, 2>{60000, 120000};
         for (LayerKind kind : all_layer_kinds)
           for (Pass pass : {Pass::fwd, Pass::bwd})
             impl->layer[int(kind)][int(pass)] =
@@ -99,6 +100,22 @@ TEST_F(StepRatio, NoPredictedSavingGivesNoRatio) {
     EXPECT_EQ(text.find("the predicted saving."), std::string::npos) << text;
     expect_no_bad_ratio(text);
   }
+}
+
+// Equal layer times beside GEMMs priced at the ceiling (fractions of a µs): subtracting term by
+// term left about 1.5e-11 µs, a "saving" that made the ratio 2.06e+15x.
+TEST_F(StepRatio, EqualPredictionsBesideFractionalGemmsGiveNoRatio) {
+  const std::string text = fa2_paragraph(100, 100, 100000, 70000, /*whole_gemms=*/false);
+  EXPECT_NE(text.find(no_ratio), std::string::npos) << text;
+  EXPECT_NE(text.find("of which varlen saves 0"), std::string::npos) << text;
+  expect_no_bad_ratio(text);
+}
+
+// A prediction whose varlen is slower says so, never that varlen "saves" a negative time.
+TEST_F(StepRatio, ASlowerPredictedVarlenIsNotANegativeSaving) {
+  const std::string text = fa2_paragraph(300, 400, 100000, 70000);
+  EXPECT_EQ(text.find("saves -"), std::string::npos) << text;
+  EXPECT_NE(text.find("and varlen's takes "), std::string::npos) << text;
 }
 
 // The same where the prediction saves time but the measured step's varlen attention did not.

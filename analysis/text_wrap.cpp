@@ -36,6 +36,8 @@ bool is_unit(std::string_view word) {
          word.substr(1, 4) == "FLOP";  // "85.9 GFLOP"
 }
 
+constexpr std::string_view middle_dot = "\xC2\xB7";  // between a kernel family and its kernel
+
 bool ends_in_digit(std::string_view word) { return !word.empty() && word.back() >= '0' && word.back() <= '9'; }
 
 }  // namespace
@@ -51,10 +53,13 @@ std::vector<std::string> wrap_at_spaces(std::string_view text, float width,
     std::size_t at = 0;
     while (at <= paragraph.size()) {
       std::size_t space = std::min(paragraph.find(' ', at), paragraph.size());
-      // A number and its unit are one word: "1.07 G" never ends a line at "1.07".
-      while (space < paragraph.size() && ends_in_digit(paragraph.substr(at, space - at))) {
+      // A number and its unit are one word: "1.07 G" never ends a line at "1.07". A name's middle
+      // dot stays with the word before it, as a hyphen would: "attnlab ·" may end a line, "·" never
+      // starts one (a narrow table cell still breaks the name there).
+      while (space < paragraph.size()) {
         const std::size_t next = std::min(paragraph.find(' ', space + 1), paragraph.size());
-        if (!is_unit(paragraph.substr(space + 1, next - space - 1))) break;
+        const std::string_view following = paragraph.substr(space + 1, next - space - 1);
+        if (following != middle_dot && !(ends_in_digit(paragraph.substr(at, space - at)) && is_unit(following))) break;
         space = next;
       }
       const std::string_view word = paragraph.substr(at, space - at);

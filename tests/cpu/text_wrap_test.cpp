@@ -48,5 +48,25 @@ TEST(WrappedText, ANumberKeepsItsUnit) {
             (std::vector<std::string>{"rows of 2048", "tokens"}));
 }
 
+// A kernel's name keeps its middle dot with its first word: "attnlab" ended a line of attnlab
+// step's paragraph and "· wgmma-sm90" began the next.
+TEST(WrappedText, ANameKeepsItsMiddleDot) {
+  const std::string text = "varlen saved 8,364 \xC2\xB5s (one GPU, Muon, attnlab \xC2\xB7 wgmma-sm90) of attention";
+  const auto measure = [](std::string_view s) { return float(s.size()) * 7.0f; };
+  for (float width = 7; width < 7.0f * float(text.size()) + 14; width += 7) {
+    std::string joined;
+    for (const std::string& line : wrap_at_spaces(text, width, measure)) {
+      EXPECT_NE(line.rfind("\xC2\xB7", 0), 0u) << width << ": \"" << line << "\"";
+      EXPECT_FALSE(line.size() >= 7 && line.substr(line.size() - 7) == "attnlab") << width << ": \"" << line << "\"";
+      joined += line;
+    }
+    // Every character kept, in order (a line narrower than a word cuts it at a hyphen).
+    std::string letters = text;
+    std::erase(letters, ' ');
+    std::erase(joined, ' ');
+    EXPECT_EQ(joined, letters) << width;
+  }
+}
+
 }  // namespace
 }  // namespace attnlab

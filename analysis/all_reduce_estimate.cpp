@@ -21,7 +21,7 @@ std::optional<AllReduceEstimate> all_reduce_estimate(const ModelShape& model,
   for (const MeasuredStepPair& p : measured) {
     if (p.gpus == 1) continue;
     for (const Implementation layout : {Implementation::packed, Implementation::varlen}) {
-      const std::optional<MeasuredStepRun>& run = layout == Implementation::packed ? p.packed : p.varlen;
+      const std::optional<MeasuredStepRun>& run = p.run(layout);
       const std::optional<double> us = run ? run->row.part_us(StepPart::communication) : std::nullopt;
       if (us && *us > 0) e.measured.push_back({&p, layout, {p.gpus, e.gradient_bytes}, *us});
     }

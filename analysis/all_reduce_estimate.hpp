@@ -24,7 +24,7 @@ struct MeasuredAllReduce {
   RingAllReduce ring;
   double communication_us = 0;  // step_communication_us: the collective's kernels, per step
 
-  const StepRow& row() const { return (layout == Implementation::packed ? pair->packed : pair->varlen)->row; }
+  const StepRow& row() const { return pair->run(layout)->row; }
   double bus_bandwidth() const { return ring.bus_bandwidth(communication_us); }  // bytes per second
 };
 

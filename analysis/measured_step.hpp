@@ -10,6 +10,7 @@
 #include "analysis/results_files.hpp"
 #include "analysis/same_cells.hpp"
 #include "core/cost/training_step.hpp"
+#include "core/layout/implementation.hpp"
 #include "core/scenario/scenario.hpp"
 
 namespace attnlab {
@@ -26,6 +27,11 @@ struct MeasuredStepPair {
   StepOptimizer optimizer = StepOptimizer::adamw;
   std::optional<GradientSync> gradient_sync;      // several GPUs only
   std::optional<MeasuredStepRun> packed, varlen;  // the first row of each, in results order
+
+  // The run of `layout` (packed or varlen).
+  const std::optional<MeasuredStepRun>& run(Implementation layout) const {
+    return layout == Implementation::packed ? packed : varlen;
+  }
 
   // "FA2", "attnlab · wgmma-sm90", "cuDNN"; an unknown source by its name.
   std::string label() const;

@@ -20,7 +20,7 @@ std::string printf_string(const char* format, ...) {
   return out;
 }
 
-std::size_t display_width(const std::string& text) {
+std::size_t display_width(std::string_view text) {
   std::size_t n = 0;
   for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // UTF-8 continuation bytes add no column
   return n;
@@ -28,7 +28,7 @@ std::size_t display_width(const std::string& text) {
 
 std::string wrapped(const std::string& text, std::size_t width) {
   std::string out;
-  const auto columns = [](std::string_view s) { return float(display_width(std::string(s))); };
+  const auto columns = [](std::string_view s) { return float(display_width(s)); };
   for (const std::string& line : wrap_at_spaces(text, float(width), columns)) out += line + "\n";
   return out;
 }

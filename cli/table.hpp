@@ -3,6 +3,7 @@
 // analysis/number_format.hpp, as the GUI's are.
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnlab::cli {
@@ -35,7 +36,7 @@ class TextTable {
 };
 
 // Columns a UTF-8 string takes in a terminal ("µs" is two), for characters one column wide.
-std::size_t display_width(const std::string& text);
+std::size_t display_width(std::string_view text);
 // Words filled into lines of at most `width` columns by analysis/text_wrap.hpp's rule (a number
 // keeps its unit; a word longer than the line is cut at a '-', '_' or '/', else stands alone).
 std::string wrapped(const std::string& text, std::size_t width);

@@ -65,9 +65,43 @@ std::optional<double> step_attention_us(const StepRow& row) {
   return *fwd + *bwd;
 }
 
-std::optional<double> step_idle_us(const StepRow& row) {
+std::optional<double> step_exposed_communication_us(const StepRow& row) {
+  const std::optional<double> all = row.part_us(StepPart::communication);
+  if (!all) return std::nullopt;
+  return row.communication_exposed_us ? std::min(*all, *row.communication_exposed_us) : *all;
+}
+
+std::optional<double> step_busy_us(const StepRow& row) {
   if (!row.kernels_us) return std::nullopt;
-  return row.median_us - *row.kernels_us;
+  const std::optional<double> all = row.part_us(StepPart::communication);
+  return all ? *row.kernels_us - *all + *step_exposed_communication_us(row) : *row.kernels_us;
+}
+
+std::optional<double> step_idle_us(const StepRow& row) {
+  const std::optional<double> busy = step_busy_us(row);
+  if (!busy) return std::nullopt;
+  return row.median_us - *busy;
+}
+
+std::vector<StepTableLine> step_table_lines(const MeasuredStepPair& pair) {
+  std::vector<StepTableLine> lines;
+  if (!pair.packed || !pair.varlen) return lines;
+  const StepRow &packed = pair.packed->row, &varlen = pair.varlen->row;
+  const auto add = [&](std::string label, std::optional<double> (*us)(const StepRow&)) {
+    lines.push_back({std::move(label), us(packed), us(varlen)});
+  };
+  for (StepPart part : all_step_parts)
+    lines.push_back({step_part_name(part), packed.part_us(part), varlen.part_us(part)});
+  add("kernels (the parts' sum)", [](const StepRow& r) { return r.kernels_us; });
+  const auto communicated = [](const StepRow& r) { return r.part_us(StepPart::communication).value_or(0) > 0; };
+  const bool communication = communicated(packed) || communicated(varlen);
+  if (communication) {
+    add("communication exposed (no kernel beside it)", step_exposed_communication_us);
+    add("busy (the sum less communication beside other kernels)", step_busy_us);
+  }
+  add(communication ? "idle (median - busy)" : "idle (median - kernels)", step_idle_us);
+  add("step (median)", [](const StepRow& r) { return std::optional<double>(r.median_us); });
+  return lines;
 }
 
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,

@@ -58,7 +58,22 @@ std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const Train
 
 // Attention's time in a step row (forward + backward parts); empty where not profiled.
 std::optional<double> step_attention_us(const StepRow& row);
-// The step's median less its kernels' busy time; empty where not profiled.
+// The communication no other kernel ran beside: the row's exposed time where it was measured, else
+// all of it (an all-reduce after the backward has nothing beside it); empty where not profiled.
+std::optional<double> step_exposed_communication_us(const StepRow& row);
+// The GPU's busy time: the parts' sum less the communication that ran beside other kernels (the sum
+// counts those moments twice, once per stream); empty where not profiled.
+std::optional<double> step_busy_us(const StepRow& row);
+// The step's median less its busy time: the GPU waiting; empty where not profiled.
 std::optional<double> step_idle_us(const StepRow& row);
+
+// One line of a pair's part-by-part table.
+struct StepTableLine {
+  std::string label;
+  std::optional<double> packed, varlen;  // µs per step
+};
+// A pair's step part by part, as the CLI's --details and the GUI show it: each part, the parts' sum,
+// where communication ran its exposed time and the busy time, then idle and the step.
+std::vector<StepTableLine> step_table_lines(const MeasuredStepPair& pair);
 
 }  // namespace attnlab

@@ -71,9 +71,9 @@ void add_measured_parts(std::vector<ChainLink>& chain, const std::vector<Measure
       {"in elementwise work", [](const StepRow& r) { return r.part_us(StepPart::elementwise); }},
       {"in the loss", [](const StepRow& r) { return r.part_us(StepPart::loss); }},
       {"in the optimizer", [](const StepRow& r) { return r.part_us(StepPart::optimizer); }},
-      {"in communication", [](const StepRow& r) { return r.part_us(StepPart::communication); }},
+      {"in exposed communication", step_exposed_communication_us},
       {"in other kernels", [](const StepRow& r) { return r.part_us(StepPart::other); }},
-      {"while the GPU waited (median - kernels)", step_idle_us},
+      {"while the GPU waited (median - busy)", step_idle_us},
   };
   for (const MeasuredStepPair& p : measured) {
     if (!p.has_parts()) continue;

@@ -169,15 +169,10 @@ void print_measured_steps(const std::vector<MeasuredStepPair>& measured) {
     if (!p.has_parts()) continue;
     std::printf("\nThe measured step, %s (%s): us per step\n", p.setting().c_str(), p.packed->file.c_str());
     TextTable table({"part", "packed", "varlen", "packed - varlen"}, 1);
-    const auto add = [&](const std::string& part, std::optional<double> pk, std::optional<double> vr) {
-      if (pk && vr) table.add_row({part, format_us(*pk), format_us(*vr), format_us(*pk - *vr)});
-    };
-    const StepRow &pk = p.packed->row, &vr = p.varlen->row;
-    for (StepPart part : all_step_parts) add(step_part_name(part), pk.part_us(part), vr.part_us(part));
-    add("kernels (the parts' sum)", pk.kernels_us, vr.kernels_us);
-    add("communication exposed (no kernel beside it)", pk.communication_exposed_us, vr.communication_exposed_us);
-    add("idle (median - kernels)", step_idle_us(pk), step_idle_us(vr));
-    add("step (median)", pk.median_us, vr.median_us);
+    for (const StepTableLine& line : step_table_lines(p))
+      if (line.packed && line.varlen)
+        table.add_row(
+            {line.label, format_us(*line.packed), format_us(*line.varlen), format_us(*line.packed - *line.varlen)});
     std::fputs(table.render().c_str(), stdout);
   }
 }

@@ -183,20 +183,16 @@ void show_measured_parts(const StepPicture& p) {
     for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})
       ImGui::TableSetupColumn(column);
     ImGui::TableHeadersRow();
-    const StepRow &packed = pair.packed->row, &varlen = pair.varlen->row;
-    const auto row = [](const char* part, std::optional<double> pk, std::optional<double> vr) {
-      if (!pk || !vr) return;
+    for (const StepTableLine& line : step_table_lines(pair)) {
+      if (!line.packed || !line.varlen) continue;
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(part);
-      for (const double us : {*pk, *vr, *pk - *vr}) {
+      ImGui::TextUnformatted(line.label.c_str());
+      for (const double us : {*line.packed, *line.varlen, *line.packed - *line.varlen}) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(format_us(us).c_str());
       }
-    };
-    for (StepPart part : all_step_parts) row(step_part_name(part), packed.part_us(part), varlen.part_us(part));
-    row("idle (median - kernels)", step_idle_us(packed), step_idle_us(varlen));
-    row("step (median)", packed.median_us, varlen.median_us);
+    }
     ImGui::EndTable();
   }
 }

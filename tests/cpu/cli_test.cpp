@@ -410,6 +410,31 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
   }
 }
 
+// The shipped data-parallel rows (results/h200/) pair up as measured: every setting of the folder
+// with both layouts, the 8-GPU estimate from the most GPUs measured, and the chain still at a glance.
+TEST(Cli, StepReadsTheShippedDataParallelRows) {
+  const std::string env = "ATTNLAB_RESULTS='" + std::string(ATTNLAB_SOURCE_DIR) + "/results/h200'";
+  const CliRun r = attnlab("step nanochat-d24-web-mix", env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const std::vector<std::string> lines = split(r.out, '\n');
+  EXPECT_LE(lines.size(), 40u) << r.out;
+  for (const std::string& line : lines)
+    EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120) << line;
+  for (const char* backend : {"FA2 ", "attnlab \xC2\xB7 wgmma-sm90 "}) {
+    for (const std::string setting :
+         {"one GPU, Muon, ", "2 GPUs, Muon, all-reduce after bwd, ", "2 GPUs, Muon, all-reduce during bwd, ",
+          "4 GPUs, Muon, all-reduce after bwd, ", "4 GPUs, Muon, all-reduce during bwd, "}) {
+      const std::size_t at = r.out.find("\n" + setting + backend);
+      ASSERT_NE(at, std::string::npos) << setting << backend << "\n" << r.out;
+      const std::string row = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+      EXPECT_NE(row.find('%'), std::string::npos) << "both layouts measured: " << row;
+    }
+  }
+  EXPECT_NE(r.out.find("\n8 GPUs, estimated: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(4 GPUs, Muon, all-reduce after bwd, FA2, packed)"), std::string::npos) << r.out;
+}
+
 // The chain as data: every link with its number, evidence and source, and each measured step.
 TEST(Cli, StepJsonHoldsTheChainAndTheMeasuredSteps) {
   const CliRun r = attnlab("step nanochat-d24-web-mix --format json");

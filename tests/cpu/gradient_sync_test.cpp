@@ -182,6 +182,57 @@ TEST_F(GradientSyncTest, PairsAreKeyedBySyncAndOrderedByGpusBackendOptimizerAndS
   }
 }
 
+// An all-reduce beside the backward's kernels is in the parts' sum, yet the GPU was not busy twice over
+// those moments: only its exposed time is busy time, so idle stays what it was without the all-reduce,
+// and the parts on the step's path still add up to the saving.
+TEST_F(GradientSyncTest, CommunicationBesideOtherKernelsIsBusyTimeOnlyWhereExposed) {
+  const std::vector<StepFixture> alone = pair(1, ""), during = pair(4, "during_backward", "adamw", 55000, 5000),
+                                 after = pair(4, "after_backward", "adamw", 40000);
+  const std::vector<MeasuredStepPair> pairs = pairs_of(joined({alone, during, after}));
+  ASSERT_EQ(pairs.size(), 3u);
+  const MeasuredStepPair &one = pairs[0], &ddp = pairs[2], &pass = pairs[1];
+  ASSERT_EQ(ddp.setting(), "4 GPUs, AdamW, all-reduce during bwd, FA2");
+  ASSERT_EQ(pass.setting(), "4 GPUs, AdamW, all-reduce after bwd, FA2");
+  const StepRow& row = ddp.packed->row;
+  EXPECT_EQ(*row.kernels_us, during[0].kernels_us());
+  EXPECT_EQ(*step_exposed_communication_us(row), 5000);
+  EXPECT_EQ(*step_busy_us(row), during[0].kernels_us() - 55000 + 5000);
+  EXPECT_EQ(*step_idle_us(row), *step_idle_us(one.packed->row));
+  // An empty exposed cell: all of it exposed, as after the backward.
+  EXPECT_EQ(*step_exposed_communication_us(pass.packed->row), 40000);
+  EXPECT_EQ(*step_busy_us(pass.packed->row), after[0].kernels_us());
+
+  // The table: busy and exposed lines only where communication ran.
+  const auto labels = [](const MeasuredStepPair& p) {
+    std::vector<std::string> out;
+    for (const StepTableLine& line : step_table_lines(p)) out.push_back(line.label);
+    return out;
+  };
+  const std::vector<std::string> several = labels(ddp), single = labels(one);
+  EXPECT_NE(std::find(several.begin(), several.end(), "busy (the sum less communication beside other kernels)"),
+            several.end());
+  EXPECT_NE(std::find(several.begin(), several.end(), "idle (median - busy)"), several.end());
+  EXPECT_EQ(std::find(single.begin(), single.end(), "communication exposed (no kernel beside it)"), single.end());
+  EXPECT_NE(std::find(single.begin(), single.end(), "idle (median - kernels)"), single.end());
+  EXPECT_EQ(several.back(), "step (median)");
+  EXPECT_EQ(step_table_lines(ddp).back().packed, row.median_us);
+
+  // The chain's parts of the DDP step: exposed communication, not all of it, and they add up.
+  MeasuredRuns runs;
+  const std::array<StepTimePrediction, 2> times{
+      predict_step_time(scenario, step, KernelFamily::attnlab, 756.0, std::nullopt, runs),
+      predict_step_time(scenario, step, KernelFamily::flash_attention_2, 756.0, std::nullopt, runs)};
+  const std::vector<ChainLink> chain = step_chain(scenario, step, times, {ddp});
+  double saved = 0;
+  for (const ChainLink& link : chain)
+    if (link.label.rfind("step time saved ", 0) == 0 && link.number) saved += *link.number;
+  EXPECT_NEAR(saved, *ddp.saving(), 1e-12);
+  EXPECT_NE(
+      std::find_if(chain.begin(), chain.end(),
+                   [](const ChainLink& l) { return l.label.find("in exposed communication") != std::string::npos; }),
+      chain.end());
+}
+
 TEST_F(GradientSyncTest, TheDistanceNamesTheAllReduceDuringTheBackwardAndLeavesOutTheArticlesEightGpus) {
   const std::vector<MeasuredStepPair> during =
       pairs_of(joined({pair(1, ""), pair(4, "after_backward"), pair(4, "during_backward")}));

@@ -137,13 +137,13 @@ TEST_F(MeasuredStep, PartsShareTheStepAndAddUpToTheSaving) {
   const ChainLink* gemm = find_link(chain, "step time saved in GEMMs, one GPU, AdamW, FA2");
   ASSERT_TRUE(gemm);
   EXPECT_EQ(gemm->value, format_percent(0.0));
-  const ChainLink* idle =
-      find_link(chain, "step time saved while the GPU waited (median - kernels), one GPU, AdamW, FA2");
+  const ChainLink* idle = find_link(chain, "step time saved while the GPU waited (median - busy), one GPU, AdamW, FA2");
   ASSERT_TRUE(idle);
   const double idle_packed = packed.median_us - packed.kernels_us(),
                idle_varlen = varlen.median_us - varlen.kernels_us();
   EXPECT_EQ(idle->value, format_percent((idle_packed - idle_varlen) / packed.median_us));
-  EXPECT_EQ(find_link(chain, "step time saved in communication, one GPU, AdamW, FA2"), nullptr);  // one GPU: none
+  EXPECT_EQ(find_link(chain, "step time saved in exposed communication, one GPU, AdamW, FA2"),
+            nullptr);  // one GPU: none
 
   // Each part's saving and the idle time's add up to the measured saving.
   const std::vector<MeasuredStepPair> pairs = pairs_of(dir_);
@@ -195,7 +195,7 @@ TEST_F(MeasuredStep, EightGpuRowsGiveTheirOwnLink) {
   const ChainLink* eight = find_link(chain, "measured step saving, 8 GPUs, AdamW, all-reduce after bwd, FA2");
   ASSERT_TRUE(eight);
   EXPECT_EQ(eight->value, format_percent(1.0 - rows[3].median_us / rows[2].median_us));
-  EXPECT_TRUE(find_link(chain, "step time saved in communication, 8 GPUs, AdamW, all-reduce after bwd, FA2"));
+  EXPECT_TRUE(find_link(chain, "step time saved in exposed communication, 8 GPUs, AdamW, all-reduce after bwd, FA2"));
   EXPECT_EQ(pairs[1].packed->row.communication_exposed_us, 4000);
   EXPECT_FALSE(pairs[0].packed->row.communication_exposed_us);
 }

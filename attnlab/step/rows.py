@@ -20,8 +20,9 @@ SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torc
 # Columns a step row adds to the schema's: the data-parallel GPUs, how they synchronized the
 # gradients (empty on one GPU), the optimizer, the loss (a
 # sanity check: the same tokens, but each layout trains its own attention), the profiler's parts
-# (µs per step on rank 0), whose sum is the GPU's busy time (median_us minus it is idle time),
-# and the communication no other kernel ran beside (attnlab/step/parts.py).
+# (µs per step on rank 0) and their sum, and the communication no other kernel ran beside
+# (attnlab/step/parts.py); the sum less the communication that was not exposed is the GPU's busy
+# time (analysis/measured_step.hpp).
 PART_COLUMNS = [f"step_{p}_us" for p in PART_NAMES]
 STEP_COLUMNS = [
     "gpus",

@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analysis/number_format.hpp"
 #include "analysis/step_chain.hpp"
@@ -222,7 +223,20 @@ void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const
                 format_integer(step.tokens).c_str());
     return;
   }
-  TextTable table({"the measured step, ms (median, min-max)", "packed", "varlen", "saved", "attn. share"}, 1);
+  // The card the rows ran on: a step is measured on one GPU model, and results of another card's
+  // folder (ATTNLAB_RESULTS) must say so where their numbers are.
+  std::vector<std::string> gpus;
+  for (const MeasuredStepPair& p : measured)
+    for (const auto* run : {&p.packed, &p.varlen})
+      if (*run && !(*run)->row.gpu.empty() && std::find(gpus.begin(), gpus.end(), (*run)->row.gpu) == gpus.end())
+        gpus.push_back((*run)->row.gpu);
+  std::string heading = "the measured step";
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    std::string_view gpu = gpus[i];
+    if (gpu.starts_with("NVIDIA ")) gpu.remove_prefix(7);  // the vendor says nothing beside "H100"
+    heading += (i ? " and " : " on ") + printable(gpu, 64);
+  }
+  TextTable table({heading + ", ms (median, min-max)", "packed", "varlen", "saved", "attn. share"}, 1);
   for (const MeasuredStepPair& p : measured) {
     const auto saving = p.saving();
     const auto attention = p.packed ? step_attention_us(p.packed->row) : std::nullopt;

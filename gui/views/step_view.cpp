@@ -14,6 +14,7 @@
 #include "analysis/number_format.hpp"
 #include "analysis/source_ratios.hpp"
 #include "analysis/step_chain.hpp"
+#include "core/io/input_error.hpp"
 #include "core/scenario/scenario_file.hpp"
 #include "gui/app/measured_scenario.hpp"
 #include "gui/app/scenario_edits.hpp"
@@ -177,7 +178,8 @@ void show_measured_parts(const StepPicture& p) {
         family.c_str());
   for (const MeasuredStepPair& pair : p.figures.measured) {
     if (!pair.has_parts()) continue;
-    wrapped_text("The measured step, %s (%s)", pair.setting().c_str(), pair.packed->file.c_str());
+    wrapped_text("The measured step, %s (%s, %s)", pair.setting().c_str(), pair.packed->file.c_str(),
+                 printable(pair.packed->row.gpu, 64).c_str());
     constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
     if (!ImGui::BeginTable(("parts " + pair.setting()).c_str(), 4, flags)) continue;
     for (const char* column : {"\xC2\xB5s per step", "packed", "varlen", "packed - varlen"})

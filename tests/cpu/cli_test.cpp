@@ -406,6 +406,7 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
     for (const char* evidence : {"counted", "predicted", "measured", "reported"})
       EXPECT_NE(r.out.find(evidence), std::string::npos) << evidence;
     EXPECT_NE(r.out.find("From this step to the article's 1.80%"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nthe measured step on H100 80GB HBM3, ms"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("estimate_flops"), std::string::npos) << "the FLOPs are --details'";
   }
 }
@@ -433,6 +434,8 @@ TEST(Cli, StepReadsTheShippedDataParallelRows) {
   }
   EXPECT_NE(r.out.find("\n8 GPUs, estimated: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(4 GPUs, Muon, all-reduce after bwd, FA2, packed)"), std::string::npos) << r.out;
+  // Another card's folder says so where its numbers are.
+  EXPECT_NE(r.out.find("\nthe measured step on H200, ms (median, min-max) "), std::string::npos) << r.out;
 }
 
 // The chain as data: every link with its number, evidence and source, and each measured step.

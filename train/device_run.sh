@@ -24,7 +24,8 @@
 #                         layouts; defaults nanochat-d24, fa2, adamw, SYNC during_backward (DDP's buckets
 #                         during the backward) or after_backward (one pass once it is done)
 # With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold
-# an exclusive flock on it: stages started side by side compile at once but never time at once.
+# an exclusive flock on it: stages started side by side compile at once but never time at once
+# (the ddp stages run without it: every rank would wait on it).
 # OUTDIR receives step.csv (results rows, pass = step), step-parts.csv (each part's kernels),
 # gemms.csv, operator.csv and logs/.
 set -uo pipefail
@@ -93,7 +94,7 @@ for stage in $stages; do
       scenario=${scenario:-nanochat-d24} backend=${backend:-fa2} optimizer=${optimizer:-adamw} sync=${sync:-during_backward}
       for layout in packed varlen; do
         echo "== step $scenario $layout $backend $optimizer on $ranks GPUs, $sync"
-        limit 400 torchrun --standalone --nproc_per_node "$ranks" -m attnlab.step "$scenario" --layout "$layout" \
+        ATTNLAB_GPU_LOCK= limit 400 torchrun --standalone --nproc_per_node "$ranks" -m attnlab.step "$scenario" --layout "$layout" \
           --backend "$backend" --optimizer "$optimizer" --gradient-sync "$sync" --max-num-docs "$max_num_docs" \
           --attnlab "$cli" --build "$build" --out "$out/step.csv" --parts-out "$out/step-parts.csv" 2>&1 |
           tee "$out/logs/step-ddp$ranks-$scenario-$layout-$backend-$optimizer-$sync.log"

@@ -132,6 +132,10 @@ def check_arguments(args):
     that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
+    if os.environ.get("ATTNLAB_GPU_LOCK") and int(os.environ.get("WORLD_SIZE", "1") or "1") > 1:
+        # Each rank would take the lock in turn, and the holder would wait in a collective for a
+        # rank still waiting on the lock.
+        fail("step", "ATTNLAB_GPU_LOCK is for one-GPU runs: under torchrun every rank would wait on it; unset it")
     with refusal_exits("step"):
         for path in (args.out, args.parts_out):
             if path is not None:

@@ -5,6 +5,7 @@ PyTorch and a CLI that answers no JSON each end in one printable line and the pr
 import contextlib
 import importlib.util
 import io
+import os
 import subprocess
 import sys
 import tempfile
@@ -63,6 +64,14 @@ class ScriptExits(unittest.TestCase):
             2,
             "--max-num-docs at least 0",
         )
+
+    def test_the_gpu_lock_is_refused_under_torchrun(self):
+        args = [sys.executable, "-m", "attnlab.step", "nanochat-d24", "--layout", "varlen", "--backend", "fa2",
+                "--out", str(self.dir / "ok.csv")]
+        env = {**os.environ, "ATTNLAB_GPU_LOCK": str(self.dir / "lock"), "WORLD_SIZE": "2"}
+        done = subprocess.run(args, capture_output=True, text=True, cwd=REPO, env=env)
+        self.assert_one_line(done, 2, "ATTNLAB_GPU_LOCK is for one-GPU runs")
+        self.assertFalse((self.dir / "ok.csv").exists())
 
     @unittest.skipIf(HAS_TORCH, "PyTorch is installed here")
     def test_without_pytorch_each_command_says_so_in_one_line(self):

@@ -31,7 +31,12 @@ bool same_step(const Scenario& a, const Scenario& b) {
 
 // A gradient sync in a setting's few words.
 const char* gradient_sync_text(GradientSync g) {
-  return g == GradientSync::during_backward ? "all-reduce during bwd" : "all-reduce after bwd";
+  switch (g) {
+    case GradientSync::after_backward: return "all-reduce after bwd";
+    case GradientSync::during_backward: return "all-reduce during bwd";
+    case GradientSync::sharded: return "sharded optimizer";
+  }
+  return "?";
 }
 
 }  // namespace

@@ -250,7 +250,7 @@ const MeasuredStepPair* pair_of(const StepTimePrediction& t, const std::vector<M
 namespace {
 
 // Of the pairs with parts, the one nearest the article's run for each backend: most GPUs, then Muon,
-// then the all-reduce during the backward, as DDP runs it.
+// then the gradients exchanged as nanochat does (its sharded optimizer), else during the backward.
 std::vector<const MeasuredStepPair*> nearest_the_article(const std::vector<MeasuredStepPair>& measured) {
   std::vector<const MeasuredStepPair*> nearest;
   for (const MeasuredStepPair& p : measured) {
@@ -302,21 +302,30 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
             "makes its saving " + article + ". ";
 
   int gpus = 1;
-  bool muon = false, during_backward = false;
+  bool muon = false;
+  std::vector<GradientSync> syncs;
   for (const MeasuredStepPair& p : measured) {
     gpus = std::max(gpus, p.gpus);
     muon = muon || p.optimizer == StepOptimizer::muon;
-    during_backward = during_backward || p.gradient_sync == GradientSync::during_backward;
+    if (p.gradient_sync && std::find(syncs.begin(), syncs.end(), *p.gradient_sync) == syncs.end())
+      syncs.push_back(*p.gradient_sync);
   }
+  std::sort(syncs.begin(), syncs.end());
+  std::string ways;
+  for (std::size_t i = 0; i < syncs.size(); ++i)
+    ways += std::string(i == 0                  ? ""
+                        : i + 1 == syncs.size() ? " or "
+                                                : ", ") +
+            (syncs[i] == GradientSync::after_backward    ? "all-reduced after the backward"
+             : syncs[i] == GradientSync::during_backward ? "all-reduced during the backward as DDP does"
+                                                         : "exchanged in nanochat's sharded optimizer step");
   const bool mixed =
       std::adjacent_find(s.doc_lengths.begin(), s.doc_lengths.end(), std::not_equal_to<>()) != s.doc_lengths.end();
   std::vector<std::string> measured_here, unmeasured;
   (mixed ? measured_here : unmeasured)
       .push_back(mixed ? "documents of mixed lengths" : "real documents of mixed lengths (these are all one length)");
   (muon ? measured_here : unmeasured).push_back("nanochat's Muon optimizer");
-  if (gpus > 1)
-    measured_here.push_back("the gradients' all-reduce on up to " + std::to_string(gpus) + " GPUs, " +
-                            (during_backward ? "during the backward as DDP runs it" : "after the backward only"));
+  if (gpus > 1) measured_here.push_back("up to " + std::to_string(gpus) + " GPUs, the gradients " + ways);
   if (gpus < 8)
     unmeasured.push_back(gpus > 1 ? "the article's 8 GPUs (measured here up to " + std::to_string(gpus) + ")"
                                   : "the article's 8 GPUs and their all-reduce");

@@ -22,7 +22,8 @@
 #   ddp:N[:SCENARIO[:BACKEND[:OPTIMIZER[:SYNC]]]]
 #                         python -m attnlab.step under torchrun with N ranks (a machine with N GPUs), both
 #                         layouts; defaults nanochat-d24, fa2, adamw, SYNC during_backward (DDP's buckets
-#                         during the backward) or after_backward (one pass once it is done)
+#                         during the backward), after_backward (one pass once it is done) or sharded
+#                         (nanochat's optimizer step, with muon)
 # With ATTNLAB_GPU_LOCK set to a file, the steps' timed part and the operator stage each hold
 # an exclusive flock on it: stages started side by side compile at once but never time at once
 # (the ddp stages run without it: every rank would wait on it).

@@ -7,7 +7,8 @@ The model (attnlab/step/model.py) is nanochat's GPT at the scenario's [model] sh
 forward and loss run under bf16 autocast inside torch.compile(fullgraph=True,
 dynamic=False), then the backward, the all-reduce of the gradients over the ranks
 (more than one GPU: --gradient-sync during_backward as DDP does it, in buckets while the
-backward runs, or after_backward, in one pass once it is done) and the optimizer's step
+backward runs, after_backward, in one pass once it is done, or sharded, inside nanochat's
+optimizer step, attnlab/step/sharded.py) and the optimizer's step
 (--optimizer: AdamW, or nanochat's Muon with AdamW; attnlab/step/optimizer.py). Every rank
 draws its own micro-batch of the scenario's documents (attnlab/step/batch.py). Timing: CUDA
 events around each of --steps steps after --warmup (the first compiles); median, min, max on
@@ -132,6 +133,8 @@ def check_arguments(args):
     that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
+    if args.gradient_sync == "sharded" and args.optimizer != "muon":
+        fail("step", "--gradient-sync sharded is nanochat's optimizer step: it needs --optimizer muon")
     if os.environ.get("ATTNLAB_GPU_LOCK") and int(os.environ.get("WORLD_SIZE", "1") or "1") > 1:
         # Each rank would take the lock in turn, and the holder would wait in a collective for a
         # rank still waiting on the lock.
@@ -172,7 +175,9 @@ def main():
         choices=GRADIENT_SYNCS,
         default="during_backward",
         help="on several GPUs: during_backward, PyTorch's DDP (each bucket all-reduced as soon as the backward "
-        "has produced it); after_backward, one all-reduce pass once the backward is done",
+        "has produced it); after_backward, one all-reduce pass once the backward is done; sharded, nanochat's "
+        "optimizer step (gradients reduce-scattered, each rank steps its share, parameters all-gathered; "
+        "attnlab/step/sharded.py), with --optimizer muon",
     )
     ap.add_argument("--out", type=Path, required=True, help="results CSV to add the step row to")
     ap.add_argument("--parts-out", type=Path, help="CSV to add each part's kernels to")
@@ -240,7 +245,8 @@ def run(args, torch, world: int, rank: int, local_rank: int):
     torch.manual_seed(args.seed)
     model = GPT(shape).to(device)
     model.wte.to(torch.bfloat16)  # nanochat keeps the embedding in bf16: the residual stream is bf16
-    optimizer = make_optimizer(args.optimizer, model, shape.width, args.lr)
+    sharded = world > 1 and args.gradient_sync == "sharded"
+    optimizer = make_optimizer(args.optimizer, model, shape.width, args.lr, (rank, world) if sharded else None)
     training_loss = TrainingLoss(model, attend, IGNORE)
     training_loss.compile(fullgraph=True, dynamic=False)
     forward, all_reduce = training_loss, None
@@ -251,7 +257,7 @@ def run(args, torch, world: int, rank: int, local_rank: int):
         from torch.nn.parallel import DistributedDataParallel
 
         forward = DistributedDataParallel(training_loss, device_ids=[local_rank], gradient_as_bucket_view=True)
-    elif world > 1:
+    elif world > 1 and not sharded:
         all_reduce = GradientAllReduce(torch, list(model.parameters()))
 
     losses = []

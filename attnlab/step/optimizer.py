@@ -90,21 +90,36 @@ class Optimizers:
             o.zero_grad(set_to_none=set_to_none)
 
 
-def make_optimizer(name: str, model, width: int, lr: float) -> Optimizers:
-    """`model` is attnlab/step/model.py's GPT; `lr` is AdamW's when it takes every parameter."""
-    if name == "adamw":
-        return Optimizers(torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True))
-    if name != "muon":
+def nanochat_adamw(groups) -> torch.optim.AdamW:
+    """AdamW as nanochat runs it beside Muon: betas (0.8, 0.95), eps 1e-10, no weight decay."""
+    return torch.optim.AdamW(groups, betas=(0.8, 0.95), eps=1e-10, weight_decay=0.0, fused=True)
+
+
+def make_optimizer(name: str, model, width: int, lr: float, shard_over: tuple[int, int] | None = None):
+    """`model` is attnlab/step/model.py's GPT; `lr` is AdamW's when it takes every parameter.
+    `shard_over` (rank, ranks): nanochat's split stepped as its data-parallel optimizers do
+    (attnlab/step/sharded.py), which exchange the gradients themselves."""
+    if name not in OPTIMIZERS:
         raise ValueError(f"optimizer: expected one of {', '.join(OPTIMIZERS)}, got {name!r}")
+    if name == "adamw":
+        if shard_over is not None:
+            raise ValueError("optimizer: the sharded step is nanochat's, with Muon")
+        return Optimizers(torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0, fused=True))
     scale = (width / 768) ** -0.5
-    adamw = torch.optim.AdamW(
-        [
-            {"params": model.wte.parameters(), "lr": 0.2 * scale},
-            {"params": model.lm_head.parameters(), "lr": 0.004 * scale},
-        ],
-        betas=(0.8, 0.95),
-        eps=1e-10,
-        weight_decay=0.0,
-        fused=True,
-    )
-    return Optimizers(adamw, Muon(model.blocks.parameters()))
+    head_lrs = [(model.wte, 0.2 * scale), (model.lm_head, 0.004 * scale)]
+    if shard_over is None:
+        adamw = nanochat_adamw([{"params": module.parameters(), "lr": head_lr} for module, head_lr in head_lrs])
+        return Optimizers(adamw, Muon(model.blocks.parameters()))
+    from attnlab.step.sharded import ShardedGroup, ShardedOptimizer
+
+    rank, ranks = shard_over
+    groups = []
+    for module, head_lr in head_lrs:
+        (weight,) = module.parameters()
+        group = ShardedGroup([weight], stacked=False, rank=rank, world=ranks)
+        groups.append((group, nanochat_adamw([{"params": group.shadows, "lr": head_lr}])))
+    matrices = list(model.blocks.parameters())
+    for shape in dict.fromkeys(p.shape for p in matrices):
+        group = ShardedGroup([p for p in matrices if p.shape == shape], stacked=True, rank=rank, world=ranks)
+        groups.append((group, Muon(group.shadows)))
+    return ShardedOptimizer(groups)

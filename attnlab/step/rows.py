@@ -13,8 +13,9 @@ from attnlab.timing import summary
 BACKENDS = ("fa2", "cudnn", "attnlab")
 OPTIMIZERS = ("adamw", "muon")  # attnlab/step/optimizer.py
 # How several GPUs average the gradients (attnlab/step/command.py): in one pass once the backward
-# is done, or in DDP's buckets, each all-reduced as soon as the backward has produced it.
-GRADIENT_SYNCS = ("after_backward", "during_backward")
+# is done, in DDP's buckets, each all-reduced as soon as the backward has produced it, or inside
+# nanochat's sharded optimizer step (reduce-scatter, each rank its share, all-gather).
+GRADIENT_SYNCS = ("after_backward", "during_backward", "sharded")
 SOURCE_PREFIX = "torch-step-"  # source = torch-step-fa2, torch-step-cudnn, torch-step-attnlab
 
 # Columns a step row adds to the schema's: the data-parallel GPUs, how they synchronized the

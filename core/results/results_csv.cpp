@@ -230,7 +230,7 @@ void parse_step_cell(std::size_t i, const std::string& text, StepRow& step) {
     step.gpus = gpus;
   } else if (i == gradient_sync_column) {
     step.gradient_sync = parse_named(text, all_gradient_syncs, gradient_sync_name);
-    if (!step.gradient_sync) throw BadCell{"after_backward or during_backward (several GPUs; empty on one)"};
+    if (!step.gradient_sync) throw BadCell{"after_backward, during_backward or sharded (several GPUs; empty on one)"};
   } else if (i == 2) {
     const auto optimizer = parse_named(text, all_step_optimizers, step_optimizer_name);
     if (!optimizer) throw BadCell{"adamw or muon"};
@@ -313,7 +313,12 @@ const char* step_part_name(StepPart p) {
 const char* step_optimizer_name(StepOptimizer o) { return o == StepOptimizer::muon ? "muon" : "adamw"; }
 
 const char* gradient_sync_name(GradientSync g) {
-  return g == GradientSync::during_backward ? "during_backward" : "after_backward";
+  switch (g) {
+    case GradientSync::after_backward: return "after_backward";
+    case GradientSync::during_backward: return "during_backward";
+    case GradientSync::sharded: return "sharded";
+  }
+  return "?";
 }
 
 const std::vector<std::string_view>& results_columns() {

@@ -73,9 +73,10 @@ const char* step_optimizer_name(StepOptimizer o);  // "adamw", "muon"
 // How several GPUs averaged the gradients (attnlab/step/command.py, --gradient-sync): in one all-reduce
 // pass once the backward is done, or as PyTorch's DDP does, each bucket all-reduced as soon as the
 // backward has produced it, beside the backward of the layers before it.
-enum class GradientSync { after_backward, during_backward };
-inline constexpr GradientSync all_gradient_syncs[] = {GradientSync::after_backward, GradientSync::during_backward};
-const char* gradient_sync_name(GradientSync g);  // "after_backward", "during_backward"
+enum class GradientSync { after_backward, during_backward, sharded };
+inline constexpr GradientSync all_gradient_syncs[] = {GradientSync::after_backward, GradientSync::during_backward,
+                                                      GradientSync::sharded};
+const char* gradient_sync_name(GradientSync g);  // "after_backward", "during_backward", "sharded"
 
 // The data-parallel GPUs a step row may name.
 inline constexpr int max_step_gpus = 1024;
@@ -162,7 +163,7 @@ struct ResultsRows {
 // kept are held, at most max_results_rows (core/io/input_limits.hpp), so memory
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
 // max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its
-// gradient_sync after_backward or during_backward on several GPUs (empty: after_backward), empty on
+// gradient_sync after_backward, during_backward or sharded on several GPUs (empty: after_backward), empty on
 // one; its parts are finite and >= 0, its loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
 // both ranks and cp_strategy, every other row neither (a step row never). A row fills both
 // window_left and window_right (-1 to max_window) or neither. Throws InputError naming

@@ -87,22 +87,24 @@ std::vector<StepFixture> joined(std::initializer_list<std::vector<StepFixture>> 
 }
 
 TEST_F(GradientSyncTest, IsReadPerRowAndAnEmptyCellOfSeveralGpusIsAfterTheBackward) {
-  write("step.csv",
-        step_csv(joined({pair(1, ""), pair(4, "during_backward"), pair(4, ""), pair(2, "after_backward")})));
+  write("step.csv", step_csv(joined({pair(1, ""), pair(4, "during_backward"), pair(4, ""), pair(2, "after_backward"),
+                                     pair(8, "sharded", "muon")})));
   const std::vector<StepRow> rows = read_results_rows(dir_ / "step.csv").steps;
-  ASSERT_EQ(rows.size(), 8u);
+  ASSERT_EQ(rows.size(), 10u);
   EXPECT_FALSE(rows[0].gradient_sync);  // one GPU: no all-reduce
   EXPECT_EQ(rows[2].gradient_sync, GradientSync::during_backward);
   EXPECT_EQ(rows[4].gradient_sync, GradientSync::after_backward);  // a row from before the column
   EXPECT_EQ(rows[6].gradient_sync, GradientSync::after_backward);
+  EXPECT_EQ(rows[8].gradient_sync, GradientSync::sharded);
+  EXPECT_STREQ(gradient_sync_name(GradientSync::sharded), "sharded");
   EXPECT_STREQ(gradient_sync_name(GradientSync::during_backward), "during_backward");
   EXPECT_STREQ(gradient_sync_name(GradientSync::after_backward), "after_backward");
 }
 
 TEST_F(GradientSyncTest, BadValuesAreRefusedInOneLineNamingFileFieldAndWhatIsAllowed) {
   const std::string unknown = error_of(pair(4, "ddp"));
-  EXPECT_NE(unknown.find("bad.csv:2: gradient_sync: expected after_backward or during_backward (several GPUs; empty "
-                         "on one), got \"ddp\""),
+  EXPECT_NE(unknown.find("bad.csv:2: gradient_sync: expected after_backward, during_backward or sharded (several "
+                         "GPUs; empty on one), got \"ddp\""),
             std::string::npos)
       << unknown;
   const std::string one_gpu = error_of(pair(1, "during_backward"));
@@ -129,14 +131,16 @@ TEST_F(GradientSyncTest, BadValuesAreRefusedInOneLineNamingFileFieldAndWhatIsAll
     const cli_run::CliRun r = cli_run::attnlab("results '" + (dir_ / "bad.csv").string() + "'");
     EXPECT_EQ(r.exit_code, 2) << bad;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_NE(r.err.find("bad.csv:2: gradient_sync: expected after_backward or during_backward"), std::string::npos)
+    EXPECT_NE(r.err.find("bad.csv:2: gradient_sync: expected after_backward, during_backward or sharded"),
+              std::string::npos)
         << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
 }
 
 // A setting is (backend, kernel, GPUs, optimizer, gradient sync): steps of another sync are another
-// pair. One GPU first, then by GPUs; within them FA2 before attnlab, AdamW before Muon, after before during.
+// pair. One GPU first, then by GPUs; within them FA2 before attnlab, AdamW before Muon, after before during,
+// during before nanochat's sharded optimizer.
 TEST_F(GradientSyncTest, PairsAreKeyedBySyncAndOrderedByGpusBackendOptimizerAndSync) {
   std::vector<StepFixture> ours = pair(4, "during_backward");
   for (StepFixture& f : ours) {
@@ -147,8 +151,8 @@ TEST_F(GradientSyncTest, PairsAreKeyedBySyncAndOrderedByGpusBackendOptimizerAndS
   std::vector<StepFixture> after = pair(4, "after_backward", "adamw", 20000, 20000);
   std::swap(after[0], after[1]);  // varlen's row first: the pair still takes each by its layout
   const std::vector<MeasuredStepPair> pairs =
-      pairs_of(joined({pair(4, "during_backward", "muon"), ours, during, pair(2, "during_backward"),
-                       pair(1, "", "muon"), after, pair(2, ""), pair(1, "")}));
+      pairs_of(joined({pair(4, "sharded", "muon"), pair(4, "during_backward", "muon"), ours, during,
+                       pair(2, "during_backward"), pair(1, "", "muon"), after, pair(2, ""), pair(1, "")}));
   std::vector<std::string> settings;
   for (const MeasuredStepPair& p : pairs) settings.push_back(p.setting());
   const std::vector<std::string> expected = {"one GPU, AdamW, FA2",
@@ -158,6 +162,7 @@ TEST_F(GradientSyncTest, PairsAreKeyedBySyncAndOrderedByGpusBackendOptimizerAndS
                                              "4 GPUs, AdamW, all-reduce after bwd, FA2",
                                              "4 GPUs, AdamW, all-reduce during bwd, FA2",
                                              "4 GPUs, Muon, all-reduce during bwd, FA2",
+                                             "4 GPUs, Muon, sharded optimizer, FA2",
                                              "4 GPUs, AdamW, all-reduce during bwd, attnlab \xC2\xB7 wgmma-sm90"};
   EXPECT_EQ(settings, expected);
   ASSERT_EQ(pairs.size(), expected.size());
@@ -239,23 +244,33 @@ TEST_F(GradientSyncTest, TheDistanceNamesTheAllReduceDuringTheBackwardAndLeavesO
   const std::string text = article_distance(scenario, during).value_or("");
   // The setting nearest the article's run: most GPUs, then the all-reduce as DDP runs it.
   EXPECT_NE(text.find("(4 GPUs, AdamW, all-reduce during bwd, FA2) of attention"), std::string::npos) << text;
-  EXPECT_NE(text.find("These steps measure the gradients' all-reduce on up to 4 GPUs, during the backward as DDP "
-                      "runs it"),
+  EXPECT_NE(text.find("These steps measure up to 4 GPUs, the gradients all-reduced after the backward or all-reduced "
+                      "during the backward as DDP does."),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("the article's 8 GPUs (measured here up to 4)"), std::string::npos) << text;
 
   const std::string after = article_distance(scenario, pairs_of(joined({pair(2, "after_backward")}))).value_or("");
-  EXPECT_NE(after.find("the gradients' all-reduce on up to 2 GPUs, after the backward only"), std::string::npos)
-      << after;
+  EXPECT_NE(after.find("up to 2 GPUs, the gradients all-reduced after the backward."), std::string::npos) << after;
   EXPECT_EQ(after.find("during the backward"), std::string::npos) << after;
   EXPECT_NE(after.find("the article's 8 GPUs"), std::string::npos) << after;
 
   const std::string eight =
       article_distance(scenario, pairs_of(joined({pair(4, "during_backward"), pair(8, "during_backward")})))
           .value_or("");
-  EXPECT_NE(eight.find("all-reduce on up to 8 GPUs, during the backward"), std::string::npos) << eight;
+  EXPECT_NE(eight.find("up to 8 GPUs, the gradients all-reduced during the backward"), std::string::npos) << eight;
   EXPECT_EQ(eight.find("the article's 8 GPUs"), std::string::npos) << eight;  // measured, not left out
+
+  // nanochat's own exchange is nearest the article: its pair is the one the distance names.
+  const std::string sharded =
+      article_distance(scenario,
+                       pairs_of(joined({pair(4, "during_backward", "muon"), pair(4, "sharded", "muon", 30000, 3000)})))
+          .value_or("");
+  EXPECT_NE(sharded.find("(4 GPUs, Muon, sharded optimizer, FA2) of attention"), std::string::npos) << sharded;
+  EXPECT_NE(sharded.find("up to 4 GPUs, the gradients all-reduced during the backward as DDP does or exchanged in "
+                         "nanochat's sharded optimizer step."),
+            std::string::npos)
+      << sharded;
 
   const std::string one = article_distance(scenario, pairs_of(pair(1, ""))).value_or("");
   EXPECT_NE(one.find("the article's 8 GPUs and their all-reduce"), std::string::npos) << one;
@@ -365,7 +380,8 @@ TEST_F(GradientSyncTest, TheDefaultOutputFitsWithBothSyncsAndBothOptimizers) {
   EXPECT_NE(r.out.find("\n" + estimate), std::string::npos) << estimate << r.out;
   std::string paragraphs = r.out;
   std::replace(paragraphs.begin(), paragraphs.end(), '\n', ' ');
-  EXPECT_NE(paragraphs.find("the gradients' all-reduce on up to 4 GPUs, during the backward as DDP runs it"),
+  EXPECT_NE(paragraphs.find("up to 4 GPUs, the gradients all-reduced after the backward or all-reduced during the "
+                            "backward as DDP does"),
             std::string::npos)
       << r.out;
 

@@ -19,7 +19,7 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 COMMANDS = ["attnlab.step", "attnlab.step.gemms", "attnlab.peers", "attnlab.peers.ceilings", "attnlab.ncu_bytes",
             "attnlab.tables"]
 # The model, its optimizer and its attention backends are PyTorch through and through.
-NEED_TORCH = {"attnlab.step.attention", "attnlab.step.model", "attnlab.step.optimizer"}
+NEED_TORCH = {"attnlab.step.attention", "attnlab.step.model", "attnlab.step.optimizer", "attnlab.step.sharded"}
 
 
 def modules() -> list[str]:

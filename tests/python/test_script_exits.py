@@ -65,6 +65,15 @@ class ScriptExits(unittest.TestCase):
             "--max-num-docs at least 0",
         )
 
+    def test_the_sharded_step_needs_muon(self):
+        self.assert_one_line(
+            run("attnlab.step", "nanochat-d24", "--layout", "varlen", "--backend", "fa2", "--out",
+                str(self.dir / "ok.csv"), "--gradient-sync", "sharded"),
+            2,
+            "--gradient-sync sharded is nanochat's optimizer step: it needs --optimizer muon",
+        )
+        self.assertFalse((self.dir / "ok.csv").exists())
+
     def test_the_gpu_lock_is_refused_under_torchrun(self):
         args = [sys.executable, "-m", "attnlab.step", "nanochat-d24", "--layout", "varlen", "--backend", "fa2",
                 "--out", str(self.dir / "ok.csv")]

@@ -49,8 +49,10 @@ def worker(rank: int, port: int):
         sharded_model, whole_model = small_model(), small_model()
         sharded = make_optimizer("muon", sharded_model, 32, 3e-4, shard_over=(rank, RANKS))
         whole = make_optimizer("muon", whole_model, 32, 3e-4)
+        heads = {id(p) for m in (sharded_model.wte, sharded_model.lm_head) for p in m.parameters()}
         for step in range(2):
-            before = [p.detach().clone() for p in whole_model.parameters()]
+            before_sharded = [p.detach().float().clone() for p in sharded_model.parameters()]
+            before_whole = [p.detach().float().clone() for p in whole_model.parameters()]
             for p, g in zip(sharded_model.parameters(), rank_gradients(sharded_model, rank + RANKS * step)):
                 p.grad.copy_(g)  # the sharded step's gradients are views of its buffers: filled, never replaced
             per_rank = [rank_gradients(whole_model, r + RANKS * step) for r in range(RANKS)]
@@ -58,12 +60,16 @@ def worker(rank: int, port: int):
                 p.grad = (sum(g[i].float() for g in per_rank) / RANKS).to(p.dtype)
             sharded.step()
             whole.step()
-            for i, (s, w, b) in enumerate(zip(sharded_model.parameters(), whole_model.parameters(), before)):
-                moved = (w.detach().float() - b.float()).norm()
-                err = (s.detach().float() - w.detach().float()).norm() / moved
-                # Muon's bf16 iteration batched 2 or 3 at a time lands a few percent from itself; a
-                # wrong share, a missing average or a missing gather is off by the whole update.
-                if err > 0.06:
+            params = zip(sharded_model.parameters(), whole_model.parameters(), before_sharded, before_whole)
+            for i, (s, w, s0, w0) in enumerate(params):
+                expected = w.detach().float() - w0
+                err = ((s.detach().float() - s0) - expected).norm() / expected.norm()
+                # AdamW's update is elementwise: the same arithmetic on the same averaged gradients.
+                # Muon's bf16 iteration batched 1 or 2 at a time lands some percent from the same
+                # iteration batched 2 or 3 at a time; a wrong share, a missing average or a
+                # missing gather is off by about the whole update.
+                bound = 0.02 if id(s) in heads else 0.15
+                if err > bound:
                     raise AssertionError(f"rank {rank} step {step} parameter {i} {tuple(s.shape)}: {err:.3f} off")
             sharded.zero_grad(set_to_none=True)
             if any(p.grad is None or p.grad.abs().max() != 0 for p in sharded_model.parameters()):

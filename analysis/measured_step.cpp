@@ -78,8 +78,8 @@ std::optional<double> step_exposed_communication_us(const StepRow& row) {
 
 std::optional<double> step_busy_us(const StepRow& row) {
   if (!row.kernels_us) return std::nullopt;
-  const std::optional<double> all = row.part_us(StepPart::communication);
-  return all ? *row.kernels_us - *all + *step_exposed_communication_us(row) : *row.kernels_us;
+  return *row.kernels_us - row.part_us(StepPart::communication).value_or(0) +
+         step_exposed_communication_us(row).value_or(0);
 }
 
 std::optional<double> step_idle_us(const StepRow& row) {

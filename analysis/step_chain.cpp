@@ -267,10 +267,10 @@ std::vector<const MeasuredStepPair*> nearest_the_article(const std::vector<Measu
   return nearest;
 }
 
-std::string joined(const std::vector<std::string>& items) {
+// "a, b and c"; `last` joins the last two ("or").
+std::string joined(const std::vector<std::string>& items, const std::string& last = " and ") {
   std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i)
-    text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  for (std::size_t i = 0; i < items.size(); ++i) text += (i == 0 ? "" : i + 1 == items.size() ? last : ", ") + items[i];
   return text;
 }
 
@@ -303,29 +303,24 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
 
   int gpus = 1;
   bool muon = false;
-  std::vector<GradientSync> syncs;
   for (const MeasuredStepPair& p : measured) {
     gpus = std::max(gpus, p.gpus);
     muon = muon || p.optimizer == StepOptimizer::muon;
-    if (p.gradient_sync && std::find(syncs.begin(), syncs.end(), *p.gradient_sync) == syncs.end())
-      syncs.push_back(*p.gradient_sync);
   }
-  std::sort(syncs.begin(), syncs.end());
-  std::string ways;
-  for (std::size_t i = 0; i < syncs.size(); ++i)
-    ways += std::string(i == 0                  ? ""
-                        : i + 1 == syncs.size() ? " or "
-                                                : ", ") +
-            (syncs[i] == GradientSync::after_backward    ? "all-reduced after the backward"
-             : syncs[i] == GradientSync::during_backward ? "all-reduced during the backward as DDP does"
-                                                         : "exchanged in nanochat's sharded optimizer step");
+  std::vector<std::string> ways;  // each gradient sync measured, in the enum's order
+  for (GradientSync g : all_gradient_syncs)
+    if (std::any_of(measured.begin(), measured.end(), [&](const MeasuredStepPair& p) { return p.gradient_sync == g; }))
+      ways.push_back(g == GradientSync::after_backward    ? "all-reduced after the backward"
+                     : g == GradientSync::during_backward ? "all-reduced during the backward as DDP does"
+                                                          : "exchanged in nanochat's sharded optimizer step");
   const bool mixed =
       std::adjacent_find(s.doc_lengths.begin(), s.doc_lengths.end(), std::not_equal_to<>()) != s.doc_lengths.end();
   std::vector<std::string> measured_here, unmeasured;
   (mixed ? measured_here : unmeasured)
       .push_back(mixed ? "documents of mixed lengths" : "real documents of mixed lengths (these are all one length)");
   (muon ? measured_here : unmeasured).push_back("nanochat's Muon optimizer");
-  if (gpus > 1) measured_here.push_back("up to " + std::to_string(gpus) + " GPUs, the gradients " + ways);
+  if (gpus > 1)
+    measured_here.push_back("up to " + std::to_string(gpus) + " GPUs, the gradients " + joined(ways, " or "));
   if (gpus < 8)
     unmeasured.push_back(gpus > 1 ? "the article's 8 GPUs (measured here up to " + std::to_string(gpus) + ")"
                                   : "the article's 8 GPUs and their all-reduce");

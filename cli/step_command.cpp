@@ -227,9 +227,10 @@ void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const
   // folder (ATTNLAB_RESULTS) must say so where their numbers are.
   std::vector<std::string> gpus;
   for (const MeasuredStepPair& p : measured)
-    for (const auto* run : {&p.packed, &p.varlen})
-      if (*run && !(*run)->row.gpu.empty() && std::find(gpus.begin(), gpus.end(), (*run)->row.gpu) == gpus.end())
-        gpus.push_back((*run)->row.gpu);
+    for (Implementation layout : {Implementation::packed, Implementation::varlen})
+      if (const auto& run = p.run(layout);
+          run && !run->row.gpu.empty() && std::find(gpus.begin(), gpus.end(), run->row.gpu) == gpus.end())
+        gpus.push_back(run->row.gpu);
   std::string heading = "the measured step";
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     std::string_view gpu = gpus[i];

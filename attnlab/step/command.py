@@ -128,14 +128,14 @@ def in_optimizer_range(op) -> bool:
     return False
 
 
-def check_arguments(args):
+def check_arguments(args, world: int):
     """The flags' own checks and the output paths, before PyTorch or the GPU is touched: a path
     that cannot be written (a folder, a FIFO, a device, a symlink) never costs a run."""
     if args.warmup < 1 or args.steps < 1 or args.profile_steps < 0 or args.max_num_docs < 0:
         fail("step", "--warmup and --steps must be at least 1, --profile-steps and --max-num-docs at least 0")
     if args.gradient_sync == "sharded" and args.optimizer != "muon":
         fail("step", "--gradient-sync sharded is nanochat's optimizer step: it needs --optimizer muon")
-    if os.environ.get("ATTNLAB_GPU_LOCK") and int(os.environ.get("WORLD_SIZE", "1") or "1") > 1:
+    if os.environ.get("ATTNLAB_GPU_LOCK") and world > 1:
         # Each rank would take the lock in turn, and the holder would wait in a collective for a
         # rank still waiting on the lock.
         fail("step", "ATTNLAB_GPU_LOCK is for one-GPU runs: under torchrun every rank would wait on it; unset it")
@@ -196,10 +196,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lr", type=float, default=3e-4, help="AdamW's learning rate under --optimizer adamw")
     args = ap.parse_args()
-    check_arguments(args)
+    world = int(os.environ.get("WORLD_SIZE", "1"))  # torchrun's ranks
+    check_arguments(args, world)
     torch = import_torch("step")
 
-    world = int(os.environ.get("WORLD_SIZE", "1"))
     rank, local_rank = int(os.environ.get("RANK", "0")), int(os.environ.get("LOCAL_RANK", "0"))
     if not torch.cuda.is_available():
         fail("step", "no CUDA GPU visible to PyTorch", 3)

@@ -52,13 +52,9 @@ class ShardedGroup:
             share = p.shape[0] // world
             self.share = p.detach()[rank * share : (rank + 1) * share].clone()
         self.share_grad = torch.zeros_like(self.share)
-        if stacked:
-            self.shadows = list(self.share.unbind(0))
-            for shadow, grad in zip(self.shadows, self.share_grad.unbind(0)):
-                shadow.grad = grad
-        else:
-            self.shadows = [self.share]
-            self.share.grad = self.share_grad
+        self.shadows = list(self.share.unbind(0)) if stacked else [self.share]
+        for shadow, grad in zip(self.shadows, self.share_grad.unbind(0) if stacked else [self.share_grad]):
+            shadow.grad = grad
 
     def copy_back(self):
         """The gathered stack into the parameters (a split parameter received it in place)."""

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,15 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   std::stringstream s(text);
   for (std::string part; std::getline(s, part, sep);) parts.push_back(part);
   return parts;
+}
+
+// `attnlab step`'s default output read at a glance: at most 40 lines of at most 120 columns
+// (UTF-8 characters, each one column wide here: "µs").
+inline void expect_at_a_glance(const std::string& out) {
+  const std::vector<std::string> lines = split(out, '\n');
+  EXPECT_LE(lines.size(), 40u) << out;
+  for (const std::string& line : lines)
+    EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120) << line;
 }
 
 }  // namespace attnlab::cli_run

@@ -19,6 +19,7 @@ namespace fs = std::filesystem;
 
 using attnlab::cli_run::attnlab;
 using attnlab::cli_run::CliRun;
+using attnlab::cli_run::expect_at_a_glance;
 using attnlab::cli_run::scratch_dir;
 using attnlab::cli_run::split;
 
@@ -384,14 +385,10 @@ TEST(Cli, StepByDefaultIsTheChainAtAGlance) {
     const CliRun r = attnlab(std::string("step ") + scenario);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
-    const std::vector<std::string> lines = split(r.out, '\n');
-    EXPECT_LE(lines.size(), 40u) << r.out;
-    for (const std::string& line : lines) {  // columns: UTF-8 characters, each one column wide here ("µs")
-      EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120)
-          << line;
-      // A paragraph never parts a number from its unit ("2,513,358" at one line's end, "µs" the next).
+    expect_at_a_glance(r.out);
+    // A paragraph never parts a number from its unit ("2,513,358" at one line's end, "µs" the next).
+    for (const std::string& line : split(r.out, '\n'))
       EXPECT_NE(line.rfind("\xC2\xB5s", 0), 0u) << scenario << ": " << line;
-    }
     const bool windowed = std::string(scenario) != "nanochat-d24-no-window";
     EXPECT_NE(r.out.find(windowed ? "what the window leaves" : "what the causal mask leaves (no window)"),
               std::string::npos)
@@ -418,10 +415,7 @@ TEST(Cli, StepReadsTheShippedDataParallelRows) {
   const CliRun r = attnlab("step nanochat-d24-web-mix", env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
-  const std::vector<std::string> lines = split(r.out, '\n');
-  EXPECT_LE(lines.size(), 40u) << r.out;
-  for (const std::string& line : lines)
-    EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120) << line;
+  expect_at_a_glance(r.out);
   for (const char* backend : {"FA2 ", "attnlab \xC2\xB7 wgmma-sm90 "}) {
     for (const std::string setting :
          {"one GPU, Muon, ", "2 GPUs, Muon, all-reduce after bwd, ", "2 GPUs, Muon, all-reduce during bwd, ",

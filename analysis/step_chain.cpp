@@ -235,7 +235,7 @@ namespace {
 // The prediction prices one GPU's step with AdamW: it stands beside the one-GPU AdamW pair of its
 // family's backend; for ours, the same kernel first.
 const MeasuredStepPair* pair_of(const StepTimePrediction& t, const std::vector<MeasuredStepPair>& measured) {
-  const std::string source = t.family == KernelFamily::attnlab ? "torch-step-attnlab" : "torch-step-fa2";
+  const std::string source = measured_step_source(t.family);
   const MeasuredStepPair* any = nullptr;
   for (const MeasuredStepPair& p : measured) {
     if (p.source != source || p.gpus != 1 || p.optimizer != StepOptimizer::adamw || !p.has_parts()) continue;

@@ -20,6 +20,10 @@ constexpr Implementation flash_implementations[] = {Implementation::padded, Impl
 
 const char* kernel_family_name(KernelFamily f) { return f == KernelFamily::attnlab ? "attnlab" : "FA2"; }
 
+const char* measured_step_source(KernelFamily f) {
+  return f == KernelFamily::attnlab ? "torch-step-attnlab" : "torch-step-fa2";
+}
+
 namespace {
 
 // Rows written before the kernel column existed have it empty and are the teaching kernel's.

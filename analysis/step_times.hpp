@@ -22,6 +22,8 @@ namespace attnlab {
 enum class KernelFamily { attnlab, flash_attention_2 };
 inline constexpr KernelFamily all_kernel_families[] = {KernelFamily::attnlab, KernelFamily::flash_attention_2};
 const char* kernel_family_name(KernelFamily f);  // "attnlab", "FA2"
+// The family's backend in the measured step's rows: "torch-step-attnlab", "torch-step-fa2".
+const char* measured_step_source(KernelFamily f);
 // Ours: a flash row of `kernel` (a row without a kernel column is the teaching kernel's,
 // mma-sm80); FA2: any row of its sources.
 bool ran_in_family(const ResultRow& row, KernelFamily f, std::string_view kernel);

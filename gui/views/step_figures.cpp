@@ -25,8 +25,9 @@ StepFigures step_figures(const AppState& state) {
 std::vector<std::string> unmeasured_steps(const StepFigures& f) {
   std::vector<std::string> out;
   for (const StepTimePrediction& t : f.times)
-    if (std::none_of(f.measured.begin(), f.measured.end(),
-                     [&](const MeasuredStepPair& m) { return m.gpus == 1 && m.label() == t.label() && m.saving(); }))
+    if (std::none_of(f.measured.begin(), f.measured.end(), [&](const MeasuredStepPair& m) {
+          return m.gpus == 1 && m.source == measured_step_source(t.family) && m.saving();
+        }))
       out.push_back(t.label());
   return out;
 }

@@ -47,12 +47,14 @@ std::string MeasuredStepPair::label() const {
   return kernel.empty() ? name : name + " \xC2\xB7 " + kernel;
 }
 
-std::string MeasuredStepPair::setting() const {
+std::string MeasuredStepPair::conditions() const {
   std::string text = gpus == 1 ? "one GPU" : std::to_string(gpus) + " GPUs";
   text += optimizer == StepOptimizer::muon ? ", Muon" : ", AdamW";
   if (gradient_sync) text += std::string(", ") + gradient_sync_text(*gradient_sync);
-  return text + ", " + label();
+  return text;
 }
+
+std::string MeasuredStepPair::setting() const { return conditions() + ", " + label(); }
 
 std::optional<double> MeasuredStepPair::saving() const {
   if (!packed || !varlen || !(packed->row.median_us > 0)) return std::nullopt;

@@ -35,6 +35,8 @@ struct MeasuredStepPair {
 
   // "FA2", "attnlab · wgmma-sm90", "cuDNN"; an unknown source by its name.
   std::string label() const;
+  // What the step ran under, whatever the attention: "one GPU, AdamW", "4 GPUs, Muon, all-reduce during bwd".
+  std::string conditions() const;
   // The whole setting, as every table and view names a pair: "one GPU, AdamW, FA2",
   // "4 GPUs, Muon, all-reduce during bwd, attnlab · wgmma-sm90".
   std::string setting() const;

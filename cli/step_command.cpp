@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "analysis/number_format.hpp"
 #include "analysis/step_chain.hpp"
@@ -212,19 +214,9 @@ std::string step_ms(const std::optional<MeasuredStepRun>& run) {
   return text;
 }
 
-// Each measured setting: packed and varlen, what varlen saved, attention's share of packed's step; then,
-// where several GPUs ran, the article's 8 GPUs on paper. Each multi-GPU row's exposed communication
-// is --details' (the parts), which leaves room for the settings' names in 120 columns.
-void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const TrainingStep& step,
-                            const std::optional<AllReduceEstimate>& all_reduce) {
-  std::printf("\n");
-  if (measured.empty()) {
-    std::printf("The measured step: no step row in the results measured these %s tokens under this [model].\n",
-                format_integer(step.tokens).c_str());
-    return;
-  }
-  // The card the rows ran on: a step is measured on one GPU model, and results of another card's
-  // folder (ATTNLAB_RESULTS) must say so where their numbers are.
+// "the measured step on H200": the card the rows ran on. A step is measured on one GPU model, and
+// results of another card's folder (ATTNLAB_RESULTS) must say so where their numbers are.
+std::string measured_heading(const std::vector<MeasuredStepPair>& measured) {
   std::vector<std::string> gpus;
   for (const MeasuredStepPair& p : measured)
     for (Implementation layout : {Implementation::packed, Implementation::varlen})
@@ -237,12 +229,70 @@ void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const
     if (gpu.starts_with("NVIDIA ")) gpu.remove_prefix(7);  // the vendor says nothing beside "H100"
     heading += (i ? " and " : " on ") + printable(gpu, 64);
   }
-  TextTable table({heading + ", ms (median, min-max)", "packed", "varlen", "saved", "attn. share"}, 1);
+  return heading;
+}
+
+// --details: each measured pair on its own line, with the steps' spread and attention's share of
+// packed's step.
+void print_measured_pairs(const std::vector<MeasuredStepPair>& measured) {
+  if (measured.empty()) return;
+  std::printf("\n");
+  TextTable table({measured_heading(measured) + ", ms (median, min-max)", "packed", "varlen", "saved", "attn. share"},
+                  1);
   for (const MeasuredStepPair& p : measured) {
     const auto saving = p.saving();
     const auto attention = p.packed ? step_attention_us(p.packed->row) : std::nullopt;
     table.add_row({p.setting(), step_ms(p.packed), step_ms(p.varlen), saving ? format_percent(*saving) : "-",
                    attention ? format_percent(*attention / p.packed->row.median_us) : "not profiled"});
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
+// "365.2 -> 353.0  3.35%": a pair's packed and varlen medians in ms and what varlen saved.
+std::string pair_ms(const MeasuredStepPair* p) {
+  if (!p) return "-";
+  const auto ms = [](const std::optional<MeasuredStepRun>& run) {
+    return run ? printf_string("%.1f", run->row.median_us / 1000) : std::string("-");
+  };
+  const auto saving = p->saving();
+  return ms(p->packed) + " -> " + ms(p->varlen) + "  " + (saving ? format_percent(*saving) : std::string("-"));
+}
+
+// The measured settings at a glance: one line per GPU count, optimizer and gradient sync, one column
+// per attention backend; then, where several GPUs ran, the article's 8 GPUs on paper. The spread,
+// attention's share and each multi-GPU row's exposed communication are --details'.
+void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const TrainingStep& step,
+                            const std::optional<AllReduceEstimate>& all_reduce) {
+  std::printf("\n");
+  if (measured.empty()) {
+    std::printf("The measured step: no step row in the results measured these %s tokens under this [model].\n",
+                format_integer(step.tokens).c_str());
+    return;
+  }
+  std::vector<std::string> backends;             // in the pairs' order: FA2, attnlab, cuDNN
+  std::vector<const MeasuredStepPair*> by_line;  // the first pair of each line's conditions
+  for (const MeasuredStepPair& p : measured) {
+    if (std::find(backends.begin(), backends.end(), p.label()) == backends.end()) backends.push_back(p.label());
+    if (std::none_of(by_line.begin(), by_line.end(),
+                     [&](const MeasuredStepPair* q) { return q->conditions() == p.conditions(); }))
+      by_line.push_back(&p);
+  }
+  std::stable_sort(by_line.begin(), by_line.end(), [](const MeasuredStepPair* a, const MeasuredStepPair* b) {
+    return std::tuple(a->gpus, a->optimizer, a->gradient_sync) < std::tuple(b->gpus, b->optimizer, b->gradient_sync);
+  });
+  std::printf("%s, ms (median): packed -> varlen, and what varlen saved\n", measured_heading(measured).c_str());
+  std::vector<std::string> header = {"setting"};
+  header.insert(header.end(), backends.begin(), backends.end());
+  TextTable table(header, 1);
+  for (const MeasuredStepPair* line : by_line) {
+    std::vector<std::string> cells = {line->conditions()};
+    for (const std::string& backend : backends) {
+      const auto pair = std::find_if(measured.begin(), measured.end(), [&](const MeasuredStepPair& p) {
+        return p.label() == backend && p.conditions() == line->conditions();
+      });
+      cells.push_back(pair_ms(pair == measured.end() ? nullptr : &*pair));
+    }
+    table.add_row(cells);
   }
   std::fputs(table.render().c_str(), stdout);
   if (all_reduce) print_all_reduce_summary(*all_reduce, paragraph_columns);
@@ -379,6 +429,7 @@ void add_step_command(CLI::App& app) {
     if (ceiling || gemms)
       for (const StepTimePrediction& t : times) print_time_table(t);
     print_savings(step, results, times);
+    print_measured_pairs(measured);
     print_measured_steps(measured);
     if (all_reduce) print_all_reduce_table(*all_reduce, step.model, paragraph_columns);
     print_chain(chain, step_explanation(s, times, measured));

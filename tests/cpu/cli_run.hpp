@@ -68,4 +68,17 @@ inline void expect_at_a_glance(const std::string& out) {
     EXPECT_LE(std::count_if(line.begin(), line.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; }), 120) << line;
 }
 
+// The line of `attnlab step`'s measured table for one setting ("4 GPUs, Muon, all-reduce after bwd"),
+// without the setting; empty where no line names it.
+inline std::string measured_line(const std::string& out, const std::string& conditions) {
+  for (const std::string& line : split(out, '\n'))
+    if (line.rfind(conditions + "  ", 0) == 0) return line.substr(conditions.size());
+  return {};
+}
+
+// How many backends' savings a measured line holds ("379.7 -> 367.8  3.14%" each).
+inline std::size_t measured_savings(const std::string& line) {
+  return std::size_t(std::count(line.begin(), line.end(), '%'));
+}
+
 }  // namespace attnlab::cli_run

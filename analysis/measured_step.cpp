@@ -41,6 +41,15 @@ const char* gradient_sync_text(GradientSync g) {
 
 }  // namespace
 
+const char* gradient_sync_phrase(GradientSync g) {
+  switch (g) {
+    case GradientSync::after_backward: return "all-reduced after the backward";
+    case GradientSync::during_backward: return "all-reduced during the backward as DDP does";
+    case GradientSync::sharded: return "exchanged in nanochat's sharded optimizer step";
+  }
+  return "?";
+}
+
 std::string MeasuredStepPair::label() const {
   const std::size_t rank = source_rank(source);
   const std::string name = rank < step_sources.size() ? std::string(step_sources[rank].label) : source;

@@ -48,7 +48,7 @@ struct MeasuredStepPair {
 
 // The pairs of the scenario: one GPU first, then by GPUs; within a GPU count FA2 first, then attnlab,
 // cuDNN and any other source; then AdamW before Muon, and the all-reduce after the backward before
-// the one during it.
+// the one during it, then the sharded optimizer step.
 // A row counts where it ran the step of `s` whatever its name, as attention rows are matched by their
 // cells (analysis/same_cells.hpp): the scenario its name leads to (`lookup`, each name looked up once,
 // one at a time) has the documents, rows and [model] of `s`, and the row the step's tokens. A copy of
@@ -57,6 +57,9 @@ struct MeasuredStepPair {
 std::vector<MeasuredStepPair> measured_step_pairs(const Scenario& s, const TrainingStep& step,
                                                   const LoadedResults& results,
                                                   const ScenarioLookup& lookup = scenario_named);
+
+// A gradient sync as a sentence says it: "all-reduced during the backward as DDP does".
+const char* gradient_sync_phrase(GradientSync g);
 
 // Attention's time in a step row (forward + backward parts); empty where not profiled.
 std::optional<double> step_attention_us(const StepRow& row);

@@ -310,9 +310,7 @@ std::optional<std::string> article_distance(const Scenario& s, const std::vector
   std::vector<std::string> ways;  // each gradient sync measured, in the enum's order
   for (GradientSync g : all_gradient_syncs)
     if (std::any_of(measured.begin(), measured.end(), [&](const MeasuredStepPair& p) { return p.gradient_sync == g; }))
-      ways.push_back(g == GradientSync::after_backward    ? "all-reduced after the backward"
-                     : g == GradientSync::during_backward ? "all-reduced during the backward as DDP does"
-                                                          : "exchanged in nanochat's sharded optimizer step");
+      ways.push_back(gradient_sync_phrase(g));
   const bool mixed =
       std::adjacent_find(s.doc_lengths.begin(), s.doc_lengths.end(), std::not_equal_to<>()) != s.doc_lengths.end();
   std::vector<std::string> measured_here, unmeasured;

@@ -13,7 +13,6 @@ namespace {
 
 // Bytes as the CLI prints them (powers of 1024), and a rate in the same unit.
 std::string per_second(double bytes_per_second) { return format_bytes(bytes_per_second) + "/s"; }
-std::string ms(double us) { return printf_string("%.1f", us / 1000); }
 
 // "4 GPUs, AdamW, all-reduce after bwd, FA2, packed": the row, as the measured table names its pair.
 std::string row_name(const MeasuredAllReduce& m) { return m.pair->setting() + ", " + implementation_name(m.layout); }
@@ -25,8 +24,8 @@ void print_all_reduce_summary(const AllReduceEstimate& e, std::size_t columns) {
   std::string text = std::to_string(ring.gpus) + " GPUs, estimated: " + format_bytes(ring.bytes_per_gpu()) + "/GPU, " +
                      std::to_string(ring.steps()) + " ring steps";
   if (e.basis)
-    text +=
-        ", " + ms(*e.article_us()) + " ms at " + per_second(e.basis->bus_bandwidth()) + " (" + row_name(*e.basis) + ")";
+    text += ", " + ms_figure(*e.article_us()) + " ms at " + per_second(e.basis->bus_bandwidth()) + " (" +
+            row_name(*e.basis) + ")";
   else
     text += "; no all-reduce timed on fewer GPUs to price them at";
   std::fputs(wrapped(text, columns).c_str(), stdout);
@@ -49,13 +48,13 @@ void print_all_reduce_table(const AllReduceEstimate& e, const ModelShape& model,
   for (const MeasuredAllReduce& m : e.measured) {
     const std::optional<double> exposed = m.row().communication_exposed_us;
     table.add_row({row_name(m), std::to_string(m.ring.gpus), format_bytes(m.ring.bytes_per_gpu()),
-                   std::to_string(m.ring.steps()), per_second(m.bus_bandwidth()), ms(m.communication_us),
-                   exposed ? ms(*exposed) : "not profiled"});
+                   std::to_string(m.ring.steps()), per_second(m.bus_bandwidth()), ms_figure(m.communication_us),
+                   exposed ? ms_figure(*exposed) : "not profiled"});
   }
   const RingAllReduce& ring = e.article;
   table.add_row({std::to_string(ring.gpus) + " GPUs, estimated", std::to_string(ring.gpus),
                  format_bytes(ring.bytes_per_gpu()), std::to_string(ring.steps()),
-                 e.basis ? per_second(e.basis->bus_bandwidth()) : "-", e.basis ? ms(*e.article_us()) : "-",
+                 e.basis ? per_second(e.basis->bus_bandwidth()) : "-", e.basis ? ms_figure(*e.article_us()) : "-",
                  "not measured"});
   std::fputs(table.render().c_str(), stdout);
 }

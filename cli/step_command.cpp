@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -209,8 +210,8 @@ void print_chain_summary(const std::vector<ChainLink>& chain) {
 std::string step_ms(const std::optional<MeasuredStepRun>& run) {
   if (!run) return "not measured";
   const StepRow& r = run->row;
-  std::string text = printf_string("%.1f", r.median_us / 1000);
-  if (r.min_us && r.max_us) text += printf_string(" (%.1f-%.1f)", *r.min_us / 1000, *r.max_us / 1000);
+  std::string text = ms_figure(r.median_us);
+  if (r.min_us && r.max_us) text += " (" + ms_figure(*r.min_us) + "-" + ms_figure(*r.max_us) + ")";
   return text;
 }
 
@@ -252,7 +253,7 @@ void print_measured_pairs(const std::vector<MeasuredStepPair>& measured) {
 std::string pair_ms(const MeasuredStepPair* p) {
   if (!p) return "-";
   const auto ms = [](const std::optional<MeasuredStepRun>& run) {
-    return run ? printf_string("%.1f", run->row.median_us / 1000) : std::string("-");
+    return run ? ms_figure(run->row.median_us) : std::string("-");
   };
   const auto saving = p->saving();
   return ms(p->packed) + " -> " + ms(p->varlen) + "  " + (saving ? format_percent(*saving) : std::string("-"));
@@ -269,28 +270,24 @@ void print_measured_summary(const std::vector<MeasuredStepPair>& measured, const
                 format_integer(step.tokens).c_str());
     return;
   }
-  std::vector<std::string> backends;             // in the pairs' order: FA2, attnlab, cuDNN
-  std::vector<const MeasuredStepPair*> by_line;  // the first pair of each line's conditions
+  std::vector<std::string> backends;  // in the pairs' order: FA2, attnlab, cuDNN
+  // Each line's pairs, the lines by GPUs, optimizer and gradient sync.
+  std::map<std::tuple<int, StepOptimizer, std::optional<GradientSync>>, std::vector<const MeasuredStepPair*>> lines;
   for (const MeasuredStepPair& p : measured) {
     if (std::find(backends.begin(), backends.end(), p.label()) == backends.end()) backends.push_back(p.label());
-    if (std::none_of(by_line.begin(), by_line.end(),
-                     [&](const MeasuredStepPair* q) { return q->conditions() == p.conditions(); }))
-      by_line.push_back(&p);
+    lines[{p.gpus, p.optimizer, p.gradient_sync}].push_back(&p);
   }
-  std::stable_sort(by_line.begin(), by_line.end(), [](const MeasuredStepPair* a, const MeasuredStepPair* b) {
-    return std::tuple(a->gpus, a->optimizer, a->gradient_sync) < std::tuple(b->gpus, b->optimizer, b->gradient_sync);
-  });
   std::printf("%s, ms (median): packed -> varlen, and what varlen saved\n", measured_heading(measured).c_str());
   std::vector<std::string> header = {"setting"};
   header.insert(header.end(), backends.begin(), backends.end());
   TextTable table(header, 1);
-  for (const MeasuredStepPair* line : by_line) {
-    std::vector<std::string> cells = {line->conditions()};
+  for (const auto& line : lines) {
+    const std::vector<const MeasuredStepPair*>& pairs = line.second;
+    std::vector<std::string> cells = {pairs.front()->conditions()};
     for (const std::string& backend : backends) {
-      const auto pair = std::find_if(measured.begin(), measured.end(), [&](const MeasuredStepPair& p) {
-        return p.label() == backend && p.conditions() == line->conditions();
-      });
-      cells.push_back(pair_ms(pair == measured.end() ? nullptr : &*pair));
+      const auto pair =
+          std::find_if(pairs.begin(), pairs.end(), [&](const MeasuredStepPair* p) { return p->label() == backend; });
+      cells.push_back(pair_ms(pair == pairs.end() ? nullptr : *pair));
     }
     table.add_row(cells);
   }

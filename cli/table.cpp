@@ -20,6 +20,8 @@ std::string printf_string(const char* format, ...) {
   return out;
 }
 
+std::string ms_figure(double us) { return printf_string("%.1f", us / 1000); }
+
 std::size_t display_width(std::string_view text) {
   std::size_t n = 0;
   for (unsigned char c : text) n += (c & 0xC0) != 0x80;  // UTF-8 continuation bytes add no column

@@ -41,5 +41,7 @@ std::size_t display_width(std::string_view text);
 // keeps its unit; a word longer than the line is cut at a '-', '_' or '/', else stands alone).
 std::string wrapped(const std::string& text, std::size_t width);
 std::string printf_string(const char* format, ...) __attribute__((format(printf, 1, 2)));
+// µs written as ms to a tenth, without the unit (its heading names it): 365210 -> "365.2".
+std::string ms_figure(double us);
 
 }  // namespace attnlab::cli

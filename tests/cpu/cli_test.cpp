@@ -431,6 +431,17 @@ TEST(Cli, StepReadsTheShippedDataParallelRows) {
   EXPECT_NE(r.out.find("(4 GPUs, Muon, all-reduce after bwd, FA2, packed)"), std::string::npos) << r.out;
   // Another card's folder says so where its numbers are.
   EXPECT_NE(r.out.find("\nthe measured step on H200, ms (median): "), std::string::npos) << r.out;
+  // nanochat-d24 measured in every multi-GPU setting; the distance to the article rests on nanochat's
+  // own setting, the most GPUs with the sharded optimizer.
+  const CliRun d24 = attnlab("step nanochat-d24", env);
+  ASSERT_EQ(d24.exit_code, 0) << d24.err;
+  expect_at_a_glance(d24.out);
+  for (const std::string setting :
+       {"2 GPUs, Muon, all-reduce after bwd", "2 GPUs, Muon, all-reduce during bwd", "4 GPUs, Muon, all-reduce after bwd",
+        "4 GPUs, Muon, all-reduce during bwd", "4 GPUs, Muon, sharded optimizer"})
+    EXPECT_EQ(cli_run::measured_savings(cli_run::measured_line(d24.out, setting)), 2u) << setting << "\n" << d24.out;
+  EXPECT_NE(d24.out.find("of attention per step here"), std::string::npos) << d24.out;
+  EXPECT_NE(d24.out.find("(4 GPUs, Muon, sharded optimizer, FA2)"), std::string::npos) << d24.out;
   // --details keeps each pair's spread, and the rows of nanochat-d24 measured on 4 GPUs.
   const CliRun details = attnlab("step nanochat-d24 --details", env);
   ASSERT_EQ(details.exit_code, 0) << details.err;

@@ -437,8 +437,8 @@ TEST(Cli, StepReadsTheShippedDataParallelRows) {
   ASSERT_EQ(d24.exit_code, 0) << d24.err;
   expect_at_a_glance(d24.out);
   for (const std::string setting :
-       {"2 GPUs, Muon, all-reduce after bwd", "2 GPUs, Muon, all-reduce during bwd", "4 GPUs, Muon, all-reduce after bwd",
-        "4 GPUs, Muon, all-reduce during bwd", "4 GPUs, Muon, sharded optimizer"})
+       {"2 GPUs, Muon, all-reduce after bwd", "2 GPUs, Muon, all-reduce during bwd",
+        "4 GPUs, Muon, all-reduce after bwd", "4 GPUs, Muon, all-reduce during bwd", "4 GPUs, Muon, sharded optimizer"})
     EXPECT_EQ(cli_run::measured_savings(cli_run::measured_line(d24.out, setting)), 2u) << setting << "\n" << d24.out;
   EXPECT_NE(d24.out.find("of attention per step here"), std::string::npos) << d24.out;
   EXPECT_NE(d24.out.find("(4 GPUs, Muon, sharded optimizer, FA2)"), std::string::npos) << d24.out;

@@ -35,7 +35,7 @@ from attnlab.environment import environment_columns
 from attnlab.exits import Unavailable, fail, import_torch
 from attnlab.scenario import scenario_json
 from attnlab.step.batch import IGNORE, LAYOUTS, layout_batch, padded_cu_seqlens, rank_seed
-from attnlab.step.parts import exposed_communication_us, part_of, split_into_parts
+from attnlab.step.parts import OPTIMIZER_RANGE, exposed_communication_us, part_of, split_into_parts
 from attnlab.step.rows import BACKENDS, GRADIENT_SYNCS, OPTIMIZERS, STEP_COLUMNS, step_row
 from attnlab.timing import time_calls
 
@@ -81,9 +81,6 @@ def gpu_to_itself():
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-OPTIMIZER_RANGE = "Optimizer.step#"  # how torch.optim names the profiler's range around an optimizer's step
-
-
 def profile_parts(torch, step, steps: int) -> tuple[dict | None, dict, float | None]:
     """Each part's µs per step, each part's kernels, and the µs per step of exposed communication
     (attnlab/step/parts.py; None where the profiler gave no kernel times)."""
@@ -99,17 +96,13 @@ def profile_parts(torch, step, steps: int) -> tuple[dict | None, dict, float | N
     # annotation spanning its kernels: not a kernel itself (counting it would count those kernels
     # twice), but it tells which kernels the optimizer ran.
     annotations = [e for e in on_gpu if getattr(e, "is_user_annotation", False)]
+    launched = [e for e in on_gpu if not getattr(e, "is_user_annotation", False)]
     optimizer_spans = [e.time_range for e in annotations if e.name.startswith(OPTIMIZER_RANGE)]
     kernels = [
         (e.name, e.time_range.elapsed_us(), any(s.start <= e.time_range.start < s.end for s in optimizer_spans))
-        for e in on_gpu
-        if not getattr(e, "is_user_annotation", False)
+        for e in launched
     ]
-    spans = [
-        (e.time_range.start, e.time_range.end, part_of(e.name) == "communication")
-        for e in on_gpu
-        if not getattr(e, "is_user_annotation", False)
-    ]
+    spans = [(e.time_range.start, e.time_range.end, part_of(e.name) == "communication") for e in launched]
     if not kernels:  # a profiler that lists kernels only under the CPU ops that launched them
         kernels = [(k.name, k.duration, in_optimizer_range(e)) for e in events for k in e.kernels]
     if not kernels:

@@ -29,6 +29,9 @@ PARTS = [
     ("elementwise", r"triton|elementwise|vectorized|reduce|norm|embedding|index|copy|fill|cat_|where|rotary"),
 ]
 PART_NAMES = [p for p, _ in PARTS] + ["other"]
+# How torch.optim names the profiler's range around an optimizer's step ("Optimizer.step#AdamW.step");
+# an optimizer that steps outside torch.optim names its range the same way.
+OPTIMIZER_RANGE = "Optimizer.step#"
 _COMPILED = [(part, re.compile(pattern, re.IGNORECASE)) for part, pattern in PARTS]
 
 

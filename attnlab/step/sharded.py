@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import torch
 
+from attnlab.step.parts import OPTIMIZER_RANGE
+
 
 class ShardedGroup:
     """Parameters split over the ranks along a first dimension: several matrices of one shape
@@ -67,7 +69,7 @@ class ShardedOptimizer:
     reduce-scatter launched at once, then for each group in turn its wait, its share's step and
     its all-gather, so later groups' exchanges run under earlier groups' work."""
 
-    RANGE = "Optimizer.step#ShardedOptimizer.step"  # the optimizer's range for the profiler's parts
+    RANGE = OPTIMIZER_RANGE + "ShardedOptimizer.step"  # the optimizer's range for the profiler's parts
 
     def __init__(self, groups: list[tuple[ShardedGroup, torch.optim.Optimizer]]):
         self.groups = groups

@@ -101,21 +101,27 @@ for stage in "$@"; do
       cat "$out/run.log"
       ;;
     ladder)
-      # Each rung of wgmma-sm90's ladder (kernels/wgmma_sm90/rungs.hpp), a kernel of its own
-      # (--kernel wgmma-sm90/rungN, the results' kernel column says so; the last rung has the
-      # shipped features), then both kernels as shipped. The rungs are numbered from 1 up to
-      # the first name --kernel refuses.
+      # Each rung of wgmma-sm90's forward ladder (kernels/wgmma_sm90/rungs.hpp), a kernel of
+      # its own (--kernel wgmma-sm90/rungN, the results' kernel column says so; the last rung
+      # has the shipped features), then each rung of its backward's ladder
+      # (wgmma-sm90/bwd-rungN, --pass bwd), then both kernels as shipped, both passes. The
+      # rungs are numbered from 1 up to the first name --kernel refuses.
       ladder=(uniform-64x512 uniform-16x2048 one-doc-16384 --implementations varlen --count)
-      rung=1
-      while [ $rung -le 20 ] && $attnlab run tests/gpu/sanitizer-small.toml --implementations varlen --reps 1 \
-        --kernel "wgmma-sm90/rung$rung" 2>&1 | grep -vq "expected one of"; do
-        timeout 90 $attnlab run "${ladder[@]}" --kernel "wgmma-sm90/rung$rung" \
-          --out "$out/attnlab-ladder-rung$rung.csv" >"$out/ladder-rung$rung.log" 2>&1 || failed+=("ladder-rung$rung")
-        grep -E "^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-rung$rung.log"
-        rung=$((rung + 1))
-      done
+      climb() {  # climb NAME_PREFIX PASS
+        local rung=1 name
+        while [ $rung -le 20 ] && $attnlab run tests/gpu/sanitizer-small.toml --implementations varlen --reps 1 \
+          --pass "$2" --kernel "$1$rung" 2>&1 | grep -vq "expected one of"; do
+          name=$(basename "$1$rung")
+          timeout 120 $attnlab run "${ladder[@]}" --pass "$2" --kernel "$1$rung" \
+            --out "$out/attnlab-ladder-$name.csv" >"$out/ladder-$name.log" 2>&1 || failed+=("ladder-$name")
+          grep -E "^launch|^kernel|^scenario|^varlen|counted" "$out/ladder-$name.log"
+          rung=$((rung + 1))
+        done
+      }
+      climb wgmma-sm90/rung fwd
+      climb wgmma-sm90/bwd-rung bwd
       for kernel in wgmma-sm90 mma-sm80; do
-        timeout 90 $attnlab run "${ladder[@]}" --kernel $kernel --out "$out/attnlab-ladder-$kernel.csv" \
+        timeout 180 $attnlab run "${ladder[@]}" --pass both --kernel $kernel --out "$out/attnlab-ladder-$kernel.csv" \
           >"$out/ladder-$kernel.log" 2>&1 || failed+=("ladder-$kernel")
         grep -E "^kernel|^scenario|^varlen|counted" "$out/ladder-$kernel.log"
       done

@@ -48,7 +48,7 @@ FlashKernel choose_flash_kernel(std::string_view name, int device_capability, st
   const int compute_capability = capability_to_choose_for(device_capability);
   if (name.empty()) {
     for (const FlashKernelInfo& k : flash_kernels)
-      if (k.rung == 0 && compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) &&
+      if (!is_rung(k) && compute_capability >= k.min_compute_capability && flash_kernel_built(k.kernel) &&
           (k.default_backward || !backward))
         return k.kernel;
     // A GPU too old for any of them is as good as none.

@@ -5,7 +5,8 @@
 // another tile is scheduled and counted at its own tile with no new code. The rungs
 // of wgmma-sm90's ladder (kernels/wgmma_sm90/rungs.hpp) are kernels of their own
 // here, each with its own name, so a rung's results row never passes for the shipped
-// kernel's. naive's GEMMs are cuBLAS's. Plain C++: any .cpp may include it.
+// kernel's; so are the rungs of its backward's ladder (the shipped forward and the rung's
+// backward). naive's GEMMs are cuBLAS's. Plain C++: any .cpp may include it.
 #include <array>
 #include <string>
 #include <string_view>
@@ -27,11 +28,15 @@ struct FlashKernelInfo {
   // this turns true.
   bool default_backward;
   int rung;  // a rung of wgmma-sm90's ladder (from 1), which no run takes unless named; 0 for a kernel as shipped
+  int backward_rung = 0;  // the same for the ladder of wgmma-sm90's backward
 };
+
+// Whether a run takes the kernel only when it is named: a rung of either ladder.
+constexpr bool is_rung(const FlashKernelInfo& k) { return k.rung > 0 || k.backward_rung > 0; }
 
 // The kernels as shipped fastest first (with no --kernel a run takes the first one the
 // GPU supports), then the ladder's rungs.
-inline constexpr std::array<FlashKernelInfo, 8> flash_kernels{{
+inline constexpr std::array<FlashKernelInfo, 10> flash_kernels{{
     {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, roles
     {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},        // teaching: mma.sync, cp.async
     {FlashKernel::wgmma_sm90_rung1, "wgmma-sm90/rung1", {128, 128}, 90, false, false, 1},
@@ -40,15 +45,22 @@ inline constexpr std::array<FlashKernelInfo, 8> flash_kernels{{
     {FlashKernel::wgmma_sm90_rung4, "wgmma-sm90/rung4", {128, 128}, 90, false, false, 4},
     {FlashKernel::wgmma_sm90_rung5, "wgmma-sm90/rung5", {128, 128}, 90, false, false, 5},
     {FlashKernel::wgmma_sm90_rung6, "wgmma-sm90/rung6", {128, 128}, 90, false, false, 6},
+    {FlashKernel::wgmma_sm90_bwd_rung1, "wgmma-sm90/bwd-rung1", {128, 128}, 90, true, false, 0, 1},
+    {FlashKernel::wgmma_sm90_bwd_rung2, "wgmma-sm90/bwd-rung2", {128, 128}, 90, true, false, 0, 2},
 }};
 
-constexpr bool rungs_listed() {
+// Whether the entries numbered by `which` (a ladder) are 1, 2, ... `count` in order, at
+// wgmma-sm90's tile.
+constexpr bool rungs_listed(int FlashKernelInfo::*which, int count) {
   int rung = 0;
   for (const FlashKernelInfo& k : flash_kernels)
-    if (k.rung > 0 && (k.rung != ++rung || k.tile != flash_kernels.front().tile)) return false;
-  return rung == wgmma_sm90::forward_rung_count;
+    if (k.*which > 0 && (k.*which != ++rung || k.tile != flash_kernels.front().tile)) return false;
+  return rung == count;
 }
-static_assert(rungs_listed(), "every rung of wgmma-sm90's ladder, in order, at wgmma-sm90's tile");
+static_assert(rungs_listed(&FlashKernelInfo::rung, wgmma_sm90::forward_rung_count),
+              "every rung of wgmma-sm90's ladder, in order, at wgmma-sm90's tile");
+static_assert(rungs_listed(&FlashKernelInfo::backward_rung, wgmma_sm90::backward_rung_count),
+              "every rung of wgmma-sm90's backward ladder, in order, at wgmma-sm90's tile");
 
 constexpr const FlashKernelInfo& flash_kernel_info(FlashKernel k) {
   for (const FlashKernelInfo& info : flash_kernels)

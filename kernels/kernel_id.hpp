@@ -14,6 +14,8 @@ enum class FlashKernel {
   wgmma_sm90_rung4,
   wgmma_sm90_rung5,
   wgmma_sm90_rung6,
+  wgmma_sm90_bwd_rung1,
+  wgmma_sm90_bwd_rung2,
 };
 
 }  // namespace attnlab

@@ -43,6 +43,18 @@ constexpr KernelLaunchers ladder_rung() {
   l.forward[flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim)] = &wgmma_sm90::launch_forward_rung<rung>;
   return l;
 }
+
+// Rung `rung` of the Hopper backward's ladder: the shipped forward and the rung's backward.
+template <int rung>
+constexpr KernelLaunchers backward_ladder_rung() {
+  KernelLaunchers l{flash_kernels.front().kernel, {}, {}};
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (k.backward_rung == rung) l.kernel = k.kernel;
+  const int instance = flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim);
+  l.forward[instance] = &wgmma_sm90::launch_forward<__nv_bfloat16, wgmma_sm90::ladder_head_dim>;
+  l.backward[instance] = &wgmma_sm90::launch_backward_rung<rung>;
+  return l;
+}
 #endif
 
 // Every flash kernel this build holds and its launchers (kernel_choice.hpp says what each is).
@@ -58,6 +70,8 @@ constexpr KernelLaunchers launch_table[] = {
     ladder_rung<4>(),
     ladder_rung<5>(),
     ladder_rung<6>(),
+    backward_ladder_rung<1>(),
+    backward_ladder_rung<2>(),
 #endif
     {FlashKernel::mma_sm80,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),

@@ -16,10 +16,13 @@
 //    and dQ = dS·K over all 128 keys (dSᵀ staged in shared memory and read
 //    transposed, K read transposed), each warpgroup 64 of the head dim's columns
 //    (at head dim 64, warpgroup 0 alone);
-//  - dQ is added into the fp32 accumulator by 8-byte reductions as in the teaching
-//    backward, but contracted over 128 keys instead of 64: half the reductions,
-//    which bound the teaching backward (the L2's atomic throughput). At head dim
-//    128, dQ's product goes before dK's, so its reductions overlap dK;
+//  - dQ, contracted over 128 keys instead of the teaching backward's 64, goes into
+//    shared memory (the 128-byte swizzle, boxes of 32 floats), and at the next step's
+//    barrier one thread per warpgroup adds it to the fp32 accumulator by TMA bulk
+//    reductions: a handful of instructions where per-thread 8-byte reductions cost
+//    16 a thread a step and most of the kernel's stalls (the ladder's first rung adds
+//    dQ that way, from registers). At head dim 128, dQ's product goes before dK's, so
+//    its staging overlaps dK;
 //  - dK and dV leave through shared memory, 16 bytes a thread in whole lines,
 //    where a warp store from the accumulators' layout touches 8 rows (which cost
 //    most where CTAs are short: 512-token documents).
@@ -36,19 +39,22 @@
 #include "kernels/common/scheduler.cuh"
 #include "kernels/common/softmax.cuh"
 #include "kernels/common/work_item.cuh"
+#include "kernels/wgmma_sm90/backward_params.cuh"
+#include "kernels/wgmma_sm90/features.hpp"
 #include "kernels/wgmma_sm90/ptx.cuh"
 #include "kernels/wgmma_sm90/shared_memory.cuh"
 
 namespace attnlab::wgmma_sm90 {
 
-using flash::BackwardParams;
 using QueryInfo = flash::QueryInfo<kStepQueries>;
 
 // Shared memory: K and V of the key tile (128 rows), two buffers each of Q and dO
 // (64 rows: the next step's land while this one computes), dSᵀ (128 keys x 64
-// queries, one block), two QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64
-// blocks of [rows][64 elements], each 1024-byte aligned.
-template <int D>
+// queries, one block), with bulk reductions dQ (64 queries x D floats), two
+// QueryInfo. Tiles in wgmma's 128-byte swizzle: D/64 blocks of [rows][64 elements],
+// dQ D/32 boxes of [64][32 floats], each 1024-byte aligned.
+inline constexpr int kQueryGradientBoxBytes = kStepQueries * kQueryGradientBoxFloats * 4;  // one box of dQ
+template <int D, bool dq_bulk_reduce>
 struct BackwardLayout {
   static constexpr int key_block = kCols * 128;           // one [128][64] block of K or V
   static constexpr int query_block = kStepQueries * 128;  // one [64][64] block of Q or dO
@@ -59,10 +65,12 @@ struct BackwardLayout {
   static constexpr int q = v + key_tile_bytes;
   static constexpr int d_o = q + 2 * query_tile_bytes;
   static constexpr int ds = d_o + 2 * query_tile_bytes;
-  static constexpr int infos = ds + kCols * kStepQueries * 2;
+  static constexpr int dq = ds + kCols * kStepQueries * 2;
+  static constexpr int infos = dq + (dq_bulk_reduce ? D / kQueryGradientBoxFloats * kQueryGradientBoxBytes : 0);
   static constexpr int bytes = infos + 2 * int(sizeof(QueryInfo)) + 1024;  // + room to align the base to 1024
   // At the end the two Q buffers hold dK's 128 rows on their way out, the dO buffers dV's.
   static_assert(2 * query_tile_bytes == key_tile_bytes && d_o - q == key_tile_bytes);
+  static_assert(dq % 1024 == 0 && kQueryGradientBoxBytes % 1024 == 0);
 };
 
 // Starts copying `rows` rows of one head (row stride `stride` elements) into a
@@ -104,7 +112,7 @@ using KeyFragments = std::uint32_t[kStepQueries / 16][4];
 template <typename T, int D>
 __device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
                                                  const unsigned char* query_tile) {
-  using L = BackwardLayout<D>;
+  using L = BackwardLayout<D, false>;
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk)
     wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
@@ -122,7 +130,7 @@ __device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const
 #pragma unroll
   for (int kk = 0; kk < kStepQueries / 16; ++kk)
     wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
-        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, BackwardLayout<D>::query_block));
+        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, BackwardLayout<D, false>::query_block));
   wgmma_commit();
 }
 
@@ -132,13 +140,41 @@ __device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const
 template <typename T, int D>
 __device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const unsigned char* ds_tile,
                                                      const unsigned char* k_tile, int block) {
-  using L = BackwardLayout<D>;
+  using L = BackwardLayout<D, false>;
 #pragma unroll
   for (int kk = 0; kk < kCols / 16; ++kk)
     wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, 64, true, true>(
         dq, matrix_descriptor(ds_tile + kk * 16 * 128, L::key_block),
         matrix_descriptor(k_tile + block * L::key_block + kk * 16 * 128, L::key_block), kk > 0);
   wgmma_commit();
+}
+
+// dQ's 64 x 64 block (the warpgroup's columns) into the staged dQ tile: column c of
+// row r at box c / 32, its 16-byte chunk swizzled by r % 8 as TMA reads the box back;
+// a warp's 8-byte stores fill whole 128-byte lines. Rows past the row's valid tokens
+// are staged too: they hold zeros (no attended key, a zero dO row), which the bulk
+// reduction adds to whatever follows the row.
+__device__ __forceinline__ void stage_query_gradient(unsigned char* dq_tile, const QueryGradient& acc, int warpgroup,
+                                                     int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + flash::accumulator_row(e, lane);
+    const int col = 64 * warpgroup + flash::accumulator_column(e, lane);
+    const int in_box = col % kQueryGradientBoxFloats;
+    unsigned char* at = dq_tile + (col / kQueryGradientBoxFloats) * kQueryGradientBoxBytes + row * 128 +
+                        ((in_box / 4) ^ (row % 8)) * 16 + (in_box % 4) * 4;
+    *reinterpret_cast<float2*>(at) = float2{acc[e], acc[e + 1]};
+  }
+}
+
+// Starts adding the staged dQ of the warpgroup's columns (two boxes) into the fp32
+// accumulator at (`first_position`, `head`); one bulk group. One thread.
+__device__ __forceinline__ void start_adding_query_gradient(const CUtensorMap* dq_map, const unsigned char* dq_tile,
+                                                            int warpgroup, int head, int first_position) {
+#pragma unroll
+  for (int b = 2 * warpgroup; b < 2 * warpgroup + 2; ++b)
+    reduce_add_box(dq_map, dq_tile + b * kQueryGradientBoxBytes, b * kQueryGradientBoxFloats, head, first_position);
+  commit_bulk_groups();
 }
 
 // dQ's 64 x 64 block into the fp32 accumulator (`dq` at the step's first query and
@@ -158,19 +194,23 @@ __device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t strid
 
 // One CTA per (key tile, KV head), in the backward's work-list order (heaviest rows
 // first, a row's most-visited key tiles first). The next step's Q, dO, LSE and Δ are
-// copied while this step computes. With `counting`, each executed step also counts
-// its cells and the scores the mask leaves finite, and each tile's first step the tile.
-template <typename T, int D, bool counting>
+// copied while this step computes; with dq_bulk_reduce, the last step's dQ is added
+// while this step computes. With `counting`, each executed step also counts its cells
+// and the scores the mask leaves finite, and each tile's first step the tile.
+template <typename T, int D, int features, bool counting>
 __global__ void __launch_bounds__(kBackwardThreads, 1)
-    backward(const BackwardParams p, const flash::OneCtaPerWork scheduler) {
+    backward(const __grid_constant__ BackwardParams params, const flash::OneCtaPerWork scheduler) {
   static_assert(D == 64 || D == 128);
-  using L = BackwardLayout<D>;
+  constexpr bool bulk = backward_features_of_key(features).dq_bulk_reduce;
+  using L = BackwardLayout<D, bulk>;
+  const flash::BackwardParams& p = params.flash;
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
   unsigned char* const base = shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024);
   unsigned char* const k_tile = base + L::k;
   unsigned char* const v_tile = base + L::v;
   unsigned char* const ds_tile = base + L::ds;
+  unsigned char* const dq_tile = base + L::dq;
   QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
   const LayoutView& lv = p.layout;
   const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
@@ -205,6 +245,14 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
   const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
+  // With bulk reductions, the thread that adds its warpgroup's staged dQ (warpgroup 0's
+  // alone at head dim 64), and the step whose dQ is staged, if one is.
+  const bool adds_dq = bulk && thread == 0 && (D == 128 || warpgroup == 0);
+  int staged_head = -1, staged_position = 0;
+  const auto add_staged_dq = [&] {
+    if (adds_dq && staged_head >= 0)
+      start_adding_query_gradient(&params.dq_map, dq_tile, warpgroup, staged_head, staged_position);
+  };
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
     flash::wait_copies<0>();   // this step's copies (and K, V) landed
@@ -212,6 +260,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     // One barrier a step: this step's tiles in place for every thread, and the last
     // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
+    add_staged_dq();  // the last step's dQ, staged and fenced by every thread before the barrier
     const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
     const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
     const QueryInfo& info = infos[buffer];
@@ -251,11 +300,18 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
     if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
 
+    // The staged dQ's reductions have read it before the barrier lets this step's overwrite it.
+    if (adds_dq) wait_bulk_groups_read<0>();
     fence_shared_for_async();  // the dQ products read the staged dSᵀ
     __syncthreads();           // every warpgroup's rows of dSᵀ staged
     const auto add_dq = [&](const QueryGradient& dq) {
-      add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
-                         std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
+      if constexpr (bulk) {
+        stage_query_gradient(dq_tile, dq, warpgroup, warp, lane);
+        fence_shared_for_async();  // the bulk reductions read what these stores wrote
+      } else {
+        add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
+                           std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
+      }
     };
     QueryGradient dq;
     if constexpr (D == 128) {
@@ -281,11 +337,14 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     pin_registers(dk);
     pin_registers(pf);
     pin_registers(dsf);
+    staged_head = head;
+    staged_position = item.row_begin + q0;
     head = next_head;
     q0 = next_q0;
   }
   flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
   __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
+  add_staged_dq();          // the last step's dQ
 
   // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
   // staged in the Q and dO buffers, then stored in whole lines.
@@ -304,6 +363,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
                                  kKeysPerWarpgroup * warpgroup, thread);
 
+  if (adds_dq) wait_bulk_groups<0>();  // dQ's reductions have read the tile and added it
   if constexpr (counting) {
     flash::add_finite_scores(p.counts, finite);
     if (threadIdx.x == 0) flash::add_counts(p.counts, counted, visited);

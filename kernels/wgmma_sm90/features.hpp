@@ -50,4 +50,27 @@ inline std::string describe_features(const ForwardFeatures& f) {
          ", consumer_turns " + yes_no(f.consumer_turns);
 }
 
+// The ideas of the Hopper backward that can be switched off, for its ladder as the
+// forward's: backward<T, D, key, counting> with key = backward_features_key of
+// shipped_backward_features() is the backward as shipped.
+struct BackwardFeatures {
+  // dQ of a step is staged in shared memory and added to the fp32 accumulator by TMA
+  // bulk reductions, a few instructions from one thread per warpgroup; without, every
+  // thread adds its dQ values by 8-byte reductions (16 a thread a step).
+  bool dq_bulk_reduce;
+
+  friend constexpr bool operator==(const BackwardFeatures&, const BackwardFeatures&) = default;
+};
+
+constexpr BackwardFeatures shipped_backward_features() { return {true}; }
+
+constexpr int backward_features_key(const BackwardFeatures& f) { return int(f.dq_bulk_reduce); }
+constexpr BackwardFeatures backward_features_of_key(int key) { return {bool(key & 1)}; }
+static_assert(backward_features_of_key(backward_features_key(shipped_backward_features())) ==
+              shipped_backward_features());
+
+inline std::string describe_features(const BackwardFeatures& f) {
+  return std::string("dq_bulk_reduce ") + (f.dq_bulk_reduce ? "yes" : "no");
+}
+
 }  // namespace attnlab::wgmma_sm90

@@ -1,5 +1,5 @@
-// The rungs of the Hopper forward's ladder (rungs.hpp), each a kernel of its own, built
-// for bf16 at head dim ladder_head_dim only.
+// The rungs of the Hopper forward's and backward's ladders (rungs.hpp), each a kernel of
+// its own, built for bf16 at head dim ladder_head_dim only.
 #include "kernels/wgmma_sm90/launch.cuh"
 
 namespace attnlab::wgmma_sm90 {
@@ -10,4 +10,7 @@ template void launch_forward_rung<3>(const flash::Params&, const flash::LaunchAr
 template void launch_forward_rung<4>(const flash::Params&, const flash::LaunchArgs&);
 template void launch_forward_rung<5>(const flash::Params&, const flash::LaunchArgs&);
 template void launch_forward_rung<6>(const flash::Params&, const flash::LaunchArgs&);
+static_assert(backward_rung_count == 2, "one instantiation below per backward rung");
+template void launch_backward_rung<1>(const flash::BackwardParams&, const flash::LaunchArgs&);
+template void launch_backward_rung<2>(const flash::BackwardParams&, const flash::LaunchArgs&);
 }  // namespace attnlab::wgmma_sm90

@@ -18,11 +18,12 @@
 
 namespace attnlab::wgmma_sm90 {
 
-// A tensor map over [positions][heads][D] 16-bit elements, read in boxes of 128
-// positions x 64 elements of one head, written to shared memory in the 128-byte
-// swizzle that wgmma's descriptors describe. Boxes past the last position read zeros.
-template <typename T, int D>
-CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
+// A tensor map over [positions][heads][D] elements of `element_bytes`, in boxes of
+// `box_positions` positions x 128 bytes of one head, laid out in shared memory in the
+// 128-byte swizzle (wgmma's descriptors describe it for 16-bit tiles). Boxes past the
+// last position read zeros; their reductions are dropped.
+inline CUtensorMap position_head_map(const void* base, CUtensorMapDataType type, int element_bytes, int D, int heads,
+                                     std::int64_t positions, int box_positions) {
   static const auto encode = [] {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
@@ -33,16 +34,24 @@ CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
   }();
   CUtensorMap map;
   const cuuint64_t dims[3] = {cuuint64_t(D), cuuint64_t(heads), cuuint64_t(positions)};
-  const cuuint64_t strides[2] = {cuuint64_t(D) * 2, cuuint64_t(heads) * D * 2};  // bytes, dims 1 and 2
-  const cuuint32_t box[3] = {64, 1, kRows};
+  const cuuint64_t strides[2] = {cuuint64_t(D) * element_bytes,
+                                 cuuint64_t(heads) * D * element_bytes};  // bytes, dims 1 and 2
+  const cuuint32_t box[3] = {cuuint32_t(128 / element_bytes), 1, cuuint32_t(box_positions)};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUresult r = encode(
-      &map, std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
-      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+             CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("wgmma-sm90: cuTensorMapEncodeTiled failed (" + std::to_string(r) + ")");
   return map;
+}
+
+// Q, K or V: boxes of 128 positions x 64 elements, as the forward's tiles take them.
+template <typename T, int D>
+CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
+  return position_head_map(
+      base, std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, D,
+      heads, positions, kRows);
 }
 
 // One CTA per SM (its shared memory and 384 threads), each walking the work list, by
@@ -80,15 +89,41 @@ void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& a
           " (adds: " + r.idea + "; " + describe_features(r.features) + ")");
 }
 
-// One CTA per (key tile, KV head), as the teaching backward's.
+// One CTA per (key tile, KV head), as the teaching backward's, by the backward built
+// with features F; `what` names it in the launch line.
+template <typename T, int D, BackwardFeatures F>
+void launch_backward_with(const flash::BackwardParams& params, const flash::LaunchArgs& args, const std::string& what) {
+  const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, what));
+  const auto with_tensor_map = [&] {
+    BackwardParams p{};
+    p.flash = params;
+    if constexpr (F.dq_bulk_reduce)
+      p.dq_map = position_head_map(params.dq_accum, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, D, params.heads, args.positions,
+                                   kStepQueries);
+    return p;
+  };
+  flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
+    flash::launch_scheduled<backward<T, D, backward_features_key(F), counting>>(
+        name, kBackwardThreads, BackwardLayout<D, F.dq_bulk_reduce>::bytes, scheduler, args.stream, with_tensor_map);
+  });
+}
+
 template <typename T, int D>
 void launch_backward(const flash::BackwardParams& params, const flash::LaunchArgs& args) {
-  const std::string name = "wgmma-sm90 backward " + flash::instance_name<T, D>();
-  const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, name));
-  flash::with_counting(params, name, [&]<bool counting>(const std::string& what) {
-    flash::launch_scheduled<backward<T, D, counting>>(what, kBackwardThreads, BackwardLayout<D>::bytes, scheduler,
-                                                      args.stream, [&] { return params; });
-  });
+  launch_backward_with<T, D, shipped_backward_features()>(params, args,
+                                                          "wgmma-sm90 backward " + flash::instance_name<T, D>());
+}
+
+// Rung `rung` of the backward's ladder, bf16 at head dim ladder_head_dim; the launch
+// line says which rung ran, what it adds and its features.
+template <int rung>
+void launch_backward_rung(const flash::BackwardParams& params, const flash::LaunchArgs& args) {
+  constexpr BackwardRung r = backward_rungs[rung - 1];
+  launch_backward_with<__nv_bfloat16, ladder_head_dim, r.features>(
+      params, args,
+      "wgmma-sm90/bwd-rung" + std::to_string(rung) + " backward " +
+          flash::instance_name<__nv_bfloat16, ladder_head_dim>() + " (adds: " + r.idea + "; " +
+          describe_features(r.features) + ")");
 }
 
 }  // namespace attnlab::wgmma_sm90

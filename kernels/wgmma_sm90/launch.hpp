@@ -11,8 +11,10 @@ template <typename T, int D>
 void launch_forward(const flash::Params& params, const flash::LaunchArgs& args);
 template <typename T, int D>
 void launch_backward(const flash::BackwardParams& params, const flash::LaunchArgs& args);
-// Rung `rung` (from 1) of the forward's ladder (rungs.hpp).
+// Rung `rung` (from 1) of the forward's and of the backward's ladder (rungs.hpp).
 template <int rung>
 void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& args);
+template <int rung>
+void launch_backward_rung(const flash::BackwardParams& params, const flash::LaunchArgs& args);
 
 }  // namespace attnlab::wgmma_sm90

@@ -56,6 +56,27 @@ __device__ __forceinline__ void copy_box(void* dst, const CUtensorMap* map, std:
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
+// Adds one box of shared memory into a 3-D tensor map's global tensor (the map's
+// element type, its swizzle), element by element in L2; one bulk group of the calling
+// thread's (commit_bulk_groups). Boxes past the tensor's end are dropped.
+__device__ __forceinline__ void reduce_add_box(const CUtensorMap* map, const void* src, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(shared_address(src)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void commit_bulk_groups() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until at most `pending` of the thread's bulk groups still read their shared memory.
+template <int pending>
+__device__ __forceinline__ void wait_bulk_groups_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(pending) : "memory");
+}
+// Until at most `pending` of the thread's bulk groups are unfinished, their writes done.
+template <int pending>
+__device__ __forceinline__ void wait_bulk_groups() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(pending) : "memory");
+}
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }

@@ -36,13 +36,39 @@ constexpr int ideas_apart(const ForwardFeatures& a, const ForwardFeatures& b) {
          (a.consumer_turns != b.consumer_turns);
 }
 
-constexpr bool one_idea_per_rung() {
-  for (int i = 1; i < forward_rung_count; ++i)
-    if (ideas_apart(forward_rungs[i - 1].features, forward_rungs[i].features) != 1) return false;
+// Whether each rung of a ladder sets one idea differently from the rung before.
+template <typename Rung, std::size_t n>
+constexpr bool one_idea_per_rung(const Rung (&rungs)[n]) {
+  for (std::size_t i = 1; i < n; ++i)
+    if (ideas_apart(rungs[i - 1].features, rungs[i].features) != 1) return false;
   return true;
 }
-static_assert(one_idea_per_rung(), "each rung adds one idea to the one before");
+static_assert(one_idea_per_rung(forward_rungs), "each rung adds one idea to the one before");
 static_assert(forward_rungs[forward_rung_count - 1].features == shipped_features(ladder_head_dim),
               "the last rung is the kernel as shipped");
+
+// The backward's ladder, the same way: each rung one idea more than the one before, the
+// last the backward as shipped; a rung runs the shipped forward and its own backward
+// (`--kernel wgmma-sm90/bwd-rung2`), bf16 at head dim ladder_head_dim only.
+struct BackwardRung {
+  const char* idea;
+  BackwardFeatures features;
+};
+
+inline constexpr BackwardRung backward_rungs[] = {
+    {"two warpgroups of 64 keys per 128-key tile, the five products by wgmma, steps of 64 queries; "
+     "dQ added by 8-byte reductions from registers",
+     {false}},
+    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true}},
+};
+inline constexpr int backward_rung_count = static_cast<int>(std::size(backward_rungs));
+
+constexpr int ideas_apart(const BackwardFeatures& a, const BackwardFeatures& b) {
+  return a.dq_bulk_reduce != b.dq_bulk_reduce;
+}
+
+static_assert(one_idea_per_rung(backward_rungs), "each backward rung adds one idea to the one before");
+static_assert(backward_rungs[backward_rung_count - 1].features == shipped_backward_features(),
+              "the backward's last rung is the backward as shipped");
 
 }  // namespace attnlab::wgmma_sm90

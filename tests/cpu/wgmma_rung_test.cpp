@@ -1,6 +1,6 @@
-// The rungs of the Hopper forward kernel's ladder as kernels of their own: each has
-// its own --kernel name, written into the results' kernel column, so a rung's row
-// never passes for the shipped kernel's; no run takes a rung unless it names it.
+// The rungs of the Hopper kernel's ladders (forward and backward) as kernels of their
+// own: each has its own --kernel name, written into the results' kernel column, so a
+// rung's row never passes for the shipped kernel's; no run takes a rung unless it names it.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -55,6 +55,33 @@ TEST(WgmmaRung, AnUnknownRungIsRefusedWithTheNames) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("expected one of " + flash_kernel_names()), std::string::npos) << e.what();
   }
+}
+
+TEST(WgmmaRung, EachBackwardRungIsAKernelWithItsOwnNameAndABackward) {
+  std::set<std::string> names;
+  for (int rung = 1; rung <= wgmma_sm90::backward_rung_count; ++rung) {
+    const std::string name = "wgmma-sm90/bwd-rung" + std::to_string(rung);
+    const FlashKernelInfo& k = flash_kernel_info(parse_flash_kernel(name));
+    EXPECT_EQ(k.backward_rung, rung);
+    EXPECT_EQ(k.rung, 0);
+    EXPECT_TRUE(is_rung(k));
+    EXPECT_TRUE(k.has_backward);
+    EXPECT_FALSE(k.default_backward);
+    EXPECT_EQ(k.tile, kernel_tile(FlashKernel::wgmma_sm90));
+    names.insert(kernel_name(Implementation::varlen, k.kernel));
+  }
+  EXPECT_EQ(names.size(), std::size_t(wgmma_sm90::backward_rung_count));
+  EXPECT_FALSE(is_rung(flash_kernel_info(FlashKernel::wgmma_sm90)));
+  if (!flash_kernel_built(FlashKernel::wgmma_sm90)) GTEST_SKIP() << "this build has no wgmma-sm90";
+  EXPECT_EQ(choose_flash_kernel("wgmma-sm90/bwd-rung1", 90, "--kernel", true), FlashKernel::wgmma_sm90_bwd_rung1);
+}
+
+TEST(WgmmaRung, TheLastBackwardRungHasTheShippedFeatures) {
+  const wgmma_sm90::BackwardRung& first = wgmma_sm90::backward_rungs[0];
+  const wgmma_sm90::BackwardRung& last = wgmma_sm90::backward_rungs[wgmma_sm90::backward_rung_count - 1];
+  EXPECT_EQ(last.features, wgmma_sm90::shipped_backward_features());
+  EXPECT_EQ(wgmma_sm90::describe_features(first.features), "dq_bulk_reduce no");
+  EXPECT_EQ(wgmma_sm90::describe_features(last.features), "dq_bulk_reduce yes");
 }
 
 TEST(WgmmaRung, TheLastRungHasTheShippedFeatures) {

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "core/scenario/scenario_file.hpp"
 #include "kernels/backward.hpp"
+#include "kernels/kernel_choice.hpp"
 #include "reference/attention_inputs.hpp"
 #include "reference/reference_backward.hpp"
 #include "run/attention_run.hpp"
@@ -277,6 +280,42 @@ TEST(BackwardDeterminism, FlashDkDvGiveTheSameBitsTwice) {
     EXPECT_EQ(first.dv, second.dv);
   }
 }
+
+// Every rung of the Hopper backward's ladder (--kernel wgmma-sm90/bwd-rungN;
+// kernels/wgmma_sm90/rungs.hpp), bf16 d128 with two query heads per KV head, against the
+// reference on varlen, padded (dQ's bulk reductions add the zero rows past a document
+// to the padding) and packed rows with their bleed.
+class WgmmaBackwardLadder : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(WgmmaBackwardLadder, RungMatchesReference) {
+  ATTNLAB_REQUIRE_KERNEL(FlashKernel::wgmma_sm90);
+  const auto [rung, causal] = GetParam();
+  const FlashKernel kernel = parse_flash_kernel("wgmma-sm90/bwd-rung" + std::to_string(rung));
+  AttentionProblem p;
+  p.dtype = DType::bf16;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.head_dim = wgmma_sm90::ladder_head_dim;
+  const std::vector<std::pair<Implementation, Layout>> runs = {
+      {Implementation::varlen, make_varlen_layout(awkward_lengths(), causal)},
+      {Implementation::padded, make_padded_layout(awkward_lengths(), 4097, causal)},
+      {Implementation::packed, make_packed_layout(awkward_lengths(), 1000, PackingPolicy::concatenate, causal)}};
+  for (const auto& [implementation, layout] : runs) {
+    const BackwardRun run = run_backward_and_check(implementation, layout, p, 60 + rung, kernel);
+    print_run(("rung" + std::to_string(rung)).c_str(), layout, run);
+    expect_written(run);
+    for (const ErrorStats* e : {&run.error.dq, &run.error.dk, &run.error.dv}) EXPECT_GT(e->values, 0);
+    EXPECT_LT(run.error.worst().rel_l2, gradient_bound(p.dtype)) << "worst is " << run.error.worst_name();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRung, WgmmaBackwardLadder,
+                         ::testing::Combine(::testing::Range(1, wgmma_sm90::backward_rung_count + 1),
+                                            ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& test) {
+                           return "bwd_rung" + std::to_string(std::get<0>(test.param)) +
+                                  (std::get<1>(test.param) ? "_causal" : "_full");
+                         });
 
 // naive backward computes its workspace first and refuses, naming bytes needed and free.
 TEST(NaiveBackwardMemory, RefusesAWorkspaceLargerThanFreeMemory) {

@@ -26,7 +26,7 @@ bool runs_here(FlashKernel kernel) {
 std::vector<FlashKernel> test_kernels() {
   std::vector<FlashKernel> kernels;
   for (const FlashKernelInfo& k : flash_kernels)
-    if (k.rung == 0 && runs_here(k.kernel)) kernels.push_back(k.kernel);  // the rungs: wgmma_ladder_test
+    if (!is_rung(k) && runs_here(k.kernel)) kernels.push_back(k.kernel);  // the rungs: wgmma_ladder_test
   return kernels;
 }
 
@@ -41,7 +41,7 @@ std::vector<KernelConfig> all_kernel_configs() {
 std::vector<KernelConfig> forward_kernel_configs() {
   std::vector<KernelConfig> configs;
   for (const FlashKernelInfo& k : flash_kernels) {
-    if (k.rung > 0) continue;  // the rungs: wgmma_ladder_test
+    if (is_rung(k)) continue;  // the rungs: wgmma_ladder_test
     for (KernelConfig c : all_kernel_configs()) {
       c.kernel = k.kernel;
       configs.push_back(c);

@@ -12,7 +12,8 @@ the README and results/h100/TABLE.md:
   5. each scenario's floor (useful FLOPs at the measured GEMM ceiling, the least bytes at
      the measured copy bandwidth; --ceilings) beside our varlen time and cuDNN's;
   6. our flash kernels side by side on every scenario, layout and head dim (--kernels);
-  7. the backward pass: the rows with pass = bwd of the --bench and --peers files.
+  7. the backward pass: the rows with pass = bwd of the --bench and --peers files, the
+     gradients' error from the --run files' bwd rows.
 
 Everything but the layout of the tables comes from the attnlab CLI (CppSide below): the
 model's ratios from `attnlab model SCENARIO --format csv`; the peer families
@@ -578,8 +579,9 @@ def main():
     side = CppSide(args.attnlab, args.ceilings)
     all_bench, all_peers = side.primary_rows(args.bench), side.primary_rows(args.peers)
     bench, peers = of_pass(all_bench, "fwd"), of_pass(all_peers, "fwd")
-    runs = group(bench, peers, of_pass(side.primary_rows(args.run), "fwd"), side)
-    backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), [], side)
+    all_runs = side.primary_rows(args.run)
+    runs = group(bench, peers, of_pass(all_runs, "fwd"), side)
+    backward = group(of_pass(all_bench, "bwd"), of_pass(all_peers, "bwd"), of_pass(all_runs, "bwd"), side)
     # The families are the C++ side's, the same in every scenario's JSON.
     families = Families(side.scenario((runs + backward)[0].scenario)["families"] if runs + backward else [])
     extra = []

@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;
     flash::wait_copies<0>();   // this step's copies (and K, V) landed
-    fence_shared_for_async();  // wgmma reads what cp.async wrote, the bulk reductions the staged dQ
+    fence_shared_for_async();  // wgmma reads what cp.async wrote
     // One barrier a step: this step's tiles in place for every thread, and the last
     // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
@@ -306,9 +306,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     __syncthreads();           // every warpgroup's rows of dSᵀ staged
     const auto add_dq = [&](const QueryGradient& dq) {
       if constexpr (bulk) {
-        // The bulk reductions read these stores after the fence each thread passes before the
-        // next barrier (the one for the copies, or the one after the loop): none of their own.
         stage_query_gradient(dq_tile, dq, warpgroup, warp, lane);
+        fence_shared_for_async();  // the bulk reductions read what these stores wrote
       } else {
         add_query_gradient(p.dq_accum + (std::int64_t(item.row_begin + q0) * p.heads + head) * D + 64 * warpgroup,
                            std::int64_t(p.heads) * D, item.valid - q0, dq, warp, lane);
@@ -343,10 +342,9 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     head = next_head;
     q0 = next_q0;
   }
-  flash::wait_copies<0>();   // a CTA without steps still has K and V in flight
-  fence_shared_for_async();  // the last step's staged dQ, for its bulk reduction
-  __syncthreads();           // every product has read Q and dO: their buffers take dK and dV
-  add_staged_dq();           // the last step's dQ
+  flash::wait_copies<0>();  // a CTA without steps still has K and V in flight
+  __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
+  add_staged_dq();          // the last step's dQ
 
   // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
   // staged in the Q and dO buffers, then stored in whole lines.

@@ -29,26 +29,23 @@ bool same_step(const Scenario& a, const Scenario& b) {
          a.model == b.model;
 }
 
-// A gradient sync in a setting's few words.
-const char* gradient_sync_text(GradientSync g) {
+// A gradient sync in a setting's few words and as a sentence says it.
+struct GradientSyncWords {
+  const char* text;
+  const char* phrase;
+};
+GradientSyncWords gradient_sync_words(GradientSync g) {
   switch (g) {
-    case GradientSync::after_backward: return "all-reduce after bwd";
-    case GradientSync::during_backward: return "all-reduce during bwd";
-    case GradientSync::sharded: return "sharded optimizer";
+    case GradientSync::after_backward: return {"all-reduce after bwd", "all-reduced after the backward"};
+    case GradientSync::during_backward: return {"all-reduce during bwd", "all-reduced during the backward as DDP does"};
+    case GradientSync::sharded: return {"sharded optimizer", "exchanged in nanochat's sharded optimizer step"};
   }
-  return "?";
+  return {"?", "?"};
 }
 
 }  // namespace
 
-const char* gradient_sync_phrase(GradientSync g) {
-  switch (g) {
-    case GradientSync::after_backward: return "all-reduced after the backward";
-    case GradientSync::during_backward: return "all-reduced during the backward as DDP does";
-    case GradientSync::sharded: return "exchanged in nanochat's sharded optimizer step";
-  }
-  return "?";
-}
+const char* gradient_sync_phrase(GradientSync g) { return gradient_sync_words(g).phrase; }
 
 std::string MeasuredStepPair::label() const {
   const std::size_t rank = source_rank(source);
@@ -59,7 +56,7 @@ std::string MeasuredStepPair::label() const {
 std::string MeasuredStepPair::conditions() const {
   std::string text = gpus == 1 ? "one GPU" : std::to_string(gpus) + " GPUs";
   text += optimizer == StepOptimizer::muon ? ", Muon" : ", AdamW";
-  if (gradient_sync) text += std::string(", ") + gradient_sync_text(*gradient_sync);
+  if (gradient_sync) text += std::string(", ") + gradient_sync_words(*gradient_sync).text;
   return text;
 }
 

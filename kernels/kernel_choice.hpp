@@ -27,7 +27,7 @@ struct FlashKernelInfo {
   // --kernel until every GPU test of it and compute-sanitizer have run on a GPU; then
   // this turns true.
   bool default_backward;
-  int rung;  // a rung of wgmma-sm90's ladder (from 1), which no run takes unless named; 0 for a kernel as shipped
+  int rung;  // a rung of wgmma-sm90's forward ladder (from 1), which no run takes unless named; 0 for a kernel as shipped
   int backward_rung = 0;  // the same for the ladder of wgmma-sm90's backward
 };
 

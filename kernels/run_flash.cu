@@ -34,12 +34,19 @@ namespace {
 using flash::KernelLaunchers;
 
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
+// The launchers of rung `rung` of a ladder (`which`: FlashKernelInfo::rung or ::backward_rung),
+// with no instance yet.
+constexpr KernelLaunchers rung_entry(int FlashKernelInfo::*which, int rung) {
+  KernelLaunchers l{flash_kernels.front().kernel, {}, {}};
+  for (const FlashKernelInfo& k : flash_kernels)
+    if (k.*which == rung) l.kernel = k.kernel;
+  return l;
+}
+
 // Rung `rung` of the Hopper forward's ladder: its one forward instance, no backward.
 template <int rung>
 constexpr KernelLaunchers ladder_rung() {
-  KernelLaunchers l{flash_kernels.front().kernel, {}, {}};
-  for (const FlashKernelInfo& k : flash_kernels)
-    if (k.rung == rung) l.kernel = k.kernel;
+  KernelLaunchers l = rung_entry(&FlashKernelInfo::rung, rung);
   l.forward[flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim)] = &wgmma_sm90::launch_forward_rung<rung>;
   return l;
 }
@@ -47,9 +54,7 @@ constexpr KernelLaunchers ladder_rung() {
 // Rung `rung` of the Hopper backward's ladder: the shipped forward and the rung's backward.
 template <int rung>
 constexpr KernelLaunchers backward_ladder_rung() {
-  KernelLaunchers l{flash_kernels.front().kernel, {}, {}};
-  for (const FlashKernelInfo& k : flash_kernels)
-    if (k.backward_rung == rung) l.kernel = k.kernel;
+  KernelLaunchers l = rung_entry(&FlashKernelInfo::backward_rung, rung);
   const int instance = flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim);
   l.forward[instance] = &wgmma_sm90::launch_forward<__nv_bfloat16, wgmma_sm90::ladder_head_dim>;
   l.backward[instance] = &wgmma_sm90::launch_backward_rung<rung>;

@@ -167,12 +167,13 @@ __device__ __forceinline__ void stage_query_gradient(unsigned char* dq_tile, con
   }
 }
 
-// Starts adding the staged dQ of the warpgroup's columns (two boxes) into the fp32
-// accumulator at (`first_position`, `head`); one bulk group. One thread.
+// Starts adding the staged dQ of the warpgroup's 64 columns into the fp32 accumulator at
+// (`first_position`, `head`); one bulk group. One thread.
 __device__ __forceinline__ void start_adding_query_gradient(const CUtensorMap* dq_map, const unsigned char* dq_tile,
                                                             int warpgroup, int head, int first_position) {
+  constexpr int boxes = 64 / kQueryGradientBoxFloats;  // of the warpgroup's columns
 #pragma unroll
-  for (int b = 2 * warpgroup; b < 2 * warpgroup + 2; ++b)
+  for (int b = boxes * warpgroup; b < boxes * (warpgroup + 1); ++b)
     reduce_add_box(dq_map, dq_tile + b * kQueryGradientBoxBytes, b * kQueryGradientBoxFloats, head, first_position);
   commit_bulk_groups();
 }

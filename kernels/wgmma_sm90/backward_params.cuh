@@ -8,7 +8,7 @@
 
 namespace attnlab::wgmma_sm90 {
 
-inline constexpr int kQueryGradientBoxFloats = 32;
+inline constexpr int kQueryGradientBoxFloats = 128 / int(sizeof(float));
 
 struct BackwardParams {
   flash::BackwardParams flash;

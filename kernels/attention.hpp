@@ -99,7 +99,7 @@ class DeviceLayout {
  private:
   const Layout* host_;
   TileShape work_tile_;
-  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_;
+  DeviceBuffer row_start_, row_valid_, row_piece_, piece_start_, piece_doc_, token_doc_, token_source_, row_queries_;
   DeviceBuffer work_, backward_work_;
   int work_items_ = 0;
 };
@@ -184,7 +184,9 @@ struct AttentionViews {
 };
 
 // padded, packed and varlen: a tiled kernel over the layout, whose work list must be
-// at the kernel's tile, launched on `stream` (asynchronously). With `counts`, each CTA
+// at the kernel's tile, launched on `stream` (asynchronously). On a layout with a query side
+// (core/cost/cp_piece_layouts.hpp), `tensors.positions` counts K and V's positions, Q, O and
+// LSE have the layout's query_tokens(), and only the rows' queries are written. With `counts`, each CTA
 // also adds count_tile of every tile it visits and the scores its mask leaves finite
 // (the kernel's counting instantiation), and the call waits for the stream to fill `counts`.
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,

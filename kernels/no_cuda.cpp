@@ -1,6 +1,7 @@
 // The host API in a build without CUDA: everything that needs a GPU says so.
 #include "kernels/attention.hpp"
 #include "kernels/backward.hpp"
+#include "kernels/context_parallel.hpp"
 
 namespace attnlab {
 
@@ -48,5 +49,18 @@ std::size_t naive_backward_workspace_bytes(const Layout&, const AttentionProblem
 NaiveBackward::NaiveBackward(const DeviceLayout& layout, const AttentionProblem&) : layout_(layout) { no_cuda(); }
 NaiveBackward::~NaiveBackward() = default;
 void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&, cudaStream_t) { no_cuda(); }
+
+DeviceCpPieces::DeviceCpPieces(const CpPieceLayouts& pieces, TileShape) : host_(&pieces) { no_cuda(); }
+CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem)
+    : queries_(queries), problem_(problem) {
+  no_cuda();
+}
+void CpOutputSums::clear(cudaStream_t) { no_cuda(); }
+void CpOutputSums::add(FlashKernel, const DeviceCpPieces&, const void*, const void*, const void*, cudaStream_t) {
+  no_cuda();
+}
+void CpOutputSums::write(void*, float*, cudaStream_t) const { no_cuda(); }
+std::vector<float> CpOutputSums::download_o() const { no_cuda(); }
+std::vector<float> CpOutputSums::download_lse() const { no_cuda(); }
 
 }  // namespace attnlab

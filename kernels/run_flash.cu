@@ -128,7 +128,8 @@ flash::Launcher<KernelParams> launcher(FlashKernel kernel, flash::Instances<Kern
   return launch;
 }
 
-// What both passes check before a launch: the problem, the work list's tile, the tensors' positions.
+// What both passes check before a launch: the problem, the work list's tile, the tensors' positions
+// (K and V's, on a layout with a query side).
 void check_run(const char* pass, FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
                std::int64_t positions) {
   problem.validate();
@@ -160,7 +161,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.o = t.o;
   p.lse = t.lse;
   p.counts = counters.device();
-  launch(p, {layout.work_items(), t.positions, t.work_counter, stream});
+  launch(p, {layout.work_items(), t.positions, layout.host().query_tokens(), t.work_counter, stream});
   counters.read();
 }
 
@@ -169,6 +170,8 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
   check_run("run_flash_backward", kernel, layout, problem, t.positions);
+  if (layout.host().has_query_side())
+    throw std::logic_error("run_flash_backward: the backward runs a layout's own queries only, not a query side");
   if (g.positions != t.positions)
     throw std::invalid_argument("run_flash_backward: gradients hold " + std::to_string(g.positions) +
                                 " positions, the tensors " + std::to_string(t.positions));
@@ -194,7 +197,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.dk = g.dk;
   p.dv = g.dv;
   p.counts = counters.device();
-  launch(p, {layout.work_items(), positions, nullptr, stream});
+  launch(p, {layout.work_items(), positions, positions, nullptr, stream});
   convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream);
   counters.read();
 }

@@ -21,9 +21,14 @@ struct Layout {
   Window window;
   std::vector<int> row_start, row_valid, row_piece, piece_start, piece_doc, token_doc;
   std::vector<std::int64_t> token_source;  // canonical token index at each buffer position, -1 for padding
+  std::vector<RowQueries> row_queries;     // the query side, one per row (LayoutView); empty: none
+  std::int64_t query_buffer = 0;           // the Q buffer's positions, with a query side
 
   int num_rows() const { return static_cast<int>(row_valid.size()); }
   std::int64_t buffer_tokens() const { return static_cast<std::int64_t>(token_doc.size()); }
+  // Positions of Q, O and LSE: the query side's buffer, or the layout's own.
+  std::int64_t query_tokens() const { return has_query_side() ? query_buffer : buffer_tokens(); }
+  bool has_query_side() const { return !row_queries.empty(); }
   int longest_row() const;
   LayoutView view() const {
     return {kind,
@@ -35,7 +40,8 @@ struct Layout {
             row_piece.data(),
             piece_start.data(),
             piece_doc.data(),
-            token_doc.data()};
+            token_doc.data(),
+            has_query_side() ? row_queries.data() : nullptr};
   }
 };
 

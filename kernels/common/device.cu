@@ -124,7 +124,8 @@ DeviceLayout::DeviceLayout(const Layout& layout, TileShape work_tile)
       piece_start_(upload_vector(layout.piece_start)),
       piece_doc_(upload_vector(layout.piece_doc)),
       token_doc_(upload_vector(layout.token_doc)),
-      token_source_(upload_vector(layout.token_source)) {
+      token_source_(upload_vector(layout.token_source)),
+      row_queries_(upload_vector(layout.row_queries)) {
   const std::vector<WorkItem> work = flash_work_list(layout, work_tile);
   work_items_ = static_cast<int>(work.size());
   work_ = upload_vector(work);
@@ -141,7 +142,8 @@ LayoutView DeviceLayout::view() const {
           static_cast<const int*>(row_piece_.data()),
           static_cast<const int*>(piece_start_.data()),
           static_cast<const int*>(piece_doc_.data()),
-          static_cast<const int*>(token_doc_.data())};
+          static_cast<const int*>(token_doc_.data()),
+          host_->has_query_side() ? static_cast<const RowQueries*>(row_queries_.data()) : nullptr};
 }
 
 namespace {

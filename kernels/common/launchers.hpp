@@ -13,9 +13,10 @@ namespace attnlab::flash {
 
 // What every launch takes beside the kernel's parameters.
 struct LaunchArgs {
-  int work_items = 0;           // the work list's (row, tile) items
-  std::int64_t positions = 0;   // the tensors' buffer positions (the Hopper forward's tensor maps)
-  int* work_counter = nullptr;  // the forward's: AttentionViews::work_counter
+  int work_items = 0;                // the work list's (row, tile) items
+  std::int64_t positions = 0;        // K and V's buffer positions (the Hopper kernels' tensor maps)
+  std::int64_t query_positions = 0;  // Q, O and LSE's: Layout::query_tokens
+  int* work_counter = nullptr;       // the forward's: AttentionViews::work_counter
   cudaStream_t stream = nullptr;
 };
 

@@ -23,19 +23,19 @@ struct QueryInfo {
 };
 
 // Starts loading, for the `queries` queries from q0 of one head, the LSE and Δ of
-// each (cp.async; past the row's valid tokens, zeros) and the keys each attends
+// each (cp.async; past the row's valid queries, zeros) and the keys each attends
 // (from the layout: plain stores). The first `queries` threads take a query's LSE and
 // attended keys, the next `queries` its Δ; `thread` is the caller's number among 2 ·
 // queries or more.
 template <int queries>
-__device__ __forceinline__ void start_query_info(const BackwardParams& p, int row, int row_begin, int valid, int head,
+__device__ __forceinline__ void start_query_info(const BackwardParams& p, int row_begin, RowBounds bounds, int head,
                                                  int q0, QueryInfo<queries>& info, int thread) {
   const int i = thread % queries;
-  const bool present = q0 + i < valid;
+  const bool present = q0 + i < bounds.queries;
   const std::int64_t at = (std::int64_t(row_begin + q0) + i) * p.heads + head;
   if (thread < queries) {
     copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
-    const KeyRange keys = attended_keys(p.layout, row, q0 + i);  // empty past the row's valid tokens
+    const KeyRange keys = attended_keys(p.layout, bounds, q0 + i);  // empty past the row's valid tokens
     info.first_key[i] = keys.first;
     info.last_key[i] = keys.last;
   } else if (thread < 2 * queries) {

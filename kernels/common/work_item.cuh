@@ -16,9 +16,11 @@ template <int rows, int cols>
 struct QueryTileItem {
   WorkItem work;
   int head, kv_head;
-  int q0;                        // the tile's first query, inside the row
-  int row_begin, extent, valid;  // the row's buffer position, its length and its valid tokens
-  TileRange key_tiles;           // the key tiles it visits
+  int q0;                         // the tile's first query, among the row's queries
+  int query_begin, query_extent;  // the row's queries: the first one's buffer position, their count
+  int row_begin;                  // the row's first key's buffer position
+  RowBounds bounds;               // what the mask asks of the row, kept for every tile
+  TileRange key_tiles;            // the key tiles it visits
 
   QueryTileItem() = default;
   __device__ QueryTileItem(const Params& p, int index)
@@ -26,12 +28,13 @@ struct QueryTileItem {
         head(index % p.heads),
         kv_head(head / (p.heads / p.kv_heads)),
         q0(work.query_tile * rows),
+        query_begin(attnlab::query_begin(p.layout, work.row)),
+        query_extent(attnlab::query_extent(p.layout, work.row)),
         row_begin(p.layout.row_start[work.row]),
-        extent(row_extent(p.layout, work.row)),
-        valid(p.layout.row_valid[work.row]),
+        bounds(row_bounds(p.layout, work.row)),
         key_tiles(key_tiles_visited(p.layout, TileShape{rows, cols}, work.row, work.query_tile)) {}
   // Keys of the row present (not padding) from the first visited key onwards.
-  __device__ int keys_present() const { return valid - key_tiles.first * cols; }
+  __device__ int keys_present() const { return bounds.keys - key_tiles.first * cols; }
 };
 
 // The backward's item: a (row, key tile) of the layout and one KV head (one CTA
@@ -60,6 +63,9 @@ struct KeyTileItem {
     k = static_cast<const T*>(p.k) + (std::int64_t(row_begin + k0) * p.kv_heads + kv_head) * D;
     v = static_cast<const T*>(p.v) + (std::int64_t(row_begin + k0) * p.kv_heads + kv_head) * D;
   }
+  // What the mask asks of the row: the backward runs a layout's own queries only (no query
+  // side: run_flash_backward refuses one), so its queries are its keys.
+  __device__ RowBounds bounds() const { return {valid, valid, 0}; }
   __device__ int steps() const { return group * query_tile_count; }
   __device__ int head_of(int step) const { return kv_head * group + step / query_tile_count; }
   __device__ int q0_of(int step) const { return (first_query_tile + step % query_tile_count) * rows; }

@@ -142,7 +142,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
   const std::int64_t first = std::int64_t(item.row_begin + q0) * p.heads + head;
   copy_tile_async<T, D, kRows>(q_tile, static_cast<const T*>(p.q) + first * D, stride, item.valid - q0);
   copy_tile_async<T, D, kRows>(do_tile, static_cast<const T*>(p.d_o) + first * D, stride, item.valid - q0);
-  flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, info, threadIdx.x);
+  flash::start_query_info(p, item.row_begin, item.bounds(), head, q0, info, threadIdx.x);
 }
 
 // One CTA per (key tile, KV head), in the backward's work-list order (heaviest
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p, 
     const T* const q_tile = q_tiles + buffer * kRows * D;
     const T* const do_tile = do_tiles + buffer * kRows * D;
     const QueryInfo& info = infos[buffer];
-    const bool masked = tile_needs_mask(lv, item.row, q0, item.k0, tile);
+    const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, tile);
 
     Scores s;
     scores_kq<T, D>(s, k_tile, q_tile, warp, lane);

@@ -106,7 +106,7 @@ struct Item : flash::QueryTileItem<kRows, kCols> {
   const T *q, *k, *v;
 
   __device__ Item(const Params& p, int index) : flash::QueryTileItem<kRows, kCols>(p, index) {
-    q = static_cast<const T*>(p.q) + (std::int64_t(row_begin + q0) * p.heads + head) * D;
+    q = static_cast<const T*>(p.q) + (std::int64_t(query_begin + q0) * p.heads + head) * D;
     const std::int64_t first_key = row_begin + key_tiles.first * kCols;
     k = static_cast<const T*>(p.k) + (first_key * p.kv_heads + kv_head) * D;
     v = static_cast<const T*>(p.v) + (first_key * p.kv_heads + kv_head) * D;
@@ -137,16 +137,16 @@ __device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& 
   for (int n = 0; n < 16 * chunks / 32; ++n) {
     const int i = lane + 32 * n;
     const int row = warp * 16 + i / chunks, chunk = i % chunks;
-    if (item.q0 + row < item.extent)
+    if (item.q0 + row < item.query_extent)
       *reinterpret_cast<uint4*>(static_cast<T*>(p.o) +
-                                (std::int64_t(item.row_begin + item.q0 + row) * p.heads + item.head) * D + chunk * 8) =
-          *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
+                                (std::int64_t(item.query_begin + item.q0 + row) * p.heads + item.head) * D +
+                                chunk * 8) = *reinterpret_cast<const uint4*>(q_tile + swizzled<D>(row, chunk));
   }
   if ((lane & 3) == 0) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int q = item.q0 + warp * 16 + (lane >> 2) + 8 * i;
-      if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
+      if (q < item.query_extent) p.lse[std::int64_t(item.query_begin + q) * p.heads + item.head] = lse[i];
     }
   }
 }
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, const fla
   if (!scheduler.is_valid(work)) return;
   Item<T, D> item(p, work.index);
   // Only valid tokens are read: padding and positions past the row load as zeros.
-  copy_tile_async<T, D, kRows>(q_tiles, item.q, q_stride, item.valid - item.q0);
+  copy_tile_async<T, D, kRows>(q_tiles, item.q, q_stride, item.bounds.queries - item.q0);
   copy_tile_async<T, D, kCols>(k_tiles, item.k, kv_stride, item.keys_present());
   commit_copies();
   copy_tile_async<T, D, kCols>(v_tiles, item.v, kv_stride, item.keys_present());
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, const fla
 
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
-    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.work.row, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
+    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.bounds, item.q0 + warp * 16 + (lane >> 2) + 8 * i);
 
     QueryFragments<D> q;
     Output<D> o = {};
@@ -211,14 +211,15 @@ __global__ void __launch_bounds__(kThreads, 2) forward(const Params p, const fla
         copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, item.k + (step + 1) * kCols * kv_stride,
                                      kv_stride, next_present);
       } else if (has_next) {
-        copy_tile_async<T, D, kRows>(q_tiles + (q_buffer ^ 1) * kRows * D, next.q, q_stride, next.valid - next.q0);
+        copy_tile_async<T, D, kRows>(q_tiles + (q_buffer ^ 1) * kRows * D, next.q, q_stride,
+                                     next.bounds.queries - next.q0);
         copy_tile_async<T, D, kCols>(k_tiles + other_buffer * kCols * D, next.k, kv_stride, next.keys_present());
       }
       commit_copies();  // possibly empty: keeps the group count the waits rely on
 
       Scores s;
       scores_qk<T, D>(s, q, k_tiles + this_buffer * kCols * D, lane);
-      if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) flash::mask_scores(s, keys, k0, lane);
+      if (tile_needs_mask(lv, item.bounds, item.q0, k0, tile)) flash::mask_scores(s, keys, k0, lane);
       if constexpr (counting) {
         finite += flash::finite_scores(s);
         if (threadIdx.x == 0) {

@@ -16,6 +16,7 @@ namespace attnlab {
 namespace {
 
 int uniform_row_extent(const Layout& layout) {
+  if (layout.has_query_side()) throw std::invalid_argument("naive runs a layout's own queries only, not a query side");
   const int extent = layout.longest_row();
   const LayoutView view = layout.view();
   for (int r = 0; r < layout.num_rows(); ++r)

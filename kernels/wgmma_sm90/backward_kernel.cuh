@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
                                         stride, item.valid - q0);
     copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
                                         static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
-    flash::start_query_info(p, item.row, item.row_begin, item.valid, head, q0, infos[buffer], threadIdx.x);
+    flash::start_query_info(p, item.row_begin, item.bounds(), head, q0, infos[buffer], threadIdx.x);
   };
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     wgmma_wait<1>();
     pin_registers(s);
     constexpr TileShape step_cells{kStepQueries, kCols};
-    const bool masked = tile_needs_mask(lv, item.row, q0, item.k0, step_cells);
+    const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, step_cells);
     if constexpr (counting) {
       KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
       for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = s[e];

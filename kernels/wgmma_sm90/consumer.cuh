@@ -94,7 +94,7 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     const Item item = s.item_slot(buffer)->item;
     KeyRange keys[2];  // the keys each of this thread's two query rows attends
 #pragma unroll
-    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.work.row, item.q0 + first_row + 8 * i);
+    for (int i = 0; i < 2; ++i) keys[i] = attended_keys(lv, item.bounds, item.q0 + first_row + 8 * i);
     Output<D> o = {};
     float row_max[2] = {-INFINITY, -INFINITY};  // raw scores
     float row_sum[2] = {0.f, 0.f};              // this thread's part of the row's sum
@@ -106,7 +106,7 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
     const auto scores_to_probabilities = [&](int step) {
       s.k_ring().release(kv_read.ahead(step));
       const int k0 = (item.key_tiles.first + step) * kCols;
-      if (tile_needs_mask(lv, item.work.row, item.q0, k0, tile)) flash::mask_scores(scores, keys, k0, lane);
+      if (tile_needs_mask(lv, item.bounds, item.q0, k0, tile)) flash::mask_scores(scores, keys, k0, lane);
       if constexpr (counting) {
         finite += flash::finite_scores(scores);
         if (tile_counter) {

@@ -3,7 +3,7 @@
 // divided by the row sums and the LSE (finish_softmax), O staged in the warpgroup's
 // own 64 rows of the item's Q tile (its last Q·Kᵀ is done; the other warpgroup reads
 // only its own rows), then stored 16 bytes per thread in whole lines; rows past the
-// row's extent are not stored.
+// row's queries are not stored.
 #include <cstdint>
 
 #include "kernels/common/softmax.cuh"
@@ -24,14 +24,14 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   stage_accumulator<T, D>(o_tile, o, first_row, inv_sum, lane);
   sync_threads_of(rows_barrier(consumer), kWarpgroup);
   const int q0 = item.q0 + 64 * consumer;  // the warpgroup's first row
-  store_staged_rows<T, D>(static_cast<T*>(p.o) + (std::int64_t(item.row_begin + q0) * p.heads + item.head) * D,
-                          std::int64_t(p.heads) * D, item.extent - q0, o_tile, 64 * consumer, thread);
+  store_staged_rows<T, D>(static_cast<T*>(p.o) + (std::int64_t(item.query_begin + q0) * p.heads + item.head) * D,
+                          std::int64_t(p.heads) * D, item.query_extent - q0, o_tile, 64 * consumer, thread);
   fence_shared_for_async();  // TMA writes the next Q over these rows after the release below
   if (lane % 4 == 0) {
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int q = item.q0 + first_row + 8 * i;
-      if (q < item.extent) p.lse[std::int64_t(item.row_begin + q) * p.heads + item.head] = lse[i];
+      if (q < item.query_extent) p.lse[std::int64_t(item.query_begin + q) * p.heads + item.head] = lse[i];
     }
   }
 }

@@ -62,7 +62,7 @@ void launch_forward_with(const flash::Params& params, const flash::LaunchArgs& a
   const auto with_tensor_maps = [&] {
     Params p{};
     p.flash = params;
-    p.q_map = token_map<T, D>(params.q, params.heads, args.positions);
+    p.q_map = token_map<T, D>(params.q, params.heads, args.query_positions);
     p.k_map = token_map<T, D>(params.k, params.kv_heads, args.positions);
     p.v_map = token_map<T, D>(params.v, params.kv_heads, args.positions);
     return p;
@@ -98,8 +98,8 @@ void launch_backward_with(const flash::BackwardParams& params, const flash::Laun
     BackwardParams p{};
     p.flash = params;
     if constexpr (F.dq_bulk_reduce)
-      p.dq_map = position_head_map(params.dq_accum, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, D, params.heads, args.positions,
-                                   kStepQueries);
+      p.dq_map = position_head_map(params.dq_accum, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, D, params.heads,
+                                   args.query_positions, kStepQueries);
     return p;
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {

@@ -65,7 +65,7 @@ __device__ void produce(const Params& p, const Shared<D, F>& s, const Scheduler&
       barrier_arrive_expect_bytes(s.q_ring().full_barrier(q_write), L::tile_bytes);
       for (int b = 0; b < D / 64; ++b)
         copy_box(s.q(buffer) + b * L::block_bytes, &p.q_map, s.q_ring().full_barrier(q_write), b * 64, item.head,
-                 item.row_begin + item.q0);
+                 item.query_begin + item.q0);
       next = scheduler.get_next_work(work);  // a counter's latency hides behind this item's loads
     }
     for (int kt = item.key_tiles.first; kt < item.key_tiles.end; ++kt, kv_write.advance()) {
@@ -80,7 +80,7 @@ __device__ void produce(const Params& p, const Shared<D, F>& s, const Scheduler&
       }
       // Keys past the row's valid end are masked in S; for K, nothing more is needed.
       s.v_ring().wait_empty(kv_write);
-      if (k0 + kCols <= item.valid) {
+      if (k0 + kCols <= item.bounds.keys) {
         if (lane == 0) {
           barrier_arrive_expect_bytes(s.v_ring().full_barrier(kv_write), L::tile_bytes);
           for (int b = 0; b < D / 64; ++b)
@@ -90,7 +90,7 @@ __device__ void produce(const Params& p, const Shared<D, F>& s, const Scheduler&
       } else {
         const std::int64_t stride = std::int64_t(p.flash.kv_heads) * D;
         const T* first = static_cast<const T*>(p.flash.v) + (item.row_begin + k0) * stride + item.kv_head * D;
-        copy_tile_zero_filled<T, D>(s.v(stage), first, stride, item.valid - k0, lane);
+        copy_tile_zero_filled<T, D>(s.v(stage), first, stride, item.bounds.keys - k0, lane);
         __syncwarp();
         if (lane == 0) barrier_arrive(s.v_ring().full_barrier(kv_write));
       }

@@ -1,11 +1,13 @@
 // The per-tile and per-query shortcuts of core/layout/layout.hpp (what the kernels use
 // instead of asking cell_kind for every cell) agree with cell_kind, cell by cell,
-// on random layouts of every kind, causal or not, with and without windows.
+// on random layouts of every kind, causal or not, with and without windows, and on
+// layouts with a query side (a context-parallel rank's pieces).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
+#include "core/cost/cp_piece_layouts.hpp"
 #include "core/layout/layouts.hpp"
 
 namespace attnlab {
@@ -20,19 +22,36 @@ Window random_window(std::mt19937& rng, bool causal) {
   }
 }
 
+// Each document cut at random into 1 to 4 pieces.
+std::vector<CpPiece> random_pieces(std::mt19937& rng, const std::vector<int>& lengths) {
+  std::vector<CpPiece> pieces;
+  for (int doc = 0; doc < int(lengths.size()); ++doc) {
+    const int count = 1 + int(rng() % 4);
+    for (int i = 0; i < count; ++i) pieces.push_back(document_piece(doc, lengths[doc], i, count));
+  }
+  return pieces;
+}
+
 std::vector<Layout> random_layouts(std::mt19937& rng, bool causal) {
   std::vector<int> lengths(1 + rng() % 6);
   for (int& len : lengths) len = 1 + rng() % 200;
   const int longest = *std::max_element(lengths.begin(), lengths.end());
   const Window w = random_window(rng, causal);
-  return {make_varlen_layout(lengths, causal, w), make_padded_layout(lengths, longest + int(rng() % 70), causal, w),
-          make_packed_layout(lengths, 20 + rng() % 200, PackingPolicy::concatenate, causal, w),
-          make_packed_layout(lengths, 20 + rng() % 200, PackingPolicy::best_fit, causal, w)};
+  std::vector<Layout> layouts = {make_varlen_layout(lengths, causal, w),
+                                 make_padded_layout(lengths, longest + int(rng() % 70), causal, w),
+                                 make_packed_layout(lengths, 20 + rng() % 200, PackingPolicy::concatenate, causal, w),
+                                 make_packed_layout(lengths, 20 + rng() % 200, PackingPolicy::best_fit, causal, w)};
+  // Query pieces of one cut against key pieces of another: rows whose queries start before,
+  // inside and past their keys.
+  CpPieceLayouts pieces = cp_piece_layouts(layouts[0], random_pieces(rng, lengths), random_pieces(rng, lengths));
+  for (Layout& round : pieces.rounds) layouts.push_back(std::move(round));
+  return layouts;
 }
 
 std::string describe(const Layout& l) {
-  return std::string(layout_kind_name(l.kind)) + (l.causal ? " causal" : " full") + " window (" +
-         std::to_string(l.window.left) + ", " + std::to_string(l.window.right) + ")";
+  return std::string(layout_kind_name(l.kind)) + (l.has_query_side() ? " pieces" : "") +
+         (l.causal ? " causal" : " full") + " window (" + std::to_string(l.window.left) + ", " +
+         std::to_string(l.window.right) + ")";
 }
 
 const TileShape tiles[] = {{64, 64}, {128, 64}, {16, 8}, {5, 7}};
@@ -68,10 +87,10 @@ TEST(Mask, AttendedKeysAreExactlyTheAttendedCells) {
     for (const Layout& layout : random_layouts(rng, trial % 2 == 0)) {
       const LayoutView v = layout.view();
       for (int r = 0; r < v.num_rows; ++r) {
-        const int beyond = row_extent(v, r) + 64;  // tile overhang past the row's end too
-        for (int q = 0; q < beyond; ++q) {
+        // Tile overhang past the row's end too.
+        for (int q = 0; q < query_extent(v, r) + 64; ++q) {
           const KeyRange keys = attended_keys(v, r, q);
-          for (int k = 0; k < beyond; ++k)
+          for (int k = 0; k < row_extent(v, r) + 64; ++k)
             ASSERT_EQ(k >= keys.first && k <= keys.last, attended(cell_kind(v, r, q, k)))
                 << describe(layout) << " row " << r << " cell (" << q << ", " << k << ")";
         }
@@ -96,9 +115,10 @@ TEST(Mask, VisitedTilesAreExactlyTheTilesWithAttendedCells) {
               bool holds_attended = false;
               for (int q = qt * t.rows; q < (qt + 1) * t.rows && !holds_attended; ++q)
                 for (int k = kt * t.cols; k < std::min((kt + 1) * t.cols, extent); ++k) {
-                  const bool causal_ok = !v.causal || k <= q;
-                  const bool left_ok = v.window.left < 0 || k >= q - v.window.left;
-                  const bool right_ok = v.window.right < 0 || k <= q + v.window.right;
+                  const int at = row_bounds(v, r).shift + q;
+                  const bool causal_ok = !v.causal || k <= at;
+                  const bool left_ok = v.window.left < 0 || k >= at - v.window.left;
+                  const bool right_ok = v.window.right < 0 || k <= at + v.window.right;
                   if (causal_ok && left_ok && right_ok) holds_attended = true;
                 }
               ASSERT_EQ(tile_visited(v, t, r, qt, kt), holds_attended)

@@ -72,6 +72,15 @@ std::vector<int> awkward_lengths() {
   return lengths;
 }
 
+AttentionProblem grouped_query_problem(DType dtype, int head_dim) {
+  AttentionProblem p;
+  p.dtype = dtype;
+  p.heads = 4;
+  p.kv_heads = 2;
+  p.head_dim = head_dim;
+  return p;
+}
+
 double rel_l2_bound(DType dtype) { return dtype == DType::bf16 ? 1e-2 : 2e-3; }
 
 std::int64_t canonical_tokens(const Layout& layout) {

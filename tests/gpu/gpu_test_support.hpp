@@ -69,6 +69,10 @@ KernelCounts count_on_gpu(const Layout& layout, const AttentionProblem& problem,
 // (concatenate and best fit) of one awkward set of lengths, under a mask.
 std::vector<Layout> counting_layouts(bool causal, Window window = {});
 
+// 4 query heads sharing 2 KV heads (grouped-query) at the dtype and head dim given: the
+// problem of the suites that run their own shapes (windows, context-parallel pieces).
+AttentionProblem grouped_query_problem(DType dtype, int head_dim);
+
 // The bound each dtype's relative L2 error must stay under (measured errors are
 // far below: the test output prints them).
 double rel_l2_bound(DType dtype);

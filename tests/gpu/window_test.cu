@@ -38,14 +38,7 @@ std::vector<int> awkward_lengths() {
 
 class WindowAccuracy : public ::testing::TestWithParam<WindowConfig> {
  protected:
-  AttentionProblem problem() const {
-    AttentionProblem p;
-    p.dtype = GetParam().dtype;
-    p.heads = 4;
-    p.kv_heads = 2;  // grouped-query
-    p.head_dim = GetParam().head_dim;
-    return p;
-  }
+  AttentionProblem problem() const { return grouped_query_problem(GetParam().dtype, GetParam().head_dim); }
 
   void expect_close(Implementation impl, const Layout& layout, std::uint64_t seed, FlashKernel kernel) {
     const RunCheck run = run_and_check(impl, layout, problem(), seed, kernel);

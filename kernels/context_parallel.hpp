@@ -1,0 +1,56 @@
+#pragma once
+// Host API of a context-parallel rank's forward: plain C++, no CUDA types (as attention.hpp).
+// A rank runs its query pieces against pieces of K/V (core/cost/cp_piece_layouts.hpp), one
+// flash launch per round, and merges each round's O and LSE into running sums by their LSE:
+//   lse = log(exp(lse_a) + exp(lse_b)),  o = exp(lse_a - lse)·o_a + exp(lse_b - lse)·o_b,
+// reference/cp_partial.hpp's merge, in fp32. The sums after every piece of K/V a query
+// attends are its whole forward's O and LSE.
+#include <cstdint>
+#include <vector>
+
+#include "core/cost/cp_piece_layouts.hpp"
+#include "kernels/attention.hpp"
+
+namespace attnlab {
+
+// A CpPieceLayouts on the device at a flash kernel's tile: a DeviceLayout per round. The
+// CpPieceLayouts must outlive it.
+class DeviceCpPieces {
+ public:
+  DeviceCpPieces(const CpPieceLayouts& pieces, TileShape work_tile);
+  const CpPieceLayouts& host() const { return *host_; }
+  const std::vector<DeviceLayout>& rounds() const { return rounds_; }
+
+ private:
+  const CpPieceLayouts* host_;
+  std::vector<DeviceLayout> rounds_;
+};
+
+// One rank's O (fp32, [query][head][head_dim]) and LSE ([query][head], natural log) over
+// the K/V added so far, for `queries` positions of its Q buffer.
+class CpOutputSums {
+ public:
+  // Throws GpuMemoryError (the bytes needed vs free) before allocating; then clear().
+  CpOutputSums(std::int64_t queries, const AttentionProblem& problem);
+  // O = 0, LSE = -inf: no key yet. Asynchronous, on `stream`.
+  void clear(cudaStream_t stream = nullptr);
+  // Every round of `pieces` by `kernel` (its work lists at the kernel's tile) on q (the
+  // pieces' query buffer, as many positions as these sums) and k, v (their key buffer),
+  // each merged into the sums. Asynchronous, on `stream`; one `add` at a time per sums.
+  void add(FlashKernel kernel, const DeviceCpPieces& pieces, const void* q, const void* k, const void* v,
+           cudaStream_t stream = nullptr);
+  // O in the dtype and the LSE, where a whole forward of these queries writes them.
+  void write(void* o, float* lse, cudaStream_t stream = nullptr) const;
+  std::vector<float> download_o() const;
+  std::vector<float> download_lse() const;
+  std::int64_t queries() const { return queries_; }
+
+ private:
+  std::int64_t queries_;
+  AttentionProblem problem_;
+  DeviceBuffer o_, lse_;            // the sums, fp32
+  DeviceBuffer part_o_, part_lse_;  // a round's output: O in the dtype, LSE (-inf between rounds)
+  DeviceBuffer work_counter_;
+};
+
+}  // namespace attnlab

@@ -17,8 +17,10 @@
 #include "core/layout/tile_name.hpp"
 #include "core/results/results_csv.hpp"
 #include "core/scenario/scenario_file.hpp"
+#include "kernels/attention.hpp"
 #include "kernels/kernel_choice.hpp"
 #include "reference/cp_forward.hpp"
+#include "run/cp_timing.hpp"
 
 namespace attnlab::cli {
 
@@ -33,6 +35,9 @@ struct CpOptions {
   bool check = false;
   std::string check_heads = "1";
   std::string seed = "1";
+  bool run = false;
+  std::string reps = "20";
+  std::string warmup = "3";
 };
 
 // The check's bounds (cli/README.md, "attnlab cp", states what it costs): U x H x D, the
@@ -45,6 +50,8 @@ constexpr std::int64_t max_check_values = std::int64_t{1} << 23;
 constexpr std::int64_t max_json_pieces = std::int64_t{1} << 20;
 // The fp64 forward and the whole reference differ by rounding alone.
 constexpr double check_tolerance = 1e-12;
+// --run's --reps and --warmup, at most.
+constexpr std::int64_t max_run_passes = 10000;
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -237,6 +244,58 @@ void check_forward(const Scenario& s, const std::vector<CpCost>& costs, int head
                       check_tolerance));
 }
 
+// Worse than this against the whole run is a wrong merge, not rounding (both runs' O are in
+// the dtype: bf16 rounds at 2^-9 of a value).
+constexpr double run_rel_l2_bound = 1e-2;
+constexpr double run_lse_bound = 1e-3;
+
+// --run: every strategy's ranks one after another on this GPU, by ring and by all-gather
+// (run/cp_timing.hpp): each rank's compute time beside the model's scores computed, and its
+// output against the whole varlen run. Throws std::runtime_error (exit 1) when an output is off.
+void run_on_gpu(const Scenario& s, const std::vector<CpCost>& costs, FlashKernel kernel, int warmup, int reps,
+                std::uint64_t seed) {
+  std::vector<CpPlan> plans;
+  for (const CpCost& c : costs) plans.push_back(c.plan);
+  const CpTimes times = time_context_parallel(s, plans, kernel, warmup, reps, seed);
+  const int ranks = plans.front().ranks();
+  std::printf(
+      "run          on one GPU, %s, the ranks one after another; seed %llu, median of %d timed runs\n"
+      "             after %d warm-up; the whole varlen forward: %.1f us, / %d ranks = %.1f us\n",
+      flash_kernel_info(kernel).name, static_cast<unsigned long long>(seed), reps, warmup, times.whole.median_us, ranks,
+      times.whole.median_us / ranks);
+  bool passed = true;
+  for (const CpExchangeTimes& e : times.exchanges) {
+    const CpCost& model =
+        *std::find_if(costs.begin(), costs.end(), [&](const CpCost& c) { return c.plan.strategy == e.strategy; });
+    std::printf("\n%s, %s\n", cp_strategy_name(e.strategy), cp_exchange_name(e.exchange));
+    TextTable table({"rank", "steps", "launches", "scores computed", "model", "compute us", "us / mean", "model / mean",
+                     "rel L2", "LSE error"});
+    for (int i = 0; i < ranks; ++i) {
+      const CpRankTime& r = e.ranks[i];
+      passed = passed && r.rel_l2 <= run_rel_l2_bound && r.lse_max_abs <= run_lse_bound;
+      table.add_row({std::to_string(i), std::to_string(r.steps), std::to_string(r.launches),
+                     format_count(double(r.scores_computed)), format_count(double(model.ranks[i].scores_computed())),
+                     printf_string("%.1f", r.compute.median_us), format_ratio(r.compute.median_us / e.mean_us()),
+                     format_ratio(model.ranks[i].computed_vs_mean), printf_string("%.2e", r.rel_l2),
+                     printf_string("%.2e", r.lse_max_abs)});
+    }
+    std::fputs(table.render().c_str(), stdout);
+    std::printf("imbalance (max / mean) %s measured, %s modelled (scores computed); slowest rank %s the whole / %d\n",
+                format_ratio(e.slowest_us() / e.mean_us()).c_str(), format_ratio(model.computed_imbalance).c_str(),
+                format_ratio(e.slowest_us() / (times.whole.median_us / ranks)).c_str(), ranks);
+  }
+  std::printf(
+      "\nCompute us: a rank's steps back to back (its rounds' launches and merges), its K/V already in\n"
+      "memory: no communication. Scores computed: in its rounds' visited tiles, each received block\n"
+      "tiled apart; model: one call per piece over all its keys (core/cost/README.md). rel L2, LSE\n"
+      "error: the rank's merged output against the whole varlen run of the same inputs.\n");
+  if (!passed)
+    throw std::runtime_error(
+        printf_string("a rank's output differs from the whole run above %.0e (rel L2) or "
+                      "%.0e (LSE)",
+                      run_rel_l2_bound, run_lse_bound));
+}
+
 }  // namespace
 
 // `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]
@@ -260,7 +319,14 @@ void add_cp_command(CLI::App& app) {
                 "against the whole run; exit 1 on a mismatch");
   cmd->add_option("--check-heads", options->check_heads, "Heads the check runs (the first ones)")
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of the check's random Q, K, V, 0 to 2^64 - 1")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the check's and the run's random Q, K, V, 0 to 2^64 - 1")
+      ->capture_default_str();
+  cmd->add_flag("--run", options->run,
+                "Run each strategy's ranks one after another on this GPU (ring and all-gather) through --kernel "
+                "(default: the fastest this GPU runs): each rank's compute time and its output against the whole "
+                "run; exit 1 on a mismatch, 3 without a GPU");
+  cmd->add_option("--reps", options->reps, "--run: timed runs of each rank")->capture_default_str();
+  cmd->add_option("--warmup", options->warmup, "--run: untimed runs before them")->capture_default_str();
   cmd->callback([options] {
     const int ranks = int(parse_integer_flag(options->ranks, "--ranks", 1, max_cp_ranks));
     const std::uint64_t seed =
@@ -272,11 +338,26 @@ void add_cp_command(CLI::App& app) {
         options->kernel.empty() ? default_flash_tile : kernel_tile(parse_flash_kernel(options->kernel));
     if (options->check && options->format != "table")
       throw InputError("--check: prints a table; --format " + options->format + " is the model's alone");
+    if (options->run && options->format != "table")
+      throw InputError("--run: prints a table; --format " + options->format + " is the model's alone");
+    if (options->run && options->check) throw InputError("--run and --check: one at a time");
+    const int reps = int(parse_integer_flag(options->reps, "--reps", 1, max_run_passes));
+    const int warmup = int(parse_integer_flag(options->warmup, "--warmup", 0, max_run_passes));
     const Scenario scenario = load_scenario(options->scenario);
     const int check_heads = int(parse_integer_flag(options->check_heads, "--check-heads", 1, scenario.heads));
     if (options->format == "json") refuse_large_json(scenario, ranks, strategies);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
+    if (options->run) {
+      const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed
+      const FlashKernel kernel = choose_flash_kernel(options->kernel, gpu.compute_capability);
+      std::vector<CpCost> at_kernel;  // the model at the tile the run computes at
+      for (CpStrategy strategy : strategies)
+        at_kernel.push_back(model_context_parallel(scenario, ranks, strategy, kernel_tile(kernel)));
+      print_header(scenario, ranks, at_kernel.front(), flash_kernel_info(kernel).name);
+      std::printf("GPU          %s\n", printable(gpu.name, 256).c_str());
+      return run_on_gpu(scenario, at_kernel, kernel, warmup, reps, seed);
+    }
     if (options->check) {
       refuse_large_check(scenario, costs.front(), check_heads);
       print_header(scenario, ranks, costs.front(), options->kernel);

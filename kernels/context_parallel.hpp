@@ -13,17 +13,31 @@
 
 namespace attnlab {
 
-// A CpPieceLayouts on the device at a flash kernel's tile: a DeviceLayout per round. The
-// CpPieceLayouts must outlive it.
+// A CpPieceLayouts on the device at a flash kernel's tile: a DeviceLayout per round, and
+// the canonical token at each position of its Q and K/V buffers. The CpPieceLayouts must
+// outlive it.
 class DeviceCpPieces {
  public:
   DeviceCpPieces(const CpPieceLayouts& pieces, TileShape work_tile);
   const CpPieceLayouts& host() const { return *host_; }
   const std::vector<DeviceLayout>& rounds() const { return rounds_; }
+  const std::int64_t* query_source() const { return static_cast<const std::int64_t*>(query_source_.data()); }
+  const std::int64_t* key_source() const { return static_cast<const std::int64_t*>(key_source_.data()); }
 
  private:
   const CpPieceLayouts* host_;
   std::vector<DeviceLayout> rounds_;
+  DeviceBuffer query_source_, key_source_;
+};
+
+// One step's Q (the rank's query pieces) and K, V (the step's key pieces) in the pieces'
+// buffer order, gathered on the device from tensors in canonical token order (as a rank
+// holds its own and receives the others'). Throws GpuMemoryError (the three's bytes vs
+// free) before allocating; the gathers run on `stream`.
+struct CpStepTensors {
+  CpStepTensors(const DeviceCpPieces& pieces, const AttentionTensors& canonical, const AttentionProblem& problem,
+                cudaStream_t stream = nullptr);
+  DeviceBuffer q, k, v;
 };
 
 // One rank's O (fp32, [query][head][head_dim]) and LSE ([query][head], natural log) over

@@ -51,6 +51,9 @@ NaiveBackward::~NaiveBackward() = default;
 void NaiveBackward::run(const NaiveAttention&, const AttentionTensors&, GradientTensors&, cudaStream_t) { no_cuda(); }
 
 DeviceCpPieces::DeviceCpPieces(const CpPieceLayouts& pieces, TileShape) : host_(&pieces) { no_cuda(); }
+CpStepTensors::CpStepTensors(const DeviceCpPieces&, const AttentionTensors&, const AttentionProblem&, cudaStream_t) {
+  no_cuda();
+}
 CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem)
     : queries_(queries), problem_(problem) {
   no_cuda();

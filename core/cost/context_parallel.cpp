@@ -276,4 +276,14 @@ std::vector<std::vector<int>> cp_schedule(CpExchange exchange, int rank, int ran
   return steps;
 }
 
+std::vector<CpPiece> cp_step_keys(const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards, int rank,
+                                  const std::vector<int>& holders) {
+  std::vector<CpPiece> keys;
+  for (int holder : holders) {
+    const std::vector<CpPiece>& held = holder == rank ? plan.pieces[rank] : shards[holder];
+    keys.insert(keys.end(), held.begin(), held.end());
+  }
+  return keys;
+}
+
 }  // namespace attnlab

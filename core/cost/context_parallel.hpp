@@ -116,4 +116,10 @@ const char* cp_exchange_name(CpExchange exchange);
 // A rank's own K/V is all its pieces; another's is that rank's shard.
 std::vector<std::vector<int>> cp_schedule(CpExchange exchange, int rank, int ranks);
 
+// The K/V rank `rank` computes its queries against at one step of its schedule, `holders`
+// (an element of cp_schedule): each holder's in turn, all its pieces for the rank itself and
+// its shard (`shards`, cp_shards of the plan) for another rank.
+std::vector<CpPiece> cp_step_keys(const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards, int rank,
+                                  const std::vector<int>& holders);
+
 }  // namespace attnlab

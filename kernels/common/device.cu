@@ -8,6 +8,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/common/launch_config.hpp"
+#include "kernels/common/token_gather.hpp"
 #include "kernels/common/work_list.hpp"
 
 namespace attnlab {
@@ -181,20 +182,19 @@ __global__ void gather_rows(const std::int64_t* token_source, std::int64_t posit
   to[i] = src >= 0 ? from[src * chunks_per_position + chunk] : uint4{0, 0, 0, 0};
 }
 
-void gather_buffer(const DeviceLayout& layout, std::int64_t positions, const DeviceBuffer& from, DeviceBuffer& to,
-                   cudaStream_t stream) {
+}  // namespace
+
+void gather_token_rows(const std::int64_t* source, std::int64_t positions, std::size_t row_bytes, const void* from,
+                       void* to, cudaStream_t stream) {
   if (positions == 0) return;
-  const std::size_t row_bytes = to.bytes() / positions;
-  if (row_bytes % 16 != 0) throw std::logic_error("gather_qkv: a position's row is not a multiple of 16 bytes");
+  if (row_bytes % 16 != 0) throw std::logic_error("gather_token_rows: a position's row is not a multiple of 16 bytes");
   const int chunks = static_cast<int>(row_bytes / 16);
   constexpr int block = 256;
   const std::int64_t threads = positions * chunks;
   gather_rows<<<static_cast<unsigned>((threads + block - 1) / block), block, 0, stream>>>(
-      layout.token_source(), positions, chunks, static_cast<const uint4*>(from.data()), static_cast<uint4*>(to.data()));
+      source, positions, chunks, static_cast<const uint4*>(from), static_cast<uint4*>(to));
   CUDA_CHECK_LAUNCH();
 }
-
-}  // namespace
 
 void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, AttentionTensors& out, cudaStream_t stream) {
   const Layout& layout = to.host();
@@ -207,9 +207,10 @@ void gather_qkv(const AttentionTensors& canonical, const DeviceLayout& to, Atten
   if (canonical.q.bytes() / std::max<std::int64_t>(canonical.positions, 1) !=
       out.q.bytes() / std::max<std::int64_t>(out.positions, 1))
     throw std::invalid_argument("gather_qkv: canonical and output tensors differ in heads or head dim");
-  gather_buffer(to, out.positions, canonical.q, out.q, stream);
-  gather_buffer(to, out.positions, canonical.k, out.k, stream);
-  gather_buffer(to, out.positions, canonical.v, out.v, stream);
+  for (auto buffer : {&AttentionTensors::q, &AttentionTensors::k, &AttentionTensors::v})
+    if (out.positions > 0)
+      gather_token_rows(to.token_source(), out.positions, (out.*buffer).bytes() / out.positions,
+                        (canonical.*buffer).data(), (out.*buffer).data(), stream);
 }
 
 }  // namespace attnlab

@@ -68,11 +68,6 @@ std::int64_t fitting_queries(std::int64_t queries, const AttentionProblem& p) {
 
 }  // namespace
 
-DeviceCpPieces::DeviceCpPieces(const CpPieceLayouts& pieces, TileShape work_tile) : host_(&pieces) {
-  rounds_.reserve(pieces.rounds.size());
-  for (const Layout& round : pieces.rounds) rounds_.emplace_back(round, work_tile);
-}
-
 CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem)
     : queries_(fitting_queries(queries, problem)),
       problem_(problem),

@@ -114,6 +114,11 @@ TEST(CpCli, BadFlagsExitTwoWithOneLine) {
       {"cp --ranks 2 --format yaml", "--format: expected table, csv or json, got \"yaml\""},
       {"cp --ranks 2 --kernel wgmma", "--kernel: expected one of"},
       {"cp no-such-scenario --ranks 2", "no-such-scenario.toml"},
+      {"cp --ranks 2 --run --format csv", "--run: prints a table; --format csv is the model's alone"},
+      {"cp --ranks 2 --run --check", "--run and --check: one at a time"},
+      {"cp --ranks 2 --run --reps 0", "--reps: expected an integer from 1 to 10000, got \"0\""},
+      {"cp --ranks 2 --run --warmup 010", "--warmup: expected an integer from 0 to 10000, got \"010\""},
+      {"cp --ranks 2 --run --kernel wgmma", "--kernel: expected one of"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = attnlab(args);
@@ -121,6 +126,20 @@ TEST(CpCli, BadFlagsExitTwoWithOneLine) {
     EXPECT_EQ(split(r.err, '\n').size(), 1u) << args << ": " << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << args;
+  }
+}
+
+// --run needs a GPU: without one (this build without CUDA, or no device) one line and exit 3,
+// before anything is printed; with one, the ranks run and their outputs match the whole run.
+TEST(CpCli, RunWithoutAGpuExitsThreeBeforePrinting) {
+  const CliRun r = attnlab("cp uniform-16x2048 --ranks 2 --strategy zigzag --run --reps 2 --warmup 1");
+  if (r.exit_code == 3) {
+    EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("zigzag, ring"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("zigzag, all-gather"), std::string::npos) << r.out;
   }
 }
 

@@ -116,6 +116,23 @@ TEST(CpSchedule, RingStepsAndOneAllGather) {
   EXPECT_EQ(cp_schedule(CpExchange::ring, 0, 1), (std::vector<std::vector<int>>{{0}}));
 }
 
+// A step's K/V: the rank's own pieces from itself, another rank's shard from it, in the holders' order.
+TEST(CpSchedule, StepKeysAreOwnPiecesAndOtherRanksShards) {
+  // Contiguous over 3 ranks: document 0 in three pieces; document 1 (one token) whole on rank 2,
+  // so it is in rank 2's pieces and not in its shard.
+  const Layout varlen = make_varlen_layout({1200, 1}, true);
+  const CpPlan plan = plan_context_parallel(varlen, 3, CpStrategy::contiguous);
+  const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);
+  ASSERT_EQ(plan.pieces[2], (std::vector<CpPiece>{{0, 800, 1200}, {1, 0, 1}}));
+  ASSERT_EQ(shards[2], (std::vector<CpPiece>{{0, 800, 1200}}));
+  EXPECT_EQ(cp_step_keys(plan, shards, 2, {2}), plan.pieces[2]);
+  EXPECT_EQ(cp_step_keys(plan, shards, 0, {2}), shards[2]);
+  std::vector<CpPiece> gathered = plan.pieces[1];
+  for (int holder : {0, 2}) gathered.insert(gathered.end(), shards[holder].begin(), shards[holder].end());
+  EXPECT_EQ(cp_step_keys(plan, shards, 1, {1, 0, 2}), gathered);
+  EXPECT_EQ(cp_step_keys(plan, shards, 1, {}), std::vector<CpPiece>{});
+}
+
 // Every strategy and exchange on awkward lengths: each rank's merged output is the whole
 // reference's; ring and all-gather agree; the K/V a run received and the K/V its queries
 // attended are the model's ring and needed bytes; a ring step is skipped or needed, never both.

@@ -150,7 +150,7 @@ TEST_P(CpPieces, EachRingStepMatchesTheReferencePartial) {
       for (int rank = 0; rank < ranks; ++rank)
         for (const std::vector<int>& step : cp_schedule(CpExchange::ring, rank, ranks)) {
           const int holder = step.front();
-          const std::vector<CpPiece>& keys = holder == rank ? plan.pieces[rank] : shards[holder];
+          const std::vector<CpPiece> keys = cp_step_keys(plan, shards, rank, step);
           const CpPieceLayouts pieces = cp_piece_layouts(l, plan.pieces[rank], keys);
           CpOutputSums sums(pieces.query_tokens, p);
           add(sums, pieces, in);
@@ -184,14 +184,8 @@ TEST_P(CpPieces, EveryStepMergedIsTheWholeForward) {
       double worst_rel_l2 = 0, worst_lse = 0;
       for (int rank = 0; rank < ranks; ++rank) {
         CpOutputSums sums(tokens_of(plan.pieces[rank]), p);
-        for (const std::vector<int>& step : cp_schedule(exchange, rank, ranks)) {
-          std::vector<CpPiece> keys;
-          for (int holder : step) {
-            const std::vector<CpPiece>& held = holder == rank ? plan.pieces[rank] : shards[holder];
-            keys.insert(keys.end(), held.begin(), held.end());
-          }
-          add(sums, cp_piece_layouts(l, plan.pieces[rank], keys), in);
-        }
+        for (const std::vector<int>& step : cp_schedule(exchange, rank, ranks))
+          add(sums, cp_piece_layouts(l, plan.pieces[rank], cp_step_keys(plan, shards, rank, step)), in);
         const CpForwardError e = compare_cp_to_whole(l, sums_as_partial(sums, plan.pieces[rank], p), whole);
         worst_rel_l2 = std::max(worst_rel_l2, e.rel_l2);
         worst_lse = std::max(worst_lse, e.lse_max_abs);
@@ -215,6 +209,23 @@ TEST_P(CpPieces, EveryStepMergedIsTheWholeForward) {
       EXPECT_LT(worst_rel_l2, rel_l2_bound(p.dtype)) << cp_strategy_name(strategy) << " " << cp_exchange_name(exchange);
       EXPECT_LT(worst_lse, 1e-3) << cp_strategy_name(strategy) << " " << cp_exchange_name(exchange);
     }
+}
+
+// A step's Q, K and V gathered on the device hold the tokens the host gathers.
+TEST(CpStepTensors, HoldThePiecesTokens) {
+  ATTNLAB_REQUIRE_GPU();
+  const AttentionProblem p = grouped_query_problem(DType::bf16, 64);
+  const Layout l = make_varlen_layout(piece_lengths(), true);
+  const AttentionInputs in = make_random_inputs(l.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 73);
+  AttentionTensors canonical(l.buffer_tokens(), p);
+  upload_qkv(canonical, p.dtype, in.q, in.k, in.v);
+  const CpPlan plan = plan_context_parallel(l, 3, CpStrategy::zigzag);
+  const CpPieceLayouts pieces = cp_piece_layouts(l, plan.pieces[1], cp_shards(plan)[2]);
+  const DeviceCpPieces on_device(pieces, kernel_tile(FlashKernel::mma_sm80));
+  const CpStepTensors step(on_device, canonical, p);
+  EXPECT_EQ(download_values(step.q, p.dtype), gather(in.q, pieces.query_source, p.heads * p.head_dim));
+  EXPECT_EQ(download_values(step.k, p.dtype), gather(in.k, pieces.key_source, p.kv_heads * p.head_dim));
+  EXPECT_EQ(download_values(step.v, p.dtype), gather(in.v, pieces.key_source, p.kv_heads * p.head_dim));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, CpPieces, ::testing::ValuesIn(piece_configs()), piece_config_name);

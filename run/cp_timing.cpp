@@ -71,7 +71,9 @@ struct RankRuns {
 // One rank: its steps' pieces and buffers on the device, then its compute timed and checked.
 CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards,
                      CpExchange exchange, int rank) {
-  const auto& [varlen, canonical, p, kernel, whole, warmup, reps] = runs;
+  const Layout& varlen = runs.varlen;
+  const AttentionProblem& p = runs.p;
+  const FlashKernel kernel = runs.kernel;
   const TileShape tile = kernel_tile(kernel);
   const std::vector<std::vector<int>> schedule = cp_schedule(exchange, rank, plan.ranks());
   std::vector<std::unique_ptr<CpPieceLayouts>> pieces;  // each DeviceCpPieces holds its own's address
@@ -86,7 +88,7 @@ CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector
     out.launches += int(step->rounds.size());
     for (const Layout& round : step->rounds) out.scores_computed += count_layout(round, tile).computed() * p.heads;
     on_device.push_back(std::make_unique<DeviceCpPieces>(*step, tile));
-    tensors.push_back(std::make_unique<CpStepTensors>(*on_device.back(), canonical, p));
+    tensors.push_back(std::make_unique<CpStepTensors>(*on_device.back(), runs.canonical, p));
     pieces.push_back(std::move(step));
   }
   CpOutputSums sums(tokens_of(plan.pieces[rank]), p);
@@ -95,8 +97,8 @@ CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector
     for (std::size_t s = 0; s < on_device.size(); ++s)
       sums.add(kernel, *on_device[s], tensors[s]->q.data(), tensors[s]->k.data(), tensors[s]->v.data());
   };
-  out.compute = time_on_gpu(run, warmup, reps);
-  compare_to_whole(sums, cp_piece_layouts(varlen, plan.pieces[rank], {}).query_source, p, whole, out);
+  out.compute = time_on_gpu(run, runs.warmup, runs.reps);
+  compare_to_whole(sums, cp_piece_layouts(varlen, plan.pieces[rank], {}).query_source, p, runs.whole, out);
   return out;
 }
 

@@ -48,6 +48,7 @@ __global__ void merge_round(std::int64_t pairs, int head_dim, const T* part_o, f
   float* out = o + warp * head_dim;
   const T* in = part_o + warp * head_dim;
   for (int d = lane; d < head_dim; d += 32) out[d] = weight * out[d] + part_weight * float(in[d]);
+  __syncwarp();  // every lane has read the sum's LSE before lane 0 replaces it
   if (lane == 0) {
     lse[warp] = merged;
     part_lse[warp] = -INFINITY;

@@ -58,6 +58,7 @@ class CpOutputSums {
   std::vector<float> download_o() const;
   std::vector<float> download_lse() const;
   std::int64_t queries() const { return queries_; }
+  const AttentionProblem& problem() const { return problem_; }
 
  private:
   std::int64_t queries_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 namespace attnlab {
@@ -111,29 +112,57 @@ CpRankForward cp_forward_rank(const Layout& varlen, const AttentionInputs& in, d
 
 }  // namespace
 
+namespace {
+
+// The sums behind a CpForwardError, value by value.
+class ErrorSums {
+ public:
+  void add_output(double value, double reference) {
+    diff_squares_ += (value - reference) * (value - reference);
+    reference_squares_ += reference * reference;
+  }
+  void add_lse(double lse, double reference) {
+    // Both -inf (a query attending nothing) agree; one alone is an infinite error.
+    const double error = lse == reference ? 0.0 : std::abs(lse - reference);
+    lse_max_abs_ = std::max(lse_max_abs_, std::isnan(error) ? HUGE_VAL : error);
+  }
+  CpForwardError error() const {
+    CpForwardError e;
+    e.rel_l2 = reference_squares_ > 0 ? std::sqrt(diff_squares_ / reference_squares_) : std::sqrt(diff_squares_);
+    if (std::isnan(e.rel_l2)) e.rel_l2 = HUGE_VAL;  // a NaN output fails any tolerance
+    e.lse_max_abs = lse_max_abs_;
+    return e;
+  }
+
+ private:
+  double diff_squares_ = 0, reference_squares_ = 0, lse_max_abs_ = 0;
+};
+
+}  // namespace
+
 CpForwardError compare_cp_to_whole(const Layout& varlen, const CpPartial& out, const ReferenceOutput& whole) {
-  double diff_squares = 0, reference_squares = 0;
-  CpForwardError error;
+  ErrorSums sums;
   std::int64_t slot = 0;
   for (const CpPiece& piece : out.queries)
     for (int q = piece.first; q < piece.end; ++q, ++slot) {
       const std::int64_t pos = varlen.row_start[piece.doc] + q;
       for (int h = 0; h < out.heads; ++h) {
         const double* o = out.o_at(slot, h);
-        for (int d = 0; d < out.head_dim; ++d) {
-          const double reference = whole.o_at(pos, h, d);
-          diff_squares += (o[d] - reference) * (o[d] - reference);
-          reference_squares += reference * reference;
-        }
-        const double lse = out.lse_at(slot, h), reference_lse = whole.lse_at(pos, h);
-        // Both -inf (a query attending nothing) agree; one alone is an infinite error.
-        const double lse_error = lse == reference_lse ? 0.0 : std::abs(lse - reference_lse);
-        error.lse_max_abs = std::max(error.lse_max_abs, std::isnan(lse_error) ? HUGE_VAL : lse_error);
+        for (int d = 0; d < out.head_dim; ++d) sums.add_output(o[d], whole.o_at(pos, h, d));
+        sums.add_lse(out.lse_at(slot, h), whole.lse_at(pos, h));
       }
     }
-  error.rel_l2 = reference_squares > 0 ? std::sqrt(diff_squares / reference_squares) : std::sqrt(diff_squares);
-  if (std::isnan(error.rel_l2)) error.rel_l2 = HUGE_VAL;  // a NaN output fails any tolerance
-  return error;
+  return sums.error();
+}
+
+CpForwardError compare_cp_partials(const CpPartial& candidate, const CpPartial& reference) {
+  if (candidate.queries != reference.queries || candidate.heads != reference.heads ||
+      candidate.head_dim != reference.head_dim)
+    throw std::invalid_argument("compare_cp_partials: the partials hold different queries or shapes");
+  ErrorSums sums;
+  for (std::size_t i = 0; i < reference.o.size(); ++i) sums.add_output(candidate.o[i], reference.o[i]);
+  for (std::size_t i = 0; i < reference.lse.size(); ++i) sums.add_lse(candidate.lse[i], reference.lse[i]);
+  return sums.error();
 }
 
 CpForwardRun run_cp_forward(const Layout& varlen, const AttentionInputs& in, double scale, const CpPlan& plan,

@@ -38,6 +38,9 @@ struct CpForwardError {
   double lse_max_abs = 0;  // max |LSE - reference LSE|
 };
 CpForwardError compare_cp_to_whole(const Layout& varlen, const CpPartial& rank_out, const ReferenceOutput& whole);
+// The same between two partials of the same queries and shape (a GPU's against the reference's,
+// or against another run's); throws std::invalid_argument otherwise.
+CpForwardError compare_cp_partials(const CpPartial& candidate, const CpPartial& reference);
 
 // Every rank of a plan under one exchange, each checked against the whole reference.
 struct CpForwardRun {

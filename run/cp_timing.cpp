@@ -1,14 +1,13 @@
 #include "run/cp_timing.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <memory>
 
 #include "core/cost/cp_piece_layouts.hpp"
 #include "kernels/context_parallel.hpp"
 #include "kernels/kernel_choice.hpp"
 #include "reference/attention_inputs.hpp"
+#include "reference/cp_forward.hpp"
 #include "run/scenario_plan.hpp"
 
 namespace attnlab {
@@ -25,6 +24,14 @@ double CpExchangeTimes::mean_us() const {
   return ranks.empty() ? 0 : sum / double(ranks.size());
 }
 
+CpPartial cp_partial_of(const CpOutputSums& sums, const std::vector<CpPiece>& queries) {
+  CpPartial out = empty_cp_partial(queries, sums.problem().heads, sums.problem().head_dim);
+  const std::vector<float> o = sums.download_o(), lse = sums.download_lse();
+  out.o.assign(o.begin(), o.end());
+  out.lse.assign(lse.begin(), lse.end());
+  return out;
+}
+
 namespace {
 
 // The whole forward's O (in the dtype, as floats) and LSE, [token][head][...] in canonical order.
@@ -32,30 +39,18 @@ struct WholeRun {
   std::vector<float> o, lse;
 };
 
-// A rank's sums against the whole run over its queries: relative L2 of O, largest |LSE difference|
-// (a NaN or a query with keys on one side only counts as infinite).
-void compare_to_whole(const CpOutputSums& sums, const std::vector<std::int64_t>& query_source,
-                      const AttentionProblem& p, const WholeRun& whole, CpRankTime& out) {
-  const std::vector<float> o = sums.download_o(), lse = sums.download_lse();
+// The whole run's O and LSE at a rank's queries, as that rank's partial over every key.
+// `source`: the canonical token of each of the pieces' queries (CpPieceLayouts::query_source).
+CpPartial whole_at(const WholeRun& whole, const std::vector<CpPiece>& pieces, const std::vector<std::int64_t>& source,
+                   const AttentionProblem& p) {
+  CpPartial out = empty_cp_partial(pieces, p.heads, p.head_dim);
   const std::size_t width = std::size_t(p.heads) * p.head_dim;
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < query_source.size(); ++i) {
-    const float* expected = whole.o.data() + std::size_t(query_source[i]) * width;
-    for (std::size_t j = 0; j < width; ++j) {
-      const double d = double(o[i * width + j]) - double(expected[j]);
-      diff += d * d;
-      norm += double(expected[j]) * double(expected[j]);
-    }
-    for (int h = 0; h < p.heads; ++h) {
-      const double got = lse[i * p.heads + h], want = whole.lse[std::size_t(query_source[i]) * p.heads + h];
-      const double error = std::isfinite(got) && std::isfinite(want) ? std::abs(got - want)
-                           : got == want                             ? 0
-                                                                     : std::numeric_limits<double>::infinity();
-      out.lse_max_abs = std::max(out.lse_max_abs, error);
-    }
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    const std::size_t token = std::size_t(source[i]);
+    std::copy_n(whole.o.begin() + token * width, width, out.o.begin() + i * width);
+    std::copy_n(whole.lse.begin() + token * p.heads, p.heads, out.lse.begin() + i * p.heads);
   }
-  out.rel_l2 = std::isfinite(diff) ? std::sqrt(diff / std::max(norm, std::numeric_limits<double>::min()))
-                                   : std::numeric_limits<double>::infinity();
+  return out;
 }
 
 // What every rank's run shares: the scenario's layout and inputs, the kernel, the whole run.
@@ -98,7 +93,12 @@ CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector
       sums.add(kernel, *on_device[s], tensors[s]->q.data(), tensors[s]->k.data(), tensors[s]->v.data());
   };
   out.compute = time_on_gpu(run, runs.warmup, runs.reps);
-  compare_to_whole(sums, cp_piece_layouts(varlen, plan.pieces[rank], {}).query_source, p, runs.whole, out);
+  const std::vector<CpPiece>& queries = plan.pieces[rank];
+  const CpForwardError error =
+      compare_cp_partials(cp_partial_of(sums, queries),
+                          whole_at(runs.whole, queries, cp_piece_layouts(varlen, queries, {}).query_source, p));
+  out.rel_l2 = error.rel_l2;
+  out.lse_max_abs = error.lse_max_abs;
   return out;
 }
 

@@ -9,7 +9,9 @@
 
 #include "core/cost/context_parallel.hpp"
 #include "core/scenario/scenario.hpp"
+#include "kernels/context_parallel.hpp"
 #include "kernels/kernel_id.hpp"
+#include "reference/cp_partial.hpp"
 #include "run/timing.hpp"
 
 namespace attnlab {
@@ -35,6 +37,10 @@ struct CpTimes {
   GpuTiming whole;  // the whole scenario's varlen forward on the GPU
   std::vector<CpExchangeTimes> exchanges;
 };
+
+// A rank's sums as the reference's partial of its `queries` (the pieces the sums hold, in
+// order), for reference/cp_forward.hpp's comparisons.
+CpPartial cp_partial_of(const CpOutputSums& sums, const std::vector<CpPiece>& queries);
 
 // Every plan (one a strategy) by ring and by all-gather, on seeded random Q, K, V of the
 // scenario's shape, through `kernel`: `warmup` untimed runs, then `reps` timed, of each rank

@@ -4,9 +4,9 @@
 // partial against reference/cp_partial.hpp's of the same pieces, and a rank's sums over every
 // step of its exchange against the whole varlen forward. Awkward lengths, the three
 // strategies, both exchanges, windows, grouped-query attention, both dtypes and head dims.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +20,7 @@
 #include "reference/cp_forward.hpp"
 #include "reference/cp_partial.hpp"
 #include "reference/reference_attention.hpp"
+#include "run/cp_timing.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace attnlab::test {
@@ -72,41 +73,6 @@ std::vector<float> gather(const std::vector<float>& values, const std::vector<st
   return out;
 }
 
-// The GPU's sums as a CpPartial of `queries` (double), for the reference's comparisons.
-CpPartial sums_as_partial(const CpOutputSums& sums, const std::vector<CpPiece>& queries, const AttentionProblem& p) {
-  CpPartial out = empty_cp_partial(queries, p.heads, p.head_dim);
-  const std::vector<float> o = sums.download_o(), lse = sums.download_lse();
-  out.o.assign(o.begin(), o.end());
-  out.lse.assign(lse.begin(), lse.end());
-  return out;
-}
-
-// ||a.o - b.o|| / ||b.o|| and the largest |a.lse - b.lse| over finite LSEs; a query with
-// keys on one side and none on the other counts as an infinite LSE error.
-struct PartialError {
-  double rel_l2 = 0, lse_max_abs = 0;
-  std::int64_t with_keys = 0;
-};
-PartialError compare(const CpPartial& gpu, const CpPartial& reference) {
-  PartialError e;
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < reference.o.size(); ++i) {
-    diff += (gpu.o[i] - reference.o[i]) * (gpu.o[i] - reference.o[i]);
-    norm += reference.o[i] * reference.o[i];
-  }
-  e.rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-  if (std::isnan(diff)) e.rel_l2 = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < reference.lse.size(); ++i) {
-    const bool none = std::isinf(reference.lse[i]), gpu_none = std::isinf(gpu.lse[i]) && gpu.lse[i] < 0;
-    if (none != gpu_none || std::isnan(gpu.lse[i]))
-      e.lse_max_abs = std::numeric_limits<double>::infinity();
-    else if (!none)
-      e.lse_max_abs = std::max(e.lse_max_abs, std::abs(gpu.lse[i] - reference.lse[i]));
-    e.with_keys += !none;
-  }
-  return e;
-}
-
 class CpPieces : public ::testing::TestWithParam<PieceConfig> {
  protected:
   AttentionProblem problem() const { return grouped_query_problem(GetParam().dtype, GetParam().head_dim); }
@@ -155,8 +121,9 @@ TEST_P(CpPieces, EachRingStepMatchesTheReferencePartial) {
           CpOutputSums sums(pieces.query_tokens, p);
           add(sums, pieces, in);
           const CpPartial reference = cp_partial_attention(l, in, scale, plan.pieces[rank], keys);
-          const PartialError e = compare(sums_as_partial(sums, plan.pieces[rank], p), reference);
-          steps_with_keys += e.with_keys > 0;
+          const CpForwardError e = compare_cp_partials(cp_partial_of(sums, plan.pieces[rank]), reference);
+          steps_with_keys +=
+              std::any_of(reference.lse.begin(), reference.lse.end(), [](double x) { return std::isfinite(x); });
           EXPECT_LT(e.rel_l2, rel_l2_bound(p.dtype))
               << cp_strategy_name(strategy) << " N=" << ranks << " rank " << rank << " holder " << holder << ", "
               << pieces.rounds.size() << " rounds";
@@ -186,7 +153,7 @@ TEST_P(CpPieces, EveryStepMergedIsTheWholeForward) {
         CpOutputSums sums(tokens_of(plan.pieces[rank]), p);
         for (const std::vector<int>& step : cp_schedule(exchange, rank, ranks))
           add(sums, cp_piece_layouts(l, plan.pieces[rank], cp_step_keys(plan, shards, rank, step)), in);
-        const CpForwardError e = compare_cp_to_whole(l, sums_as_partial(sums, plan.pieces[rank], p), whole);
+        const CpForwardError e = compare_cp_to_whole(l, cp_partial_of(sums, plan.pieces[rank]), whole);
         worst_rel_l2 = std::max(worst_rel_l2, e.rel_l2);
         worst_lse = std::max(worst_lse, e.lse_max_abs);
         // write(): the sums in the dtype, where a whole forward writes O and LSE.

@@ -35,8 +35,8 @@ void load_file(LoadedResults& results, const std::filesystem::path& path) {
   std::erase_if(results.problems, [&](const std::string& p) { return p.starts_with(shown(path) + ":"); });
   try {
     ResultsRows read = read_results_rows(path);
-    ResultsFile file{path, std::move(read.runs), std::move(read.steps)};
-    check_row_budget(results, path, file.rows.size() + file.steps.size());
+    ResultsFile file{path, std::move(read.runs), std::move(read.steps), std::move(read.cp)};
+    check_row_budget(results, path, file.rows.size() + file.steps.size() + file.cp.size());
     const auto at = std::upper_bound(results.files.begin(), results.files.end(), file,
                                      [](const auto& a, const auto& b) { return results_file_order(a.path, b.path); });
     results.files.insert(at, std::move(file));
@@ -118,7 +118,7 @@ std::string shown_file_name(const std::filesystem::path& path) { return printabl
 
 std::size_t total_rows(const LoadedResults& results) {
   std::size_t n = 0;
-  for (const auto& f : results.files) n += f.rows.size() + f.steps.size();
+  for (const auto& f : results.files) n += f.rows.size() + f.steps.size() + f.cp.size();
   return n;
 }
 

@@ -19,6 +19,7 @@ struct ResultsFile {
   std::filesystem::path path;
   std::vector<ResultRow> rows;  // attention runs (pass fwd or bwd)
   std::vector<StepRow> steps;   // measured training steps (pass step), apart from every attention table
+  std::vector<ResultRow> cp;    // context-parallel ranks, apart from every attention table too
 };
 
 struct LoadedResults {
@@ -49,7 +50,7 @@ void load_results(LoadedResults& results, const std::filesystem::path& path);
 // A file's name (without its folder) as views and commands print it: printable, on one line.
 std::string shown_file_name(const std::filesystem::path& path);
 
-// Rows held: attention runs and measured steps (GEMM rows apart).
+// Rows held: attention runs, measured steps and context-parallel ranks (GEMM rows apart).
 std::size_t total_rows(const LoadedResults& results);
 
 }  // namespace attnlab

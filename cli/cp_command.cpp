@@ -20,6 +20,7 @@
 #include "kernels/attention.hpp"
 #include "kernels/kernel_choice.hpp"
 #include "reference/cp_forward.hpp"
+#include "run/cp_over_nccl.hpp"
 #include "run/cp_timing.hpp"
 
 namespace attnlab::cli {
@@ -36,6 +37,8 @@ struct CpOptions {
   std::string check_heads = "1";
   std::string seed = "1";
   bool run = false;
+  bool nccl = false;
+  std::string csv;  // --run's rows, empty: none written
   std::string reps = "20";
   std::string warmup = "3";
 };
@@ -249,46 +252,83 @@ void check_forward(const Scenario& s, const std::vector<CpCost>& costs, int head
 constexpr double run_rel_l2_bound = 1e-2;
 constexpr double run_lse_bound = 1e-3;
 
-// --run: every strategy's ranks one after another on this GPU, by ring and by all-gather
-// (run/cp_timing.hpp): each rank's compute time beside the model's scores computed, and its
+// The model of the strategy a run's exchange ran.
+const CpCost& model_of(const std::vector<CpCost>& costs, const CpExchangeTimes& e) {
+  return *std::find_if(costs.begin(), costs.end(), [&](const CpCost& c) { return c.plan.strategy == e.strategy; });
+}
+
+// One exchange's ranks: compute beside the model, and over NCCL the run's transfers.
+void print_exchange(const CpExchangeTimes& e, const CpCost& model, bool over_nccl) {
+  std::vector<std::string> columns{"rank",  "steps",      "launches",  "scores computed",
+                                   "model", "compute us", "us / mean", "model / mean"};
+  if (over_nccl) columns.insert(columns.end(), {"run us", "transfers us", "exposed us", "hidden", "K/V in"});
+  columns.insert(columns.end(), {"rel L2", "LSE error"});
+  TextTable table(columns);
+  for (std::size_t i = 0; i < e.ranks.size(); ++i) {
+    const CpRankTime& r = e.ranks[i];
+    std::vector<std::string> row{std::to_string(i),
+                                 std::to_string(r.steps),
+                                 std::to_string(r.launches),
+                                 format_count(double(r.scores_computed)),
+                                 format_count(double(model.ranks[i].scores_computed())),
+                                 printf_string("%.1f", r.compute.median_us),
+                                 format_ratio(r.compute.median_us / e.mean_us()),
+                                 format_ratio(model.ranks[i].computed_vs_mean)};
+    if (over_nccl && r.transfer) {
+      const CpTransferTime& t = *r.transfer;
+      row.insert(row.end(), {printf_string("%.1f", t.wall_us), printf_string("%.1f", t.transfer_us),
+                             printf_string("%.1f", t.exposed_us),
+                             t.transfer_us > 0 ? format_percent(t.hidden_us() / t.transfer_us) : "-",
+                             format_bytes(double(t.bytes_received))});
+    }
+    row.insert(row.end(), {printf_string("%.2e", r.rel_l2), printf_string("%.2e", r.lse_max_abs)});
+    table.add_row(row);
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
+// --run: every strategy's ranks by ring and by all-gather, one after another on this GPU
+// (run/cp_timing.hpp) or one process per GPU over NCCL (run/cp_over_nccl.hpp): each rank's
+// compute time beside the model's scores computed, over NCCL its run and transfers, and its
 // output against the whole varlen run. Throws std::runtime_error (exit 1) when an output is off.
-void run_on_gpu(const Scenario& s, const std::vector<CpCost>& costs, FlashKernel kernel, int warmup, int reps,
-                std::uint64_t seed) {
-  std::vector<CpPlan> plans;
-  for (const CpCost& c : costs) plans.push_back(c.plan);
-  const CpTimes times = time_context_parallel(s, plans, kernel, warmup, reps, seed);
-  const int ranks = plans.front().ranks();
-  std::printf(
-      "run          on one GPU, %s, the ranks one after another; seed %llu, median of %d timed runs\n"
-      "             after %d warm-up; the whole varlen forward: %.1f us, / %d ranks = %.1f us\n",
-      flash_kernel_info(kernel).name, static_cast<unsigned long long>(seed), reps, warmup, times.whole.median_us, ranks,
-      times.whole.median_us / ranks);
+void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmup, int reps, std::uint64_t seed) {
+  const int ranks = costs.front().plan.ranks();
+  const bool over_nccl = times.gpus > 1;
+  if (over_nccl)
+    std::printf("run          %d GPUs, one process each, K/V over NCCL %s; %s; seed %llu, median of %d timed\n",
+                times.gpus, times.nccl_version.c_str(), flash_kernel_info(times.kernel).name,
+                static_cast<unsigned long long>(seed), reps);
+  else
+    std::printf("run          on one GPU, %s, the ranks one after another; seed %llu, median of %d timed\n",
+                flash_kernel_info(times.kernel).name, static_cast<unsigned long long>(seed), reps);
+  std::printf("             runs after %d warm-up; the whole varlen forward%s: %.1f us, / %d ranks = %.1f us\n", warmup,
+              over_nccl ? " on rank 0's GPU" : "", times.whole.median_us, ranks, times.whole.median_us / ranks);
   bool passed = true;
   for (const CpExchangeTimes& e : times.exchanges) {
-    const CpCost& model =
-        *std::find_if(costs.begin(), costs.end(), [&](const CpCost& c) { return c.plan.strategy == e.strategy; });
+    const CpCost& model = model_of(costs, e);
     std::printf("\n%s, %s\n", cp_strategy_name(e.strategy), cp_exchange_name(e.exchange));
-    TextTable table({"rank", "steps", "launches", "scores computed", "model", "compute us", "us / mean", "model / mean",
-                     "rel L2", "LSE error"});
-    for (int i = 0; i < ranks; ++i) {
-      const CpRankTime& r = e.ranks[i];
+    print_exchange(e, model, over_nccl);
+    for (const CpRankTime& r : e.ranks)
       passed = passed && r.rel_l2 <= run_rel_l2_bound && r.lse_max_abs <= run_lse_bound;
-      table.add_row({std::to_string(i), std::to_string(r.steps), std::to_string(r.launches),
-                     format_count(double(r.scores_computed)), format_count(double(model.ranks[i].scores_computed())),
-                     printf_string("%.1f", r.compute.median_us), format_ratio(r.compute.median_us / e.mean_us()),
-                     format_ratio(model.ranks[i].computed_vs_mean), printf_string("%.2e", r.rel_l2),
-                     printf_string("%.2e", r.lse_max_abs)});
-    }
-    std::fputs(table.render().c_str(), stdout);
     std::printf("imbalance (max / mean) %s measured, %s modelled (scores computed); slowest rank %s the whole / %d\n",
                 format_ratio(e.slowest_us() / e.mean_us()).c_str(), format_ratio(model.computed_imbalance).c_str(),
                 format_ratio(e.slowest_us() / (times.whole.median_us / ranks)).c_str(), ranks);
+    if (over_nccl)
+      std::printf("run: slowest %.1f us, %s the whole / %d; transfers exposed, slowest rank: %.1f us\n",
+                  e.slowest_run_us(), format_ratio(e.slowest_run_us() / (times.whole.median_us / ranks)).c_str(), ranks,
+                  e.most_exposed_us());
   }
   std::printf(
       "\nCompute us: a rank's steps back to back (its rounds' launches and merges), its K/V already in\n"
       "memory: no communication. Scores computed: in its rounds' visited tiles, each received block\n"
       "tiled apart; model: one call per piece over all its keys (core/cost/README.md). rel L2, LSE\n"
       "error: the rank's merged output against the whole varlen run of the same inputs.\n");
+  if (over_nccl)
+    std::printf(
+        "Run us: from a barrier of all ranks to the rank's last merge, its K/V sent by NCCL (ring: the next\n"
+        "block beside each step's compute; all-gather: every shard, then the compute). Transfers us: their\n"
+        "time on the rank's transfer stream, waits for the peer included; exposed: run - its kernels' time\n"
+        "in the run; hidden: the transfers' time not exposed. K/V in: bytes received per run.\n");
   if (!passed)
     throw std::runtime_error(
         printf_string("a rank's output differs from the whole run above %.0e (rel L2) or "
@@ -325,6 +365,12 @@ void add_cp_command(CLI::App& app) {
                 "Run each strategy's ranks one after another on this GPU (ring and all-gather) through --kernel "
                 "(default: the fastest this GPU runs): each rank's compute time and its output against the whole "
                 "run; exit 1 on a mismatch, 3 without a GPU");
+  cmd->add_flag("--nccl", options->nccl,
+                "--run: one process per GPU (N GPUs), K/V sent by NCCL (libnccl.so.2 on the loader's path): each "
+                "rank's run, transfers and exposed time besides its compute");
+  cmd->add_option("--csv", options->csv,
+                  "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
+                  "when every rank's output passes");
   cmd->add_option("--reps", options->reps, "--run: timed runs of each rank")->capture_default_str();
   cmd->add_option("--warmup", options->warmup, "--run: untimed runs before them")->capture_default_str();
   cmd->callback([options] {
@@ -348,15 +394,30 @@ void add_cp_command(CLI::App& app) {
     if (options->format == "json") refuse_large_json(scenario, ranks, strategies);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
+    if (options->nccl && !options->run) throw InputError("--nccl: runs the ranks; give --run with it");
+    if (!options->csv.empty() && !options->run) throw InputError("--csv: writes --run's rows; give --run with it");
+    if (!options->csv.empty()) check_results_path(options->csv, "--csv");
     if (options->run) {
-      const GpuInfo gpu = query_gpu();  // no GPU: NoGpuError, one line, exit 3, before anything is printed
-      const FlashKernel kernel = choose_flash_kernel(options->kernel, gpu.compute_capability);
+      std::vector<CpPlan> plans;
+      for (const CpCost& c : costs) plans.push_back(c.plan);
+      // No GPU: NoGpuError, one line, exit 3, before anything is printed. Over NCCL the ranks'
+      // processes choose the kernel, so this process touches no CUDA before they start.
+      const CpTimes times =
+          options->nccl ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed)
+                        : time_context_parallel(scenario, plans,
+                                                choose_flash_kernel(options->kernel, query_gpu().compute_capability),
+                                                warmup, reps, seed);
       std::vector<CpCost> at_kernel;  // the model at the tile the run computes at
       for (CpStrategy strategy : strategies)
-        at_kernel.push_back(model_context_parallel(scenario, ranks, strategy, kernel_tile(kernel)));
-      print_header(scenario, ranks, at_kernel.front(), flash_kernel_info(kernel).name);
-      std::printf("GPU          %s\n", printable(gpu.name, 256).c_str());
-      return run_on_gpu(scenario, at_kernel, kernel, warmup, reps, seed);
+        at_kernel.push_back(model_context_parallel(scenario, ranks, strategy, kernel_tile(times.kernel)));
+      print_header(scenario, ranks, at_kernel.front(), flash_kernel_info(times.kernel).name);
+      std::printf("GPU          %s\n", printable(times.gpu, 256).c_str());
+      print_run(at_kernel, times, warmup, reps, seed);
+      if (!options->csv.empty()) {
+        write_results_csv(options->csv, cp_result_rows(scenario, at_kernel, times, describe_run(query_gpu())));
+        std::printf("\nrows         %s\n", printable(options->csv, 4096).c_str());
+      }
+      return;
     }
     if (options->check) {
       refuse_large_check(scenario, costs.front(), check_heads);

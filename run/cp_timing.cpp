@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 
-#include "core/cost/cp_piece_layouts.hpp"
+#include "core/layout/tile_name.hpp"
+
 #include "kernels/context_parallel.hpp"
-#include "kernels/kernel_choice.hpp"
-#include "reference/attention_inputs.hpp"
 #include "reference/cp_forward.hpp"
-#include "run/scenario_plan.hpp"
+#include "run/cp_rank_steps.hpp"
 
 namespace attnlab {
 
@@ -24,6 +24,55 @@ double CpExchangeTimes::mean_us() const {
   return ranks.empty() ? 0 : sum / double(ranks.size());
 }
 
+double CpExchangeTimes::slowest_run_us() const {
+  double slowest = 0;
+  for (const CpRankTime& r : ranks)
+    if (r.transfer) slowest = std::max(slowest, r.transfer->wall_us);
+  return slowest;
+}
+
+double CpExchangeTimes::most_exposed_us() const {
+  double most = 0;
+  for (const CpRankTime& r : ranks)
+    if (r.transfer) most = std::max(most, r.transfer->exposed_us);
+  return most;
+}
+
+std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCost>& models, const CpTimes& times,
+                                      const RunInfo& run) {
+  std::vector<ResultRow> rows;
+  for (const CpExchangeTimes& e : times.exchanges) {
+    const auto model =
+        std::find_if(models.begin(), models.end(), [&](const CpCost& c) { return c.plan.strategy == e.strategy; });
+    if (model == models.end()) throw std::invalid_argument("cp_result_rows: no model of a strategy the run ran");
+    for (std::size_t i = 0; i < e.ranks.size(); ++i) {
+      const CpRankTime& r = e.ranks[i];
+      ResultRow row = timed_result_row(s, Implementation::varlen, times.kernel, {}, r.compute, run);
+      row.useful_tflops = row.computed_tflops = std::nullopt;  // the whole scenario's; a rank's are its scores
+      row.hbm_bytes_model = row.extra_memory_bytes = std::nullopt;
+      row.tile = tile_name(model->tile);
+      row.tokens = model->ranks[i].tokens;
+      row.scores_computed = r.scores_computed;
+      row.scores_useful = model->ranks[i].scores_useful();
+      row.rel_l2_error = r.rel_l2;
+      row.ranks = int(e.ranks.size());
+      row.cp_strategy = cp_strategy_name(e.strategy);
+      row.cp_exchange = cp_exchange_name(e.exchange);
+      row.cp_rank = int(i);
+      row.cp_gpus = times.gpus;
+      row.cp_whole_us = times.whole.median_us;
+      if (r.transfer) {
+        row.cp_run_us = r.transfer->wall_us;
+        row.cp_transfer_us = r.transfer->transfer_us;
+        row.cp_exposed_us = r.transfer->exposed_us;
+        row.cp_kv_bytes_received = r.transfer->bytes_received;
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
 CpPartial cp_partial_of(const CpOutputSums& sums, const std::vector<CpPiece>& queries) {
   CpPartial out = empty_cp_partial(queries, sums.problem().heads, sums.problem().head_dim);
   const std::vector<float> o = sums.download_o(), lse = sums.download_lse();
@@ -34,69 +83,29 @@ CpPartial cp_partial_of(const CpOutputSums& sums, const std::vector<CpPiece>& qu
 
 namespace {
 
-// The whole forward's O (in the dtype, as floats) and LSE, [token][head][...] in canonical order.
-struct WholeRun {
-  std::vector<float> o, lse;
-};
-
-// The whole run's O and LSE at a rank's queries, as that rank's partial over every key.
-// `source`: the canonical token of each of the pieces' queries (CpPieceLayouts::query_source).
-CpPartial whole_at(const WholeRun& whole, const std::vector<CpPiece>& pieces, const std::vector<std::int64_t>& source,
-                   const AttentionProblem& p) {
-  CpPartial out = empty_cp_partial(pieces, p.heads, p.head_dim);
-  const std::size_t width = std::size_t(p.heads) * p.head_dim;
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    const std::size_t token = std::size_t(source[i]);
-    std::copy_n(whole.o.begin() + token * width, width, out.o.begin() + i * width);
-    std::copy_n(whole.lse.begin() + token * p.heads, p.heads, out.lse.begin() + i * p.heads);
-  }
-  return out;
-}
-
-// What every rank's run shares: the scenario's layout and inputs, the kernel, the whole run.
-struct RankRuns {
-  const Layout& varlen;
-  const AttentionTensors& canonical;
-  const AttentionProblem& p;
-  FlashKernel kernel;
-  const WholeRun& whole;
-  int warmup, reps;
-};
-
-// One rank: its steps' pieces and buffers on the device, then its compute timed and checked.
-CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards,
-                     CpExchange exchange, int rank) {
-  const Layout& varlen = runs.varlen;
-  const AttentionProblem& p = runs.p;
-  const FlashKernel kernel = runs.kernel;
-  const TileShape tile = kernel_tile(kernel);
-  const std::vector<std::vector<int>> schedule = cp_schedule(exchange, rank, plan.ranks());
-  std::vector<std::unique_ptr<CpPieceLayouts>> pieces;  // each DeviceCpPieces holds its own's address
-  std::vector<std::unique_ptr<DeviceCpPieces>> on_device;
+// One rank: its steps' compute timed and its output checked.
+CpRankTime time_rank(const CpWholeRun& whole, FlashKernel kernel, const CpPlan& plan,
+                     const std::vector<std::vector<CpPiece>>& shards, CpExchange exchange, int rank, int warmup,
+                     int reps) {
+  const AttentionProblem& p = whole.problem;
+  const CpRankSteps steps(whole.varlen, plan, shards, exchange, rank, kernel, p.heads);
   std::vector<std::unique_ptr<CpStepTensors>> tensors;
-  CpRankTime out;
-  for (const std::vector<int>& holders : schedule) {
-    auto step = std::make_unique<CpPieceLayouts>(
-        cp_piece_layouts(varlen, plan.pieces[rank], cp_step_keys(plan, shards, rank, holders)));
-    if (step->rounds.empty()) continue;  // no key its queries attend: the block is skipped
-    ++out.steps;
-    out.launches += int(step->rounds.size());
-    for (const Layout& round : step->rounds) out.scores_computed += count_layout(round, tile).computed() * p.heads;
-    on_device.push_back(std::make_unique<DeviceCpPieces>(*step, tile));
-    tensors.push_back(std::make_unique<CpStepTensors>(*on_device.back(), runs.canonical, p));
-    pieces.push_back(std::move(step));
-  }
+  for (const auto& pieces : steps.pieces)
+    tensors.push_back(pieces ? std::make_unique<CpStepTensors>(*pieces, whole.canonical, p) : nullptr);
   CpOutputSums sums(tokens_of(plan.pieces[rank]), p);
   const auto run = [&] {
     sums.clear();
-    for (std::size_t s = 0; s < on_device.size(); ++s)
-      sums.add(kernel, *on_device[s], tensors[s]->q.data(), tensors[s]->k.data(), tensors[s]->v.data());
+    for (std::size_t s = 0; s < tensors.size(); ++s)
+      if (tensors[s])
+        sums.add(kernel, *steps.pieces[s], tensors[s]->q.data(), tensors[s]->k.data(), tensors[s]->v.data());
   };
-  out.compute = time_on_gpu(run, runs.warmup, runs.reps);
+  CpRankTime out;
+  out.steps = steps.steps;
+  out.launches = steps.launches;
+  out.scores_computed = steps.scores_computed;
+  out.compute = time_on_gpu(run, warmup, reps);
   const std::vector<CpPiece>& queries = plan.pieces[rank];
-  const CpForwardError error =
-      compare_cp_partials(cp_partial_of(sums, queries),
-                          whole_at(runs.whole, queries, cp_piece_layouts(varlen, queries, {}).query_source, p));
+  const CpForwardError error = compare_cp_partials(cp_partial_of(sums, queries), whole.at(queries));
   out.rel_l2 = error.rel_l2;
   out.lse_max_abs = error.lse_max_abs;
   return out;
@@ -106,24 +115,17 @@ CpRankTime time_rank(const RankRuns& runs, const CpPlan& plan, const std::vector
 
 CpTimes time_context_parallel(const Scenario& scenario, const std::vector<CpPlan>& plans, FlashKernel kernel,
                               int warmup, int reps, std::uint64_t seed) {
-  const AttentionProblem p = attention_problem(scenario);
-  const Layout varlen = scenario.varlen_layout();
-  AttentionTensors canonical(varlen.buffer_tokens(), p);
-  {
-    const AttentionInputs in =
-        make_random_inputs(varlen.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, seed);
-    upload_qkv(canonical, p.dtype, in.q, in.k, in.v);
-  }
+  const CpWholeRun whole(scenario, kernel, warmup, reps, seed);
   CpTimes times;
-  const DeviceLayout whole_layout(varlen, kernel_tile(kernel));
-  times.whole = time_on_gpu([&] { run_flash(kernel, whole_layout, p, canonical); }, warmup, reps);
-  const WholeRun whole{download_o(canonical, p.dtype), download_lse(canonical)};
-  const RankRuns runs{varlen, canonical, p, kernel, whole, warmup, reps};
+  times.whole = whole.time;
+  times.kernel = kernel;
+  times.gpu = query_gpu().name;
   for (const CpPlan& plan : plans) {
     const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);
     for (CpExchange exchange : all_cp_exchanges) {
       CpExchangeTimes e{plan.strategy, exchange, {}};
-      for (int rank = 0; rank < plan.ranks(); ++rank) e.ranks.push_back(time_rank(runs, plan, shards, exchange, rank));
+      for (int rank = 0; rank < plan.ranks(); ++rank)
+        e.ranks.push_back(time_rank(whole, kernel, plan, shards, exchange, rank, warmup, reps));
       times.exchanges.push_back(std::move(e));
     }
   }

@@ -267,6 +267,12 @@ const char* cp_exchange_name(CpExchange exchange) {
   return "?";
 }
 
+std::optional<CpExchange> parse_cp_exchange(std::string_view name) {
+  for (CpExchange e : all_cp_exchanges)
+    if (name == cp_exchange_name(e)) return e;
+  return std::nullopt;
+}
+
 std::vector<std::vector<int>> cp_schedule(CpExchange exchange, int rank, int ranks) {
   std::vector<int> holders;
   for (int s = 0; s < ranks; ++s) holders.push_back(((rank - s) % ranks + ranks) % ranks);

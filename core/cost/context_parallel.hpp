@@ -109,7 +109,8 @@ enum class CpExchange {
   all_gather,  // one step against every rank's K/V, gathered at once
 };
 inline constexpr std::array<CpExchange, 2> all_cp_exchanges = {CpExchange::ring, CpExchange::all_gather};
-const char* cp_exchange_name(CpExchange exchange);
+const char* cp_exchange_name(CpExchange exchange);  // "ring", "all-gather"
+std::optional<CpExchange> parse_cp_exchange(std::string_view name);
 
 // The ranks whose K/V rank `rank` computes its queries against, step by step: ring, step s:
 // {(rank - s) mod N} (step 0 its own); all-gather: one step holding the ring's N holders.

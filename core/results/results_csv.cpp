@@ -33,7 +33,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 35> columns = {{
+const std::array<Column, 43> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -69,6 +69,14 @@ const std::array<Column, 35> columns = {{
     {"cp_strategy", &ResultRow::cp_strategy},
     {"window_left", &ResultRow::window_left},
     {"window_right", &ResultRow::window_right},
+    {"cp_exchange", &ResultRow::cp_exchange},
+    {"cp_rank", &ResultRow::cp_rank},
+    {"cp_gpus", &ResultRow::cp_gpus},
+    {"cp_whole_us", &ResultRow::cp_whole_us},
+    {"cp_run_us", &ResultRow::cp_run_us},
+    {"cp_transfer_us", &ResultRow::cp_transfer_us},
+    {"cp_exposed_us", &ResultRow::cp_exposed_us},
+    {"cp_kv_bytes_received", &ResultRow::cp_kv_bytes_received},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -141,6 +149,7 @@ struct Parser {
       throw BadCell{"naive, padded, packed or varlen"};
     if (m == &ResultRow::cp_strategy && !text.empty() && !parse_cp_strategy(text))
       throw BadCell{"contiguous, zigzag or documents"};
+    if (m == &ResultRow::cp_exchange && !text.empty() && !parse_cp_exchange(text)) throw BadCell{"ring or all-gather"};
     row.*m = text;
   }
   void operator()(int ResultRow::*m) const { row.*m = parse_number<int>(text, number_kind<int>()); }
@@ -163,12 +172,13 @@ struct Parser {
     if (text.empty())
       row.*m = std::nullopt;
     else if constexpr (std::is_same_v<T, int>)
-      row.*m = m == &ResultRow::ranks ? parse_ranks()
+      row.*m = m == &ResultRow::ranks || m == &ResultRow::cp_gpus ? parse_ranks()
                : m == &ResultRow::window_left || m == &ResultRow::window_right
                    ? parse_window_side()
                    : parse_number<T>(text, number_kind<T>());
     else if constexpr (std::is_same_v<T, double>)
-      row.*m = m == &ResultRow::median_us || m == &ResultRow::min_us || m == &ResultRow::max_us
+      row.*m = m == &ResultRow::median_us || m == &ResultRow::min_us || m == &ResultRow::max_us ||
+                       m == &ResultRow::cp_whole_us || m == &ResultRow::cp_run_us
                    ? parse_measured_us(text)
                    : parse_number<T>(text, number_kind<T>());
     else
@@ -267,6 +277,45 @@ StepRow step_row_of(ResultRow&& r, StepRow&& step) {
   step.commit = std::move(r.commit);
   step.date = std::move(r.date);
   return std::move(step);
+}
+
+// What is wrong with a row's context-parallel columns beyond ranks and cp_strategy (checked
+// before): the column and the message; empty where nothing is.
+struct CpCellProblem {
+  std::string_view column;
+  std::string message;
+};
+
+std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
+  const bool cp = r.ranks.has_value();
+  const std::pair<std::string_view, bool> rank_cells[] = {{"cp_exchange", !r.cp_exchange.empty()},
+                                                          {"cp_rank", r.cp_rank.has_value()},
+                                                          {"cp_gpus", r.cp_gpus.has_value()},
+                                                          {"cp_whole_us", r.cp_whole_us.has_value()}};
+  const bool over_nccl = cp && r.cp_gpus && *r.cp_gpus > 1;
+  const std::pair<std::string_view, bool> run_cells[] = {{"cp_run_us", r.cp_run_us.has_value()},
+                                                         {"cp_transfer_us", r.cp_transfer_us.has_value()},
+                                                         {"cp_exposed_us", r.cp_exposed_us.has_value()},
+                                                         {"cp_kv_bytes_received", r.cp_kv_bytes_received.has_value()}};
+  for (const auto& [column, filled] : rank_cells)
+    if (filled != cp)
+      return CpCellProblem{column, cp ? "a context-parallel row names its exchange, rank, GPUs and whole run, got an "
+                                        "empty cell"
+                                      : "only a context-parallel row (ranks and cp_strategy) holds a value"};
+  for (const auto& [column, filled] : run_cells)
+    if (filled != over_nccl)
+      return CpCellProblem{column, over_nccl ? "a run over several GPUs names its run, transfers, exposed time and "
+                                               "bytes received, got an empty cell"
+                                             : "only a context-parallel run over several GPUs (cp_gpus > 1) holds a "
+                                               "value"};
+  if (!cp) return std::nullopt;
+  if (*r.cp_rank >= *r.ranks)
+    return CpCellProblem{
+        "cp_rank", "expected a rank below ranks (" + std::to_string(*r.ranks) + "), got " + std::to_string(*r.cp_rank)};
+  if (*r.cp_gpus != 1 && *r.cp_gpus != *r.ranks)
+    return CpCellProblem{"cp_gpus", "expected 1 (the ranks one after another) or ranks (" + std::to_string(*r.ranks) +
+                                        ", one GPU each), got " + std::to_string(*r.cp_gpus)};
+  return std::nullopt;
 }
 
 // Required columns whose cells may not be empty: they say what was run. Measurements
@@ -432,18 +481,22 @@ ResultsRows read_results_rows(const std::filesystem::path& path, const ResultFil
       if (row.ranks.has_value() != !row.cp_strategy.empty())
         throw bad_cell(row.ranks ? "cp_strategy" : "ranks",
                        "a context-parallel row names both ranks and cp_strategy, got an empty cell");
+      if (const std::optional<CpCellProblem> problem = cp_columns_problem(row))
+        throw bad_cell(problem->column, problem->message);
       if (step) {
         if (row.implementation != "packed" && row.implementation != "varlen")
           throw bad_cell("implementation",
                          "a step row's layout: expected packed or varlen, got \"" + row.implementation + "\"");
         if (!row.median_us) throw bad_cell("median_us", "a step row needs the step's time, got an empty cell");
-      } else if (keep && !keep(row)) {
+      } else if (!row.ranks && keep && !keep(row)) {
         continue;
       }
-      if (static_cast<std::int64_t>(rows.runs.size() + rows.steps.size()) >= max_results_rows)
+      if (static_cast<std::int64_t>(rows.runs.size() + rows.steps.size() + rows.cp.size()) >= max_results_rows)
         throw InputError(at + "more than " + std::to_string(max_results_rows) + " rows to keep from one file");
       if (step)
         rows.steps.push_back(step_row_of(std::move(row), std::move(step_columns)));
+      else if (row.ranks)
+        rows.cp.push_back(std::move(row));
       else
         rows.runs.push_back(std::move(row));
     }

@@ -46,13 +46,21 @@ struct ResultRow {
   std::optional<std::int64_t> hbm_bytes_model, hbm_bytes_measured, extra_memory_bytes;
   std::optional<int> reps;
   std::string driver, cuda_version, commit, date;  // date: ISO 8601 UTC
-  // A context-parallel run's: both set (ranks 1 to max_cp_ranks) or both empty.
-  std::optional<int> ranks;
-  std::string cp_strategy;  // contiguous, zigzag or documents (core/cost/context_parallel.hpp)
+  // A context-parallel run's rank (results/README.md, "Context parallelism"): all of ranks, cp_strategy,
+  // cp_exchange, cp_rank, cp_gpus and cp_whole_us set, or none; its time columns are the rank's
+  // compute, K/V in memory. Over NCCL (cp_gpus > 1) the run's columns too, on one GPU none.
+  std::optional<int> ranks;  // 1 to max_cp_ranks
+  std::string cp_strategy;   // contiguous, zigzag or documents (core/cost/context_parallel.hpp)
   // The mask's window the run computed, FlashAttention's window_size: -1 unbounded. Both set in
   // every row attnlab writes; both empty in a file from before the columns (then no run of it
   // stands for a scenario's cells: analysis/same_cells.hpp).
   std::optional<int> window_left, window_right;
+  std::string cp_exchange;            // ring or all-gather
+  std::optional<int> cp_rank;         // 0 to ranks - 1
+  std::optional<int> cp_gpus;         // 1: the ranks one after another; ranks: one GPU each
+  std::optional<double> cp_whole_us;  // the whole varlen forward, same inputs, same run
+  std::optional<double> cp_run_us, cp_transfer_us, cp_exposed_us;  // over NCCL (run/cp_timing.hpp)
+  std::optional<std::int64_t> cp_kv_bytes_received;                // over NCCL, per run
 
   bool operator==(const ResultRow&) const = default;
 };
@@ -153,8 +161,9 @@ void write_results_csv(const std::filesystem::path& path, const std::vector<Resu
 using ResultFilter = std::function<bool(const ResultRow&)>;
 
 struct ResultsRows {
-  std::vector<ResultRow> runs;  // pass fwd or bwd, those `keep` accepts
+  std::vector<ResultRow> runs;  // pass fwd or bwd, those `keep` accepts, no context-parallel rank
   std::vector<StepRow> steps;   // pass step, all of them
+  std::vector<ResultRow> cp;    // a context-parallel run's ranks, all of them: no table of runs takes one
 };
 
 // Reads a results file; columns in any order, unknown columns ignored, missing
@@ -164,8 +173,9 @@ struct ResultsRows {
 // follows what is kept, not the file. A step row must hold median_us, gpus (1 to
 // max_step_gpus) and a layout (packed or varlen); its optimizer is adamw or muon (empty: adamw); its
 // gradient_sync after_backward, during_backward or sharded on several GPUs (empty: after_backward), empty on
-// one; its parts are finite and >= 0, its loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel row fills
-// both ranks and cp_strategy, every other row neither (a step row never). A row fills both
+// one; its parts are finite and >= 0, its loss finite; a fwd or bwd row leaves the step columns empty. A context-parallel
+// row (a forward) fills ranks, cp_strategy, cp_exchange, cp_rank (below ranks), cp_gpus (1 or ranks) and cp_whole_us,
+// and the run's four columns exactly when cp_gpus > 1; every other row none (a step row never). A row fills both
 // window_left and window_right (-1 to max_window) or neither. Throws InputError naming
 // the file, and the line and column where it applies, e.g.
 //   results/h100/x.csv:7: median_us: expected a number, got "abc"

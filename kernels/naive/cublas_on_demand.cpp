@@ -3,41 +3,25 @@
 // run --implementations varlen) does not load cuBLAS's libraries, hundreds of megabytes,
 // at start. The call sites and their CUBLAS_CHECK stay as they are.
 #include <cublas_api.h>
-#include <dlfcn.h>
 
-#include <mutex>
 #include <string>
 
-#include "core/io/input_error.hpp"
+#include "kernels/common/library_on_demand.hpp"
 
 namespace attnlab {
 namespace {
 
 // The library of the cuBLAS these kernels were compiled against, by its soname.
-const std::string cublas_soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-
-void* cublas_library() {
-  static void* library = nullptr;
-  static std::once_flag opened;
-  std::call_once(opened, [] { library = ::dlopen(cublas_soname.c_str(), RTLD_NOW | RTLD_LOCAL); });
-  if (!library) throw NoGpuError("cannot load cuBLAS (" + cublas_soname + "), which naive needs: " + ::dlerror());
+const LibraryOnDemand& cublas() {
+  static const LibraryOnDemand library("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), "naive");
   return library;
-}
-
-// The library's own `name`, of the function type the header declares it with.
-template <class Function>
-Function* cublas_function(const char* name) {
-  void* address = ::dlsym(cublas_library(), name);
-  if (!address) throw NoGpuError(cublas_soname + " has no " + name);
-  return reinterpret_cast<Function*>(address);
 }
 
 }  // namespace
 }  // namespace attnlab
 
-#define ATTNLAB_FORWARD_TO_CUBLAS(Function, name, ...)                     \
-  static Function* const real = attnlab::cublas_function<Function>(#name); \
-  return real(__VA_ARGS__)
+#define ATTNLAB_FORWARD_TO_CUBLAS(Function, name, ...) \
+  ATTNLAB_FORWARD_TO(attnlab::cublas(), Function, name, __VA_ARGS__)
 
 // cublas_api.h overloads this name with an inline cudaDataType version: the library's is this one.
 using GemmStridedBatchedEx = cublasStatus_t(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,

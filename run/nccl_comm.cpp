@@ -1,0 +1,76 @@
+#include "run/nccl_comm.hpp"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "kernels/common/cuda_check.hpp"
+
+namespace attnlab {
+
+namespace {
+
+void nccl_check(ncclResult_t result, const char* call) {
+  if (result != ncclSuccess) throw std::runtime_error(std::string(call) + ": " + ncclGetErrorString(result));
+}
+
+#define NCCL_CHECK(call) nccl_check((call), #call)
+
+ncclComm_t as_comm(void* comm) { return static_cast<ncclComm_t>(comm); }
+
+}  // namespace
+
+static_assert(sizeof(NcclId::bytes) == sizeof(ncclUniqueId));
+
+NcclId NcclComm::make_id() {
+  ncclUniqueId id;
+  NCCL_CHECK(ncclGetUniqueId(&id));
+  NcclId out;
+  std::memcpy(out.bytes.data(), &id, sizeof id);
+  return out;
+}
+
+std::string NcclComm::version() {
+  int v = 0;
+  NCCL_CHECK(ncclGetVersion(&v));
+  // NCCL_VERSION(X, Y, Z) is X * 10000 + Y * 100 + Z from 2.9 on.
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+NcclComm::NcclComm(const NcclId& id, int ranks, int rank) : one_value_(sizeof(float)) {
+  ncclUniqueId unique;
+  std::memcpy(&unique, id.bytes.data(), sizeof unique);
+  ncclComm_t comm = nullptr;
+  NCCL_CHECK(ncclCommInitRank(&comm, ranks, unique, rank));
+  comm_ = comm;
+}
+
+NcclComm::~NcclComm() { ncclCommDestroy(as_comm(comm_)); }
+
+void NcclComm::send(const void* data, std::size_t bytes, int peer, cudaStream_t stream) {
+  NCCL_CHECK(ncclSend(data, bytes, ncclUint8, peer, as_comm(comm_), stream));
+}
+
+void NcclComm::recv(void* data, std::size_t bytes, int peer, cudaStream_t stream) {
+  NCCL_CHECK(ncclRecv(data, bytes, ncclUint8, peer, as_comm(comm_), stream));
+}
+
+void NcclComm::grouped(const std::function<void()>& calls) {
+  NCCL_CHECK(ncclGroupStart());
+  try {
+    calls();
+  } catch (...) {
+    ncclGroupEnd();  // the group is closed either way; the first error is the one to report
+    throw;
+  }
+  NCCL_CHECK(ncclGroupEnd());
+}
+
+void NcclComm::barrier(cudaStream_t stream) {
+  NCCL_CHECK(ncclAllReduce(one_value_.data(), one_value_.data(), 1, ncclFloat32, ncclSum, as_comm(comm_), stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace attnlab

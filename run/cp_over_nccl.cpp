@@ -146,7 +146,8 @@ GpuTiming compute_alone(const Rank& r, const CpRankSteps& steps, CpOutputSums& s
       [&] {
         sums.clear();
         for (std::size_t s = 0; s < buffers.size(); ++s)
-          if (steps.pieces[s]) sums.add(r.kernel, *steps.pieces[s], q.data(), buffers[s]->k.data(), buffers[s]->v.data());
+          if (steps.pieces[s])
+            sums.add(r.kernel, *steps.pieces[s], q.data(), buffers[s]->k.data(), buffers[s]->v.data());
       },
       r.warmup, r.reps);
 }
@@ -325,8 +326,8 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
   const CpWholeRun whole(scenario, report.kernel, warmup, reps, seed);
   report.whole = whole.time;
   const AttentionProblem& p = whole.problem;
-  const Rank r{whole, report.kernel, comm, context.rank(), context.ranks(), warmup, reps,
-               std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype)};
+  const Rank r{whole,           report.kernel, comm, context.rank(),
+               context.ranks(), warmup,        reps, std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype)};
   int i = 0;
   for (const CpPlan& plan : plans) {
     const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);

@@ -41,7 +41,7 @@ class NcclComm {
 
  private:
   DeviceBuffer one_value_;  // the barrier's float
-  void* comm_ = nullptr;     // ncclComm_t
+  void* comm_ = nullptr;    // ncclComm_t
 };
 
 }  // namespace attnlab

@@ -302,19 +302,18 @@ std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
       return CpCellProblem{column, cp ? "a context-parallel row names its exchange, rank, GPUs and whole run, got an "
                                         "empty cell"
                                       : "only a context-parallel row (ranks and cp_strategy) holds a value"};
+  if (cp && *r.cp_rank >= *r.ranks)
+    return CpCellProblem{
+        "cp_rank", "expected a rank below ranks (" + std::to_string(*r.ranks) + "), got " + std::to_string(*r.cp_rank)};
+  if (cp && *r.cp_gpus != 1 && *r.cp_gpus != *r.ranks)
+    return CpCellProblem{"cp_gpus", "expected 1 (the ranks one after another) or ranks (" + std::to_string(*r.ranks) +
+                                        ", one GPU each), got " + std::to_string(*r.cp_gpus)};
   for (const auto& [column, filled] : run_cells)
     if (filled != over_nccl)
       return CpCellProblem{column, over_nccl ? "a run over several GPUs names its run, transfers, exposed time and "
                                                "bytes received, got an empty cell"
                                              : "only a context-parallel run over several GPUs (cp_gpus > 1) holds a "
                                                "value"};
-  if (!cp) return std::nullopt;
-  if (*r.cp_rank >= *r.ranks)
-    return CpCellProblem{
-        "cp_rank", "expected a rank below ranks (" + std::to_string(*r.ranks) + "), got " + std::to_string(*r.cp_rank)};
-  if (*r.cp_gpus != 1 && *r.cp_gpus != *r.ranks)
-    return CpCellProblem{"cp_gpus", "expected 1 (the ranks one after another) or ranks (" + std::to_string(*r.ranks) +
-                                        ", one GPU each), got " + std::to_string(*r.cp_gpus)};
   return std::nullopt;
 }
 

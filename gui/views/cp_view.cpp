@@ -1,13 +1,14 @@
-// The Context parallel view (issue 27): the scenario's varlen batch split over N ranks by
-// one strategy of core/cost/context_parallel.hpp, its mask coloured by the rank that holds each
-// query, and each rank's work and the K/V bytes it receives. No per-rank times ship yet:
-// the table says "not measured".
+// The Context parallel view: the scenario's varlen batch split over N ranks by one strategy of
+// core/cost/context_parallel.hpp, its mask coloured by the rank that holds each query, each
+// rank's work and the K/V bytes it receives, and beside them the ranks' measured times where
+// the loaded results hold a run of this split (analysis/measured_cp.hpp).
 #include <imgui.h>
 
 #include <cmath>
 #include <memory>
 #include <string>
 
+#include "analysis/measured_cp.hpp"
 #include "analysis/number_format.hpp"
 #include "core/layout/tile_name.hpp"
 #include "gui/mask_picture/mask_painting.hpp"
@@ -95,16 +96,32 @@ void show_rank_picture(const ScenarioModel& model, const CpPicture& p, float sid
   draw->AddRect(at, ImVec2(at.x + side, at.y + side), IM_COL32(140, 140, 150, 255));
 }
 
-void show_rank_table(const CpPicture& p) {
+// A run's column title: its exchange and where the ranks ran.
+std::string run_title(const MeasuredCpRun& run) {
+  return std::string(cp_exchange_name(run.exchange)) + (run.gpus > 1 ? ", " + count_of(run.gpus, "GPU") : ", 1 GPU");
+}
+
+// A rank's cell of a run: its compute, and over NCCL its whole run.
+std::string rank_cell(const MeasuredCpRun& run, int rank) {
+  const ResultRow& r = *run.ranks[std::size_t(rank)];
+  std::string cell = format_us(r.median_us.value_or(0));
+  if (r.cp_run_us) cell += " / " + format_us(*r.cp_run_us);
+  return cell;
+}
+
+void show_rank_table(const CpPicture& p, const std::vector<MeasuredCpRun>& runs) {
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
   const float height = std::min(ImGui::GetContentRegionAvail().y * 0.7f,
                                 ImGui::GetTextLineHeightWithSpacing() * 1.3f * float(p.ranks + 2));
-  if (!ImGui::BeginTable("ranks", 9, flags, ImVec2(0, height))) return;
+  const int columns = 8 + std::max(1, int(runs.size()));
+  if (!ImGui::BeginTable("ranks", columns, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   for (const char* title :
-       {"rank", "tokens", "useful", "computed", "vs mean", "K/V in, ring", "K/V in, all-gather", "K/V needed", "time"})
+       {"rank", "tokens", "useful", "computed", "vs mean", "K/V in, ring", "K/V in, all-gather", "K/V needed"})
     ImGui::TableSetupColumn(title);
+  for (const MeasuredCpRun& run : runs) ImGui::TableSetupColumn(run_title(run).c_str());
+  if (runs.empty()) ImGui::TableSetupColumn("time");
   ImGui::TableHeadersRow();
   for (int i = 0; i < p.ranks; ++i) {
     const CpRankCost& r = p.cost.ranks[i];
@@ -124,10 +141,32 @@ void show_rank_table(const CpPicture& p) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(cell.c_str());
     }
-    ImGui::TableNextColumn();
-    ImGui::TextDisabled("not measured");
+    for (const MeasuredCpRun& run : runs) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(rank_cell(run, i).c_str());
+    }
+    if (runs.empty()) {
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("not measured");
+    }
   }
   ImGui::EndTable();
+}
+
+// Each run in a line: the slowest rank against the whole run / N, the imbalance beside the model's.
+void show_run_lines(const CpPicture& p, const std::vector<MeasuredCpRun>& runs) {
+  for (const MeasuredCpRun& run : runs) {
+    const double share = run.whole_us / double(p.ranks);
+    std::string line = run_title(run) + " (" + run.gpu + ", " + run.file + "): slowest rank's compute " +
+                       format_us(run.slowest_compute_us()) + ", " + format_ratio(run.slowest_compute_us() / share) +
+                       " the whole forward / " + std::to_string(p.ranks) + "; imbalance " +
+                       format_ratio(run.slowest_compute_us() / run.mean_compute_us()) + " measured, " +
+                       format_ratio(p.cost.computed_imbalance) + " modelled";
+    if (run.gpus > 1)
+      line += "; slowest run " + format_us(run.slowest_run_us()) + " (" + format_ratio(run.slowest_run_us() / share) +
+              "), transfers exposed up to " + format_us(run.most_exposed_us());
+    wrapped_text("%s.", line.c_str());
+  }
 }
 
 }  // namespace
@@ -154,12 +193,17 @@ void show_context_parallel_view(AppState& state) {
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  show_rank_table(p);
+  const std::vector<MeasuredCpRun> runs =
+      measured_cp_runs(state.results.loaded(), model.scenario.name, p.ranks, p.strategy);
+  show_rank_table(p, runs);
+  show_run_lines(p, runs);
   note_text(
       "Each rank holds its queries and their K and V, computes its queries against every key they attend "
       "and receives the K/V it lacks: around a ring (N - 1 steps) or by one all-gather. The rules and "
-      "formulas: core/cost/README.md, \"Context parallelism\"; `attnlab cp` prints the same. Measured per-rank "
-      "times: not measured (no context-parallel rows ship yet).");
+      "formulas: core/cost/README.md, \"Context parallelism\"; `attnlab cp` prints the same, and `attnlab cp "
+      "--run` measures it. A measured column: each rank's compute (its steps, K/V in memory), and on several "
+      "GPUs / its whole run with the K/V sent over NCCL. None where the loaded results hold no run of this "
+      "scenario, N and strategy (results/h200 holds some).");
   ImGui::EndGroup();
 }
 

@@ -33,8 +33,8 @@ class LibraryOnDemand {
     std::call_once(opened_, [this] { handle_ = ::dlopen(soname_.c_str(), RTLD_NOW | RTLD_LOCAL); });
     if (!handle_) {
       const char* why = ::dlerror();
-      throw NoGpuError("cannot load " + soname_ + ", which " + needed_by_ + " needs" + (why ? ": " + std::string(why) : "") +
-                       hint_);
+      throw NoGpuError("cannot load " + soname_ + ", which " + needed_by_ + " needs" +
+                       (why ? ": " + std::string(why) : "") + hint_);
     }
     return handle_;
   }
@@ -47,6 +47,6 @@ class LibraryOnDemand {
 }  // namespace attnlab
 
 // The body of a forwarding definition: the library's `name` of type `Function`, looked up once.
-#define ATTNLAB_FORWARD_TO(library, Function, name, ...)                \
+#define ATTNLAB_FORWARD_TO(library, Function, name, ...)             \
   static Function* const real = (library).function<Function>(#name); \
   return real(__VA_ARGS__)

@@ -119,6 +119,10 @@ TEST(CpCli, BadFlagsExitTwoWithOneLine) {
       {"cp --ranks 2 --run --reps 0", "--reps: expected an integer from 1 to 10000, got \"0\""},
       {"cp --ranks 2 --run --warmup 010", "--warmup: expected an integer from 0 to 10000, got \"010\""},
       {"cp --ranks 2 --run --kernel wgmma", "--kernel: expected one of"},
+      {"cp --ranks 2 --run --nccl --kernel wgmma", "--kernel: expected one of"},
+      {"cp --ranks 2 --nccl", "--nccl: runs the ranks; give --run with it"},
+      {"cp --ranks 2 --csv cp.csv", "--csv: writes --run's rows; give --run with it"},
+      {"cp --ranks 2 --run --csv /", "--csv"},
   };
   for (const auto& [args, message] : cases) {
     const CliRun r = attnlab(args);
@@ -140,6 +144,20 @@ TEST(CpCli, RunWithoutAGpuExitsThreeBeforePrinting) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("zigzag, ring"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("zigzag, all-gather"), std::string::npos) << r.out;
+  }
+}
+
+// --nccl forks one process per rank: without N GPUs (or NCCL) a rank says so in one line, exit 3,
+// and nothing is printed; with them, each exchange's ranks show their runs and transfers.
+TEST(CpCli, NcclRunWithoutTheGpusExitsThreeInOneLine) {
+  const CliRun r = attnlab("cp uniform-16x2048 --ranks 2 --strategy zigzag --run --nccl --reps 2 --warmup 1");
+  if (r.exit_code == 3) {
+    EXPECT_EQ(split(r.err, '\n').size(), 1u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("K/V over NCCL"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("transfers us"), std::string::npos) << r.out;
   }
 }
 

@@ -17,20 +17,40 @@ class CpResultsCsv : public TestFolder {
   CpResultsCsv() : TestFolder("attnlab_cp_results_") {}
 };
 
-// The fixed columns of a good forward row, then ranks, cp_strategy and a step row's gpus.
+// The fixed columns of a good forward row, then ranks, cp_strategy, a step row's gpus and a rank's columns.
 const std::string header =
     "scenario,implementation,source,gpu,dtype,heads,head_dim,causal,pass,median_us,min_us,max_us,useful_tflops,"
-    "scores_computed,scores_useful,rel_l2_error,ranks,cp_strategy,gpus\n";
+    "scores_computed,scores_useful,rel_l2_error,ranks,cp_strategy,gpus,cp_exchange,cp_rank,cp_gpus,cp_whole_us,"
+    "cp_run_us,cp_transfer_us,cp_exposed_us,cp_kv_bytes_received\n";
+// A rank's columns after gpus: on one GPU, and over NCCL on four.
+const std::string one_gpu_rank = "ring,1,1,400,,,,";
+const std::string nccl_rank = "all-gather,3,4,400,150,80,20,1048576";
 const std::string fwd_row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01,";
 
-TEST_F(CpResultsCsv, RanksAndStrategyRoundTripAndStayEmptyElsewhere) {
+TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   ResultRow cp = our_row("varlen", 100);
   cp.ranks = 4;
   cp.cp_strategy = "zigzag";
+  cp.cp_exchange = "ring";
+  cp.cp_rank = 3;
+  cp.cp_gpus = 4;
+  cp.cp_whole_us = 350;
+  cp.cp_run_us = 120;
+  cp.cp_transfer_us = 60;
+  cp.cp_exposed_us = 0;
+  cp.cp_kv_bytes_received = 1 << 20;
+  ResultRow one_gpu = cp;
+  one_gpu.cp_gpus = 1;
+  one_gpu.cp_run_us = one_gpu.cp_transfer_us = one_gpu.cp_exposed_us = std::nullopt;
+  one_gpu.cp_kv_bytes_received = std::nullopt;
   const ResultRow plain = our_row("varlen", 90);
   const auto path = dir_ / "cp.csv";
-  write_results_csv(path, {cp, plain});
-  EXPECT_EQ(read_results_csv(path), (std::vector<ResultRow>{cp, plain}));
+  write_results_csv(path, {cp, plain, one_gpu});
+  // A rank's row never joins the attention runs (a table of them would take it for the scenario's run).
+  const ResultsRows read = read_results_rows(path);
+  EXPECT_EQ(read.runs, (std::vector<ResultRow>{plain}));
+  EXPECT_EQ(read.cp, (std::vector<ResultRow>{cp, one_gpu}));
+  EXPECT_EQ(read_results_rows(path, [](const ResultRow&) { return false; }).cp.size(), 2u);
   // A file without the two columns (every file written before them) reads as no CP run.
   const auto old =
       write("old.csv", header.substr(0, header.find(",ranks")) + "\n" + fwd_row.substr(0, fwd_row.size() - 1) + "\n");
@@ -38,20 +58,40 @@ TEST_F(CpResultsCsv, RanksAndStrategyRoundTripAndStayEmptyElsewhere) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_FALSE(rows[0].ranks);
   EXPECT_EQ(rows[0].cp_strategy, "");
-  EXPECT_EQ(read_results_csv(write("good.csv", header + fwd_row + "1024,documents,\n")).at(0).ranks, 1024);
+  EXPECT_EQ(
+      read_results_rows(write("good.csv", header + fwd_row + "1024,documents,," + one_gpu_rank + "\n")).cp.at(0).ranks,
+      1024);
+  EXPECT_EQ(read_results_rows(write("nccl.csv", header + fwd_row + "4,zigzag,," + nccl_rank + "\n")).cp.at(0).cp_rank,
+            3);
 }
 
 TEST_F(CpResultsCsv, BadRanksOrStrategyNameFileLineAndColumn) {
   const std::string step_row = "s,varlen,torch-step-fa2,H100,bf16,16,128,true,step,1,1,1,1,10,5,0.01,";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {fwd_row + "0,zigzag,", ":2: ranks: expected an integer from 1 to 1024, got \"0\""},
-      {fwd_row + "1025,zigzag,", ":2: ranks: expected an integer from 1 to 1024, got \"1025\""},
-      {fwd_row + "two,zigzag,", ":2: ranks: expected an integer from 1 to 1024, got \"two\""},
-      {fwd_row + "4,ring,", ":2: cp_strategy: expected contiguous, zigzag or documents, got \"ring\""},
-      {fwd_row + "4,,", ":2: cp_strategy: a context-parallel row names both ranks and cp_strategy, got an empty cell"},
-      {fwd_row + ",zigzag,", ":2: ranks: a context-parallel row names both ranks and cp_strategy, got an empty cell"},
-      {step_row + "4,zigzag,1",
+      {fwd_row + "0,zigzag,," + one_gpu_rank, ":2: ranks: expected an integer from 1 to 1024, got \"0\""},
+      {fwd_row + "1025,zigzag,," + one_gpu_rank, ":2: ranks: expected an integer from 1 to 1024, got \"1025\""},
+      {fwd_row + "two,zigzag,," + one_gpu_rank, ":2: ranks: expected an integer from 1 to 1024, got \"two\""},
+      {fwd_row + "4,ring,," + one_gpu_rank, ":2: cp_strategy: expected contiguous, zigzag or documents, got \"ring\""},
+      {fwd_row + "4,,," + one_gpu_rank,
+       ":2: cp_strategy: a context-parallel row names both ranks and cp_strategy, got an empty cell"},
+      {fwd_row + ",zigzag,," + one_gpu_rank,
+       ":2: ranks: a context-parallel row names both ranks and cp_strategy, got an empty cell"},
+      {step_row + "4,zigzag,1,,,,,,,,",
        ":2: ranks: only a context-parallel attention run holds a value, not a step row (pass step)"},
+      {fwd_row + "4,zigzag,,window,1,1,400,,,,", ":2: cp_exchange: expected ring or all-gather, got \"window\""},
+      {fwd_row + "4,zigzag,,ring,,1,400,,,,",
+       ":2: cp_rank: a context-parallel row names its exchange, rank, GPUs and whole run, got an empty cell"},
+      {fwd_row + ",,,ring,,,,,,,",
+       ":2: cp_exchange: only a context-parallel row (ranks and cp_strategy) holds a value"},
+      {fwd_row + "4,zigzag,,ring,4,1,400,,,,", ":2: cp_rank: expected a rank below ranks (4), got 4"},
+      {fwd_row + "4,zigzag,,ring,0,2,400,,,,",
+       ":2: cp_gpus: expected 1 (the ranks one after another) or ranks (4, one GPU each), got 2"},
+      {fwd_row + "4,zigzag,,ring,0,4,400,150,80,,1048576",
+       ":2: cp_exposed_us: a run over several GPUs names its run, transfers, exposed time and bytes received, got an "
+       "empty cell"},
+      {fwd_row + "4,zigzag,,ring,0,1,400,150,,,",
+       ":2: cp_run_us: only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"},
+      {fwd_row + "4,zigzag,,ring,0,1,0,,,,", ":2: cp_whole_us: expected a number of µs from 0.001 to 1e9, got \"0\""},
   };
   for (const auto& [row, message] : cases) {
     const auto path = write("bad.csv", header + row + "\n");

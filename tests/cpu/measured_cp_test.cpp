@@ -1,0 +1,68 @@
+#include "analysis/measured_cp.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/test_rows.hpp"
+
+namespace attnlab {
+namespace {
+
+ResultRow rank_row(int rank, int ranks, const char* exchange, int gpus, double compute_us,
+                   const char* strategy = "zigzag") {
+  ResultRow r = our_row("varlen", compute_us);
+  r.ranks = ranks;
+  r.cp_strategy = strategy;
+  r.cp_exchange = exchange;
+  r.cp_rank = rank;
+  r.cp_gpus = gpus;
+  r.cp_whole_us = 400;
+  if (gpus > 1) {
+    r.cp_run_us = compute_us + 10 * (rank + 1);
+    r.cp_transfer_us = 50;
+    r.cp_exposed_us = 5 * (rank + 1);
+    r.cp_kv_bytes_received = 1024;
+  }
+  return r;
+}
+
+TEST(MeasuredCp, OneRunPerExchangeAndGpusWithEveryRankPresent) {
+  LoadedResults results;
+  ResultsFile file;
+  file.path = "results/h200/attnlab-cp.csv";
+  file.cp = {rank_row(1, 2, "all-gather", 2, 120), rank_row(0, 2, "all-gather", 2, 80),
+             rank_row(0, 2, "ring", 1, 90),  // its rank 1 is missing: no run
+             rank_row(0, 2, "ring", 2, 100, "contiguous"), rank_row(1, 2, "ring", 2, 60, "contiguous"),
+             rank_row(0, 4, "ring", 4, 50)};
+  results.files.push_back(file);
+  ResultsFile later = file;
+  later.path = "results/h200/other.csv";
+  later.cp = {rank_row(0, 2, "all-gather", 2, 999), rank_row(1, 2, "all-gather", 2, 999),
+              rank_row(0, 2, "ring", 2, 70), rank_row(1, 2, "ring", 2, 110), rank_row(1, 2, "ring", 1, 30),
+              rank_row(0, 2, "ring", 1, 20)};
+  results.files.push_back(later);
+
+  const std::vector<MeasuredCpRun> runs = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);
+  ASSERT_EQ(runs.size(), 3u);
+  // Ring first, one GPU before two; the one-GPU ring from the later file, the first with it whole.
+  EXPECT_EQ(runs[0].exchange, CpExchange::ring);
+  EXPECT_EQ(runs[0].gpus, 1);
+  EXPECT_EQ(runs[0].file, "other.csv");
+  EXPECT_DOUBLE_EQ(runs[0].slowest_run_us(), 0);
+  EXPECT_EQ(runs[1].gpus, 2);
+  EXPECT_EQ(runs[2].exchange, CpExchange::all_gather);
+  EXPECT_EQ(runs[2].file, "attnlab-cp.csv");  // the first file's copy of a run, not the later one's
+  const MeasuredCpRun& g = runs[2];
+  EXPECT_EQ(g.gpus, 2);
+  EXPECT_EQ(g.ranks[0]->cp_rank, 0);
+  EXPECT_EQ(g.ranks[1]->cp_rank, 1);
+  EXPECT_DOUBLE_EQ(g.slowest_compute_us(), 120);
+  EXPECT_DOUBLE_EQ(g.mean_compute_us(), 100);
+  EXPECT_DOUBLE_EQ(g.slowest_run_us(), 140);
+  EXPECT_DOUBLE_EQ(g.most_exposed_us(), 10);
+  EXPECT_DOUBLE_EQ(g.whole_us, 400);
+  EXPECT_TRUE(measured_cp_runs(results, "web-mix-2048", 2, CpStrategy::zigzag).empty());
+  EXPECT_EQ(measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::contiguous).size(), 1u);
+}
+
+}  // namespace
+}  // namespace attnlab

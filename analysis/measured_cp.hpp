@@ -20,8 +20,8 @@ struct MeasuredCpRun {
 
   double slowest_compute_us() const;  // the largest median: compute, K/V in memory
   double mean_compute_us() const;
-  double slowest_run_us() const;      // over NCCL: the largest cp_run_us; 0 on one GPU
-  double most_exposed_us() const;     // over NCCL: the largest cp_exposed_us
+  double slowest_run_us() const;   // over NCCL: the largest cp_run_us; 0 on one GPU
+  double most_exposed_us() const;  // over NCCL: the largest cp_exposed_us
 };
 
 // The runs of `scenario` over `ranks` ranks by `strategy` whose every rank has a row, ring before

@@ -39,6 +39,7 @@ struct CpOptions {
   bool run = false;
   bool nccl = false;
   std::string csv;  // --run's rows, empty: none written
+  std::string sm_margin = "0";
   std::string reps = "20";
   std::string warmup = "3";
 };
@@ -55,6 +56,8 @@ constexpr std::int64_t max_json_pieces = std::int64_t{1} << 20;
 constexpr double check_tolerance = 1e-12;
 // --run's --reps and --warmup, at most.
 constexpr std::int64_t max_run_passes = 10000;
+// --sm-margin, at most: beyond any GPU's SMs (a grid keeps one SM's CTAs whatever the margin).
+constexpr std::int64_t max_sm_margin = 1024;
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -303,6 +306,8 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
                 flash_kernel_info(times.kernel).name, static_cast<unsigned long long>(seed), reps);
   std::printf("             runs after %d warm-up; the whole varlen forward%s: %.1f us, / %d ranks = %.1f us\n", warmup,
               over_nccl ? " on rank 0's GPU" : "", times.whole.median_us, ranks, times.whole.median_us / ranks);
+  if (times.sm_margin > 0)
+    std::printf("             each ring step's kernels leave %d SMs to the transfer beside them\n", times.sm_margin);
   bool passed = true;
   for (const CpExchangeTimes& e : times.exchanges) {
     const CpCost& model = model_of(costs, e);
@@ -368,6 +373,9 @@ void add_cp_command(CLI::App& app) {
   cmd->add_flag("--nccl", options->nccl,
                 "--run: one process per GPU (N GPUs), K/V sent by NCCL (libnccl.so.2 on the loader's path): each "
                 "rank's run, transfers and exposed time besides its compute");
+  cmd->add_option("--sm-margin", options->sm_margin,
+                  "--nccl: SMs each ring step's kernels leave to the transfer beside them")
+      ->capture_default_str();
   cmd->add_option("--csv", options->csv,
                   "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
                   "when every rank's output passes");
@@ -397,16 +405,19 @@ void add_cp_command(CLI::App& app) {
     if (options->nccl && !options->run) throw InputError("--nccl: runs the ranks; give --run with it");
     if (!options->csv.empty() && !options->run) throw InputError("--csv: writes --run's rows; give --run with it");
     if (!options->csv.empty()) check_results_path(options->csv, "--csv");
+    const int sm_margin = int(parse_integer_flag(options->sm_margin, "--sm-margin", 0, max_sm_margin));
+    if (sm_margin > 0 && !options->nccl) throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
     if (options->run) {
       std::vector<CpPlan> plans;
       for (const CpCost& c : costs) plans.push_back(c.plan);
       // No GPU: NoGpuError, one line, exit 3, before anything is printed. Over NCCL the ranks'
       // processes choose the kernel, so this process touches no CUDA before they start.
       const CpTimes times =
-          options->nccl ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed)
-                        : time_context_parallel(scenario, plans,
-                                                choose_flash_kernel(options->kernel, query_gpu().compute_capability),
-                                                warmup, reps, seed);
+          options->nccl
+              ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed, sm_margin)
+              : time_context_parallel(scenario, plans,
+                                      choose_flash_kernel(options->kernel, query_gpu().compute_capability), warmup,
+                                      reps, seed);
       std::vector<CpCost> at_kernel;  // the model at the tile the run computes at
       for (CpStrategy strategy : strategies)
         at_kernel.push_back(model_context_parallel(scenario, ranks, strategy, kernel_tile(times.kernel)));

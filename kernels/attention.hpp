@@ -172,6 +172,9 @@ struct AttentionViews {
   // Workspace: one int a forward's scheduler hands out work with (zeroed on the run's
   // stream, never null). Runs that overlap, on several streams, need one each.
   int* work_counter = nullptr;
+  // SMs a forward's persistent grid leaves to kernels running beside it on other streams (a
+  // transfer's), at least one SM's CTAs kept; 0: one CTA per slot of every SM.
+  int sm_margin = 0;
   AttentionViews() = default;
   AttentionViews(const AttentionTensors& t)  // implicit: a run on owned tensors passes them as they are
       : positions(t.positions),

@@ -51,8 +51,9 @@ class CpOutputSums {
   // Every round of `pieces` by `kernel` (its work lists at the kernel's tile) on q (the
   // pieces' query buffer, as many positions as these sums) and k, v (their key buffer),
   // each merged into the sums. Asynchronous, on `stream`; one `add` at a time per sums.
+  // `sm_margin`: SMs the rounds leave free for a transfer beside them (AttentionViews::sm_margin).
   void add(FlashKernel kernel, const DeviceCpPieces& pieces, const void* q, const void* k, const void* v,
-           cudaStream_t stream = nullptr);
+           cudaStream_t stream = nullptr, int sm_margin = 0);
   // O in the dtype and the LSE, where a whole forward of these queries writes them.
   void write(void* o, float* lse, cudaStream_t stream = nullptr) const;
   std::vector<float> download_o() const;

@@ -59,7 +59,7 @@ CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem
   no_cuda();
 }
 void CpOutputSums::clear(cudaStream_t) { no_cuda(); }
-void CpOutputSums::add(FlashKernel, const DeviceCpPieces&, const void*, const void*, const void*, cudaStream_t) {
+void CpOutputSums::add(FlashKernel, const DeviceCpPieces&, const void*, const void*, const void*, cudaStream_t, int) {
   no_cuda();
 }
 void CpOutputSums::write(void*, float*, cudaStream_t) const { no_cuda(); }

@@ -161,7 +161,8 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.o = t.o;
   p.lse = t.lse;
   p.counts = counters.device();
-  launch(p, {layout.work_items(), t.positions, layout.host().query_tokens(), t.work_counter, stream});
+  if (t.sm_margin < 0) throw std::invalid_argument("run_flash: a negative SM margin");
+  launch(p, {layout.work_items(), t.positions, layout.host().query_tokens(), t.work_counter, stream, t.sm_margin});
   counters.read();
 }
 

@@ -65,6 +65,7 @@ struct Rank {
   NcclComm& comm;
   int rank, ranks, warmup, reps;
   std::size_t kv_row;  // bytes of one token's K (or V), all KV heads
+  int sm_margin;       // SMs a ring step's kernels leave to the transfer beside it
 };
 
 // Tokens of every rank's shard.
@@ -220,7 +221,8 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
       CUDA_CHECK(cudaEventRecord(events.compute(s, false), compute));
       if (s == 0) sums.clear(compute);
       if (steps.pieces[s])
-        sums.add(r.kernel, *steps.pieces[s], query.q.data(), buffers[s]->k.data(), buffers[s]->v.data(), compute);
+        sums.add(r.kernel, *steps.pieces[s], query.q.data(), buffers[s]->k.data(), buffers[s]->v.data(), compute,
+                 t < r.ranks ? r.sm_margin : 0);
       CUDA_CHECK(cudaEventRecord(events.compute(s, true), compute));
     }
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
@@ -306,7 +308,7 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
 }
 
 void run_rank(RankContext& context, const Scenario& scenario, const std::vector<CpPlan>& plans,
-              std::string_view kernel_name, int warmup, int reps, std::uint64_t seed) {
+              std::string_view kernel_name, int warmup, int reps, std::uint64_t seed, int sm_margin) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
   if (devices < context.ranks())
@@ -326,8 +328,8 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
   const CpWholeRun whole(scenario, report.kernel, warmup, reps, seed);
   report.whole = whole.time;
   const AttentionProblem& p = whole.problem;
-  const Rank r{whole,           report.kernel, comm, context.rank(),
-               context.ranks(), warmup,        reps, std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype)};
+  const std::size_t kv_row = std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype);
+  const Rank r{whole, report.kernel, comm, context.rank(), context.ranks(), warmup, reps, kv_row, sm_margin};
   int i = 0;
   for (const CpPlan& plan : plans) {
     const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);
@@ -339,14 +341,15 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
 }  // namespace
 
 CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vector<CpPlan>& plans,
-                                        std::string_view kernel_name, int warmup, int reps, std::uint64_t seed) {
+                                        std::string_view kernel_name, int warmup, int reps, std::uint64_t seed,
+                                        int sm_margin) {
   if (plans.empty() || int(plans.size()) > int(all_cp_strategies.size()))
     throw std::invalid_argument("time_context_parallel_over_nccl: one to three plans");
   const int ranks = plans.front().ranks();
   for (const CpPlan& plan : plans)
     if (plan.ranks() != ranks) throw std::invalid_argument("time_context_parallel_over_nccl: plans of different N");
   const std::vector<std::byte> results = run_rank_processes(ranks, sizeof(RankReport), [&](RankContext& context) {
-    run_rank(context, scenario, plans, kernel_name, warmup, reps, seed);
+    run_rank(context, scenario, plans, kernel_name, warmup, reps, seed, sm_margin);
   });
   std::vector<RankReport> reports(ranks);
   std::memcpy(reports.data(), results.data(), results.size());
@@ -356,6 +359,7 @@ CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vec
   times.gpus = ranks;
   times.gpu = reports[0].gpu;
   times.nccl_version = reports[0].nccl;
+  times.sm_margin = sm_margin;
   int i = 0;
   for (const CpPlan& plan : plans)
     for (CpExchange exchange : all_cp_exchanges) {
@@ -370,7 +374,7 @@ CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vec
 #else
 
 CpTimes time_context_parallel_over_nccl(const Scenario&, const std::vector<CpPlan>&, std::string_view, int, int,
-                                        std::uint64_t) {
+                                        std::uint64_t, int) {
   throw NoGpuError("this build has no CUDA support");
 }
 

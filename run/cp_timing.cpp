@@ -66,6 +66,7 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
         row.cp_transfer_us = r.transfer->transfer_us;
         row.cp_exposed_us = r.transfer->exposed_us;
         row.cp_kv_bytes_received = r.transfer->bytes_received;
+        if (times.sm_margin > 0) row.cp_sm_margin = times.sm_margin;
       }
       rows.push_back(std::move(row));
     }

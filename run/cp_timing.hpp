@@ -57,6 +57,7 @@ struct CpTimes {
   int gpus = 1;                                  // 1: the ranks one after another; N: one process per GPU
   std::string gpu;                               // as the driver reports it
   std::string nccl_version;                      // empty on one GPU
+  int sm_margin = 0;                             // SMs a ring step left to its transfer (run/cp_over_nccl.hpp)
 };
 
 // One results row per (strategy, exchange, rank) of a run (results/README.md, "Context

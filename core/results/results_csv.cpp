@@ -33,7 +33,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 43> columns = {{
+const std::array<Column, 44> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -77,6 +77,7 @@ const std::array<Column, 43> columns = {{
     {"cp_transfer_us", &ResultRow::cp_transfer_us},
     {"cp_exposed_us", &ResultRow::cp_exposed_us},
     {"cp_kv_bytes_received", &ResultRow::cp_kv_bytes_received},
+    {"cp_sm_margin", &ResultRow::cp_sm_margin},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -314,6 +315,8 @@ std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
                                                "bytes received, got an empty cell"
                                              : "only a context-parallel run over several GPUs (cp_gpus > 1) holds a "
                                                "value"};
+  if (r.cp_sm_margin && !over_nccl)
+    return CpCellProblem{"cp_sm_margin", "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
   return std::nullopt;
 }
 

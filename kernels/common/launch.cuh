@@ -91,11 +91,13 @@ const LaunchConfig& launch_config_of(const std::string& what, int threads, int d
 // Launches Kernel(params(), scheduler) on `stream`, `threads` per CTA, with the grid the
 // scheduler asks for (none where there is no work: `params` is called only then, as the
 // Hopper forward's tensor maps need positions) and the configuration launch_config_of gives.
+// A persistent grid leaves `sm_margin` SMs' CTA slots free, keeping at least one SM's.
 template <auto Kernel, typename Scheduler, typename MakeParams>
 void launch_scheduled(const std::string& what, int threads, int dynamic_shared, const Scheduler& scheduler,
-                      cudaStream_t stream, MakeParams&& params) {
+                      cudaStream_t stream, MakeParams&& params, int sm_margin = 0) {
   const LaunchConfig& config = launch_config_of<Kernel>(what, threads, dynamic_shared);
-  const int grid = scheduler.grid_size(config.resident_ctas);
+  const int grid =
+      scheduler.grid_size(std::max(config.ctas_per_sm, config.resident_ctas - config.ctas_per_sm * sm_margin));
   if (grid == 0) return;
   scheduler.prepare(stream);
   Kernel<<<grid, threads, config.dynamic_shared, stream>>>(params(), scheduler);

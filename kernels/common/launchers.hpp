@@ -18,6 +18,7 @@ struct LaunchArgs {
   std::int64_t query_positions = 0;  // Q, O and LSE's: Layout::query_tokens
   int* work_counter = nullptr;       // the forward's: AttentionViews::work_counter
   cudaStream_t stream = nullptr;
+  int sm_margin = 0;  // the forward's: AttentionViews::sm_margin
 };
 
 template <typename KernelParams>

@@ -88,7 +88,7 @@ void CpOutputSums::clear(cudaStream_t stream) {
 }
 
 void CpOutputSums::add(FlashKernel kernel, const DeviceCpPieces& pieces, const void* q, const void* k, const void* v,
-                       cudaStream_t stream) {
+                       cudaStream_t stream, int sm_margin) {
   if (pieces.host().query_tokens != queries_)
     throw std::invalid_argument("CpOutputSums::add: the pieces' query buffer holds " +
                                 std::to_string(pieces.host().query_tokens) + " positions, the sums " +
@@ -101,6 +101,7 @@ void CpOutputSums::add(FlashKernel kernel, const DeviceCpPieces& pieces, const v
   views.o = part_o_.data();
   views.lse = static_cast<float*>(part_lse_.data());
   views.work_counter = static_cast<int*>(work_counter_.data());
+  views.sm_margin = sm_margin;
   const std::int64_t pairs = queries_ * problem_.heads;
   for (const DeviceLayout& round : pieces.rounds()) {
     run_flash(kernel, round, problem_, views, stream);

@@ -16,8 +16,8 @@ void launch_forward(const Params& params, const flash::LaunchArgs& args) {
   const std::string name = "mma-sm80 " + flash::instance_name<T, D>();
   const flash::StaticScheduler scheduler(flash::work_of(args.work_items, params.heads, name));
   flash::with_counting(params, name, [&]<bool counting>(const std::string& what) {
-    flash::launch_scheduled<forward<T, D, counting>>(what, kThreads, smem_bytes<D>(), scheduler, args.stream,
-                                                     [&] { return params; });
+    flash::launch_scheduled<forward<T, D, counting>>(
+        what, kThreads, smem_bytes<D>(), scheduler, args.stream, [&] { return params; }, args.sm_margin);
   });
 }
 

@@ -69,7 +69,7 @@ void launch_forward_with(const flash::Params& params, const flash::LaunchArgs& a
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
     flash::launch_scheduled<forward<T, D, features_key(F), SchedulerOf<F>, counting>>(
-        name, kThreads, SharedLayout<D, F>::bytes, scheduler, args.stream, with_tensor_maps);
+        name, kThreads, SharedLayout<D, F>::bytes, scheduler, args.stream, with_tensor_maps, args.sm_margin);
   });
 }
 

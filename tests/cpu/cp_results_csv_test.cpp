@@ -39,10 +39,11 @@ TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   cp.cp_transfer_us = 60;
   cp.cp_exposed_us = 0;
   cp.cp_kv_bytes_received = 1 << 20;
+  cp.cp_sm_margin = 16;
   ResultRow one_gpu = cp;
   one_gpu.cp_gpus = 1;
   one_gpu.cp_run_us = one_gpu.cp_transfer_us = one_gpu.cp_exposed_us = std::nullopt;
-  one_gpu.cp_kv_bytes_received = std::nullopt;
+  one_gpu.cp_kv_bytes_received = one_gpu.cp_sm_margin = std::nullopt;
   const ResultRow plain = our_row("varlen", 90);
   const auto path = dir_ / "cp.csv";
   write_results_csv(path, {cp, plain, one_gpu});
@@ -51,6 +52,11 @@ TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   EXPECT_EQ(read.runs, (std::vector<ResultRow>{plain}));
   EXPECT_EQ(read.cp, (std::vector<ResultRow>{cp, one_gpu}));
   EXPECT_EQ(read_results_rows(path, [](const ResultRow&) { return false; }).cp.size(), 2u);
+  // An SM margin is a ring's over NCCL: on one GPU no transfer ran beside the kernels.
+  ResultRow margin_on_one_gpu = one_gpu;
+  margin_on_one_gpu.cp_sm_margin = 8;
+  write_results_csv(dir_ / "margin.csv", {margin_on_one_gpu});
+  EXPECT_THROW(read_results_rows(dir_ / "margin.csv"), InputError);
   // A file without the two columns (every file written before them) reads as no CP run.
   const auto old =
       write("old.csv", header.substr(0, header.find(",ranks")) + "\n" + fwd_row.substr(0, fwd_row.size() - 1) + "\n");

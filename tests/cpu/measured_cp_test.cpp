@@ -29,16 +29,18 @@ TEST(MeasuredCp, OneRunPerExchangeAndGpusWithEveryRankPresent) {
   LoadedResults results;
   ResultsFile file;
   file.path = "results/h200/attnlab-cp.csv";
-  file.cp = {rank_row(1, 2, "all-gather", 2, 120), rank_row(0, 2, "all-gather", 2, 80),
+  file.cp = {rank_row(1, 2, "all-gather", 2, 120),
+             rank_row(0, 2, "all-gather", 2, 80),
              rank_row(0, 2, "ring", 1, 90),  // its rank 1 is missing: no run
-             rank_row(0, 2, "ring", 2, 100, "contiguous"), rank_row(1, 2, "ring", 2, 60, "contiguous"),
+             rank_row(0, 2, "ring", 2, 100, "contiguous"),
+             rank_row(1, 2, "ring", 2, 60, "contiguous"),
              rank_row(0, 4, "ring", 4, 50)};
   results.files.push_back(file);
   ResultsFile later = file;
   later.path = "results/h200/other.csv";
   later.cp = {rank_row(0, 2, "all-gather", 2, 999), rank_row(1, 2, "all-gather", 2, 999),
-              rank_row(0, 2, "ring", 2, 70), rank_row(1, 2, "ring", 2, 110), rank_row(1, 2, "ring", 1, 30),
-              rank_row(0, 2, "ring", 1, 20)};
+              rank_row(0, 2, "ring", 2, 70),        rank_row(1, 2, "ring", 2, 110),
+              rank_row(1, 2, "ring", 1, 30),        rank_row(0, 2, "ring", 1, 20)};
   results.files.push_back(later);
 
   const std::vector<MeasuredCpRun> runs = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);

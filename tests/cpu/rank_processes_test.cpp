@@ -56,9 +56,10 @@ TEST(RankProcesses, TheFirstFailingRanksErrorStopsTheOthers) {
   } catch (const NoGpuError& e) {
     EXPECT_STREQ(e.what(), "rank 2: no GPU for this rank");
   }
-  EXPECT_THROW(run_rank_processes(2, 0, [](RankContext& c) {
-                 if (c.rank() == 1) throw InputError("bad input");
-               }),
+  EXPECT_THROW(run_rank_processes(2, 0,
+                                  [](RankContext& c) {
+                                    if (c.rank() == 1) throw InputError("bad input");
+                                  }),
                InputError);
   EXPECT_THROW(run_rank_processes(0, 0, [](RankContext&) {}), std::invalid_argument);
 }

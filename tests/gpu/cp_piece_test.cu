@@ -83,7 +83,7 @@ class CpPieces : public ::testing::TestWithParam<PieceConfig> {
   }
 
   // Uploads the pieces' Q and K/V buffers and adds every round of `pieces` into `sums`.
-  void add(CpOutputSums& sums, const CpPieceLayouts& pieces, const AttentionInputs& in) const {
+  void add(CpOutputSums& sums, const CpPieceLayouts& pieces, const AttentionInputs& in, int sm_margin = 0) const {
     const AttentionProblem p = problem();
     const int q_width = p.heads * p.head_dim, kv_width = p.kv_heads * p.head_dim;
     const auto upload = [&](const std::vector<float>& values, std::int64_t positions, int width) {
@@ -95,7 +95,7 @@ class CpPieces : public ::testing::TestWithParam<PieceConfig> {
     const DeviceBuffer k = upload(gather(in.k, pieces.key_source, kv_width), pieces.key_tokens, kv_width);
     const DeviceBuffer v = upload(gather(in.v, pieces.key_source, kv_width), pieces.key_tokens, kv_width);
     const DeviceCpPieces on_device(pieces, kernel_tile(GetParam().kernel));
-    sums.add(GetParam().kernel, on_device, q.data(), k.data(), v.data());
+    sums.add(GetParam().kernel, on_device, q.data(), k.data(), v.data(), nullptr, sm_margin);
     CUDA_CHECK(cudaDeviceSynchronize());  // before the buffers go
   }
 };
@@ -176,6 +176,24 @@ TEST_P(CpPieces, EveryStepMergedIsTheWholeForward) {
       EXPECT_LT(worst_rel_l2, rel_l2_bound(p.dtype)) << cp_strategy_name(strategy) << " " << cp_exchange_name(exchange);
       EXPECT_LT(worst_lse, 1e-3) << cp_strategy_name(strategy) << " " << cp_exchange_name(exchange);
     }
+}
+
+// An SM margin shrinks the persistent grid (to one SM's CTAs here), not what it computes: each
+// work item is still one CTA's, so the sums are the same to the bit.
+TEST_P(CpPieces, AnSmMarginChangesTheGridNotTheOutput) {
+  ATTNLAB_REQUIRE_KERNEL(GetParam().kernel);
+  const AttentionProblem p = problem();
+  const Layout l = varlen();
+  const AttentionInputs in = inputs(l, 74);
+  const CpPlan plan = plan_context_parallel(l, 2, CpStrategy::zigzag);
+  const CpPieceLayouts pieces = cp_piece_layouts(l, plan.pieces[1], plan.pieces[0]);
+  ASSERT_FALSE(pieces.rounds.empty());
+  CpOutputSums all_sms(pieces.query_tokens, p), margin(pieces.query_tokens, p);
+  add(all_sms, pieces, in);
+  add(margin, pieces, in, 100000);
+  EXPECT_EQ(margin.download_o(), all_sms.download_o());
+  EXPECT_EQ(margin.download_lse(), all_sms.download_lse());
+  EXPECT_THROW(add(margin, pieces, in, -1), std::invalid_argument);
 }
 
 // A step's Q, K and V gathered on the device hold the tokens the host gathers.

@@ -403,6 +403,27 @@ TEST(Headless, TheStoryNeedsOnlyItsStepsScenario) {
   std::filesystem::remove_all(folder);
 }
 
+// The columns of the Context parallel view's one table (its ranks) in the last frame drawn.
+int cp_rank_table_columns() {
+  const std::vector<const ImGuiTable*> tables = tables_of_last_frame();
+  return tables.size() == 1 ? tables.front()->ColumnsCount : -int(tables.size());
+}
+
+// The shipped measured ranks stand beside the model: web-mix-2048 over 4 ranks by zigzag has a
+// column per run in results/h200 (ring and all-gather, on one GPU and over 4); over 3 ranks, where
+// no run ships, one column says "not measured".
+TEST(ContextParallelView, MeasuredRunsStandBesideTheModel) {
+  AppState state = make_app_state("web-mix-2048", std::string(ATTNLAB_SOURCE_DIR) + "/results/h200");
+  state.view = View::context_parallel;
+  state.cp_strategy = CpStrategy::zigzag;
+  state.cp_ranks = 4;
+  window->render_offscreen(state, 1600, 900);
+  EXPECT_EQ(cp_rank_table_columns(), 8 + 4);
+  state.cp_ranks = 3;
+  window->render_offscreen(state, 1600, 900);
+  EXPECT_EQ(cp_rank_table_columns(), 8 + 1);
+}
+
 // Every step's paragraph fits its box at 1920x1080 (step 10's overflowed a box of 4.6 lines),
 // and at 1280x720 steps 9 and 10 keep their framed bars in sight, step 10 its 1.8% (the
 // article's bar, the chain's last) among them.

@@ -7,6 +7,11 @@ namespace attnlab {
 
 namespace {
 
+// What makes two runs the same run, whichever file holds them.
+std::tuple<CpExchange, int, int, int> key(const MeasuredCpRun& r) {
+  return {r.exchange, r.gpus, r.sm_margin, r.transfer_channels};
+}
+
 double largest(const MeasuredCpRun& run, const std::optional<double> ResultRow::*column) {
   double most = 0;
   for (const ResultRow* r : run.ranks) most = std::max(most, (r->*column).value_or(0));
@@ -35,12 +40,13 @@ std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::s
       if (row.scenario != scenario || row.ranks != ranks || row.cp_strategy != cp_strategy_name(strategy)) continue;
       const CpExchange exchange = parse_cp_exchange(row.cp_exchange).value_or(CpExchange::ring);
       const int gpus = row.cp_gpus.value_or(1);
+      const int margin = row.cp_sm_margin.value_or(0), channels = row.cp_transfer_channels.value_or(0);
       const std::string name = shown_file_name(file.path);
       auto run = std::find_if(runs.begin(), runs.end(), [&](const MeasuredCpRun& r) {
-        return r.exchange == exchange && r.gpus == gpus && r.file == name;
+        return key(r) == std::tuple(exchange, gpus, margin, channels) && r.file == name;
       });
       if (run == runs.end()) {
-        runs.push_back({exchange, gpus, row.gpu, name, row.cp_whole_us.value_or(0),
+        runs.push_back({exchange, gpus, margin, channels, row.gpu, name, row.cp_whole_us.value_or(0),
                         std::vector<const ResultRow*>(std::size_t(ranks), nullptr)});
         run = runs.end() - 1;
       }
@@ -51,13 +57,10 @@ std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::s
     return std::any_of(r.ranks.begin(), r.ranks.end(), [](const ResultRow* row) { return row == nullptr; });
   });
   // Runs are in file order: the first whole one of each (exchange, GPUs) stays.
-  std::stable_sort(runs.begin(), runs.end(), [](const MeasuredCpRun& a, const MeasuredCpRun& b) {
-    return std::tuple(a.exchange, a.gpus) < std::tuple(b.exchange, b.gpus);
-  });
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const MeasuredCpRun& a, const MeasuredCpRun& b) { return key(a) < key(b); });
   runs.erase(std::unique(runs.begin(), runs.end(),
-                         [](const MeasuredCpRun& a, const MeasuredCpRun& b) {
-                           return a.exchange == b.exchange && a.gpus == b.gpus;
-                         }),
+                         [](const MeasuredCpRun& a, const MeasuredCpRun& b) { return key(a) == key(b); }),
              runs.end());
   return runs;
 }

@@ -13,10 +13,11 @@ namespace attnlab {
 
 struct MeasuredCpRun {
   CpExchange exchange = CpExchange::ring;
-  int gpus = 1;                         // 1: the ranks one after another; N: one GPU each
-  std::string gpu, file;                // the card, and the file's name as shown
-  double whole_us = 0;                  // the whole varlen forward, same run
-  std::vector<const ResultRow*> ranks;  // rank 0 to N - 1, each present
+  int gpus = 1;                              // 1: the ranks one after another; N: one GPU each
+  int sm_margin = 0, transfer_channels = 0;  // over NCCL: the run's settings (0: none, NCCL's own)
+  std::string gpu, file;                     // the card, and the file's name as shown
+  double whole_us = 0;                       // the whole varlen forward, same run
+  std::vector<const ResultRow*> ranks;       // rank 0 to N - 1, each present
 
   double slowest_compute_us() const;  // the largest median: compute, K/V in memory
   double mean_compute_us() const;
@@ -24,8 +25,9 @@ struct MeasuredCpRun {
   double most_exposed_us() const;  // over NCCL: the largest cp_exposed_us
 };
 
-// The runs of `scenario` over `ranks` ranks by `strategy` whose every rank has a row, ring before
-// all-gather and fewer GPUs first; where files repeat a run, the first whole copy in the results' order.
+// The runs of `scenario` over `ranks` ranks by `strategy` whose every rank has a row, one per
+// (exchange, GPUs, settings): ring before all-gather, fewer GPUs first, default settings first;
+// where files repeat a run, the first whole copy in the results' order.
 std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::string_view scenario, int ranks,
                                             CpStrategy strategy);
 

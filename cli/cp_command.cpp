@@ -40,6 +40,7 @@ struct CpOptions {
   bool nccl = false;
   std::string csv;  // --run's rows, empty: none written
   std::string sm_margin = "0";
+  std::string transfer_channels = "0";
   std::string reps = "20";
   std::string warmup = "3";
 };
@@ -58,6 +59,8 @@ constexpr double check_tolerance = 1e-12;
 constexpr std::int64_t max_run_passes = 10000;
 // --sm-margin, at most: beyond any GPU's SMs (a grid keeps one SM's CTAs whatever the margin).
 constexpr std::int64_t max_sm_margin = 1024;
+// --transfer-channels, at most: NCCL's own ceiling on channels.
+constexpr std::int64_t max_transfer_channels = 64;
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -306,8 +309,12 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
                 flash_kernel_info(times.kernel).name, static_cast<unsigned long long>(seed), reps);
   std::printf("             runs after %d warm-up; the whole varlen forward%s: %.1f us, / %d ranks = %.1f us\n", warmup,
               over_nccl ? " on rank 0's GPU" : "", times.whole.median_us, ranks, times.whole.median_us / ranks);
-  if (times.sm_margin > 0)
-    std::printf("             each ring step's kernels leave %d SMs to the transfer beside them\n", times.sm_margin);
+  if (times.settings.sm_margin > 0)
+    std::printf("             each ring step's kernels leave %d SMs to the transfer beside them\n",
+                times.settings.sm_margin);
+  if (times.settings.transfer_channels > 0)
+    std::printf("             NCCL's point-to-point transfers on at most %d channels (both exchanges)\n",
+                times.settings.transfer_channels);
   bool passed = true;
   for (const CpExchangeTimes& e : times.exchanges) {
     const CpCost& model = model_of(costs, e);
@@ -376,6 +383,10 @@ void add_cp_command(CLI::App& app) {
   cmd->add_option("--sm-margin", options->sm_margin,
                   "--nccl: SMs each ring step's kernels leave to the transfer beside them")
       ->capture_default_str();
+  cmd->add_option("--transfer-channels", options->transfer_channels,
+                  "--nccl: at most this many NCCL channels (CTAs) per point-to-point transfer, both exchanges "
+                  "(NCCL_MAX_P2P_NCHANNELS); 0: NCCL's choice")
+      ->capture_default_str();
   cmd->add_option("--csv", options->csv,
                   "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
                   "when every rank's output passes");
@@ -405,8 +416,13 @@ void add_cp_command(CLI::App& app) {
     if (options->nccl && !options->run) throw InputError("--nccl: runs the ranks; give --run with it");
     if (!options->csv.empty() && !options->run) throw InputError("--csv: writes --run's rows; give --run with it");
     if (!options->csv.empty()) check_results_path(options->csv, "--csv");
-    const int sm_margin = int(parse_integer_flag(options->sm_margin, "--sm-margin", 0, max_sm_margin));
-    if (sm_margin > 0 && !options->nccl) throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
+    const CpTransferSettings settings{
+        int(parse_integer_flag(options->sm_margin, "--sm-margin", 0, max_sm_margin)),
+        int(parse_integer_flag(options->transfer_channels, "--transfer-channels", 0, max_transfer_channels))};
+    if (settings.sm_margin > 0 && !options->nccl)
+      throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
+    if (settings.transfer_channels > 0 && !options->nccl)
+      throw InputError("--transfer-channels: caps NCCL's transfers; give --nccl");
     if (options->run) {
       std::vector<CpPlan> plans;
       for (const CpCost& c : costs) plans.push_back(c.plan);
@@ -414,7 +430,7 @@ void add_cp_command(CLI::App& app) {
       // processes choose the kernel, so this process touches no CUDA before they start.
       const CpTimes times =
           options->nccl
-              ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed, sm_margin)
+              ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed, settings)
               : time_context_parallel(scenario, plans,
                                       choose_flash_kernel(options->kernel, query_gpu().compute_capability), warmup,
                                       reps, seed);

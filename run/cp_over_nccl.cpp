@@ -1,7 +1,9 @@
 #include "run/cp_over_nccl.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "core/io/input_error.hpp"
@@ -65,7 +67,7 @@ struct Rank {
   NcclComm& comm;
   int rank, ranks, warmup, reps;
   std::size_t kv_row;  // bytes of one token's K (or V), all KV heads
-  int sm_margin;       // SMs a ring step's kernels leave to the transfer beside it
+  CpTransferSettings settings;
 };
 
 // Tokens of every rank's shard.
@@ -222,7 +224,7 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
       if (s == 0) sums.clear(compute);
       if (steps.pieces[s])
         sums.add(r.kernel, *steps.pieces[s], query.q.data(), buffers[s]->k.data(), buffers[s]->v.data(), compute,
-                 t < r.ranks ? r.sm_margin : 0);
+                 t < r.ranks ? r.settings.sm_margin : 0);
       CUDA_CHECK(cudaEventRecord(events.compute(s, true), compute));
     }
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
@@ -308,7 +310,10 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
 }
 
 void run_rank(RankContext& context, const Scenario& scenario, const std::vector<CpPlan>& plans,
-              std::string_view kernel_name, int warmup, int reps, std::uint64_t seed, int sm_margin) {
+              std::string_view kernel_name, int warmup, int reps, std::uint64_t seed, CpTransferSettings settings) {
+  // NCCL reads its settings from the environment when the first communicator starts.
+  if (settings.transfer_channels > 0)
+    ::setenv("NCCL_MAX_P2P_NCHANNELS", std::to_string(settings.transfer_channels).c_str(), 1);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
   if (devices < context.ranks())
@@ -329,7 +334,7 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
   report.whole = whole.time;
   const AttentionProblem& p = whole.problem;
   const std::size_t kv_row = std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype);
-  const Rank r{whole, report.kernel, comm, context.rank(), context.ranks(), warmup, reps, kv_row, sm_margin};
+  const Rank r{whole, report.kernel, comm, context.rank(), context.ranks(), warmup, reps, kv_row, settings};
   int i = 0;
   for (const CpPlan& plan : plans) {
     const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);
@@ -342,14 +347,14 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
 
 CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vector<CpPlan>& plans,
                                         std::string_view kernel_name, int warmup, int reps, std::uint64_t seed,
-                                        int sm_margin) {
+                                        CpTransferSettings settings) {
   if (plans.empty() || int(plans.size()) > int(all_cp_strategies.size()))
     throw std::invalid_argument("time_context_parallel_over_nccl: one to three plans");
   const int ranks = plans.front().ranks();
   for (const CpPlan& plan : plans)
     if (plan.ranks() != ranks) throw std::invalid_argument("time_context_parallel_over_nccl: plans of different N");
   const std::vector<std::byte> results = run_rank_processes(ranks, sizeof(RankReport), [&](RankContext& context) {
-    run_rank(context, scenario, plans, kernel_name, warmup, reps, seed, sm_margin);
+    run_rank(context, scenario, plans, kernel_name, warmup, reps, seed, settings);
   });
   std::vector<RankReport> reports(ranks);
   std::memcpy(reports.data(), results.data(), results.size());
@@ -359,7 +364,7 @@ CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vec
   times.gpus = ranks;
   times.gpu = reports[0].gpu;
   times.nccl_version = reports[0].nccl;
-  times.sm_margin = sm_margin;
+  times.settings = settings;
   int i = 0;
   for (const CpPlan& plan : plans)
     for (CpExchange exchange : all_cp_exchanges) {
@@ -374,7 +379,7 @@ CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vec
 #else
 
 CpTimes time_context_parallel_over_nccl(const Scenario&, const std::vector<CpPlan>&, std::string_view, int, int,
-                                        std::uint64_t, int) {
+                                        std::uint64_t, CpTransferSettings) {
   throw NoGpuError("this build has no CUDA support");
 }
 

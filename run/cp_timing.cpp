@@ -66,7 +66,8 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
         row.cp_transfer_us = r.transfer->transfer_us;
         row.cp_exposed_us = r.transfer->exposed_us;
         row.cp_kv_bytes_received = r.transfer->bytes_received;
-        if (times.sm_margin > 0) row.cp_sm_margin = times.sm_margin;
+        if (times.settings.sm_margin > 0) row.cp_sm_margin = times.settings.sm_margin;
+        if (times.settings.transfer_channels > 0) row.cp_transfer_channels = times.settings.transfer_channels;
       }
       rows.push_back(std::move(row));
     }

@@ -50,6 +50,12 @@ struct CpExchangeTimes {
   double most_exposed_us() const;  // over NCCL: the largest exposed transfer time
 };
 
+// How an NCCL run shares each GPU between its compute and its transfers (run/cp_over_nccl.hpp).
+struct CpTransferSettings {
+  int sm_margin = 0;          // SMs each ring step's kernels leave to the transfer beside them
+  int transfer_channels = 0;  // NCCL's point-to-point channels (NCCL_MAX_P2P_NCHANNELS), both exchanges; 0: NCCL's
+};
+
 struct CpTimes {
   GpuTiming whole;  // the whole scenario's varlen forward on the GPU (rank 0's, over NCCL)
   std::vector<CpExchangeTimes> exchanges;
@@ -57,7 +63,7 @@ struct CpTimes {
   int gpus = 1;                                  // 1: the ranks one after another; N: one process per GPU
   std::string gpu;                               // as the driver reports it
   std::string nccl_version;                      // empty on one GPU
-  int sm_margin = 0;                             // SMs a ring step left to its transfer (run/cp_over_nccl.hpp)
+  CpTransferSettings settings;                   // over NCCL
 };
 
 // One results row per (strategy, exchange, rank) of a run (results/README.md, "Context

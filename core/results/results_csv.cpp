@@ -33,7 +33,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 44> columns = {{
+const std::array<Column, 45> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -78,6 +78,7 @@ const std::array<Column, 44> columns = {{
     {"cp_exposed_us", &ResultRow::cp_exposed_us},
     {"cp_kv_bytes_received", &ResultRow::cp_kv_bytes_received},
     {"cp_sm_margin", &ResultRow::cp_sm_margin},
+    {"cp_transfer_channels", &ResultRow::cp_transfer_channels},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -317,6 +318,9 @@ std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
                                                "value"};
   if (r.cp_sm_margin && !over_nccl)
     return CpCellProblem{"cp_sm_margin", "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
+  if (r.cp_transfer_channels && !over_nccl)
+    return CpCellProblem{"cp_transfer_channels",
+                         "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
   return std::nullopt;
 }
 

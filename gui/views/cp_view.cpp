@@ -98,7 +98,10 @@ void show_rank_picture(const ScenarioModel& model, const CpPicture& p, float sid
 
 // A run's column title: its exchange and where the ranks ran.
 std::string run_title(const MeasuredCpRun& run) {
-  return std::string(cp_exchange_name(run.exchange)) + (run.gpus > 1 ? ", " + count_of(run.gpus, "GPU") : ", 1 GPU");
+  std::string title = std::string(cp_exchange_name(run.exchange)) + ", " + count_of(run.gpus, "GPU");
+  if (run.sm_margin > 0) title += ", " + std::to_string(run.sm_margin) + " SMs left";
+  if (run.transfer_channels > 0) title += ", " + count_of(run.transfer_channels, "channel");
+  return title;
 }
 
 // A rank's cell of a run: its compute, and over NCCL its whole run.

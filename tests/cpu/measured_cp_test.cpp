@@ -25,7 +25,7 @@ ResultRow rank_row(int rank, int ranks, const char* exchange, int gpus, double c
   return r;
 }
 
-TEST(MeasuredCp, OneRunPerExchangeAndGpusWithEveryRankPresent) {
+TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   LoadedResults results;
   ResultsFile file;
   file.path = "results/h200/attnlab-cp.csv";
@@ -63,6 +63,21 @@ TEST(MeasuredCp, OneRunPerExchangeAndGpusWithEveryRankPresent) {
   EXPECT_DOUBLE_EQ(g.most_exposed_us(), 10);
   EXPECT_DOUBLE_EQ(g.whole_us, 400);
   EXPECT_TRUE(measured_cp_runs(results, "web-mix-2048", 2, CpStrategy::zigzag).empty());
+  // The same exchange on as many GPUs with other transfer settings is a run of its own, after the default.
+  ResultsFile tuned;
+  tuned.path = "results/h200/tuned.csv";
+  for (int rank : {0, 1}) {
+    ResultRow r = rank_row(rank, 2, "ring", 2, 60);
+    r.cp_sm_margin = r.cp_transfer_channels = 4;
+    tuned.cp.push_back(r);
+  }
+  results.files.insert(results.files.begin(), tuned);
+  const std::vector<MeasuredCpRun> with_tuned = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);
+  ASSERT_EQ(with_tuned.size(), 4u);
+  EXPECT_EQ(with_tuned[1].file, "other.csv");
+  EXPECT_EQ(with_tuned[2].file, "tuned.csv");
+  EXPECT_EQ(with_tuned[2].sm_margin, 4);
+  EXPECT_EQ(with_tuned[2].transfer_channels, 4);
   EXPECT_EQ(measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::contiguous).size(), 1u);
 }
 

@@ -348,6 +348,77 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
                       run_rel_l2_bound, run_lse_bound));
 }
 
+// --run's flags, --nccl's and --csv among them.
+void add_run_flags(CLI::App& cmd, CpOptions& options) {
+  cmd.add_flag("--run", options.run,
+               "Run each strategy's ranks one after another on this GPU (ring and all-gather) through --kernel "
+               "(default: the fastest this GPU runs): each rank's compute time and its output against the whole "
+               "run; exit 1 on a mismatch, 3 without a GPU");
+  cmd.add_flag("--nccl", options.nccl,
+               "--run: one process per GPU (N GPUs), K/V sent by NCCL (libnccl.so.2 on the loader's path): each "
+               "rank's run, transfers and exposed time besides its compute");
+  cmd.add_option("--sm-margin", options.sm_margin,
+                 "--nccl: SMs each ring step's kernels leave to the transfer beside them")
+      ->capture_default_str();
+  cmd.add_option("--transfer-channels", options.transfer_channels,
+                 "--nccl: at most this many NCCL channels (CTAs) per point-to-point transfer, both exchanges "
+                 "(NCCL_MAX_P2P_NCHANNELS); 0: NCCL's choice")
+      ->capture_default_str();
+  cmd.add_option("--csv", options.csv,
+                 "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
+                 "when every rank's output passes");
+  cmd.add_option("--reps", options.reps, "--run: timed runs of each rank")->capture_default_str();
+  cmd.add_option("--warmup", options.warmup, "--run: untimed runs before them")->capture_default_str();
+}
+
+// --run's numbers and flags, checked (before the scenario is read): refused where --run or --nccl
+// is missing, or a --csv path cannot be written.
+struct RunFlags {
+  int reps = 0, warmup = 0;
+  CpTransferSettings settings;
+};
+
+RunFlags checked_run_flags(const CpOptions& options) {
+  RunFlags f;
+  f.reps = int(parse_integer_flag(options.reps, "--reps", 1, max_run_passes));
+  f.warmup = int(parse_integer_flag(options.warmup, "--warmup", 0, max_run_passes));
+  if (options.nccl && !options.run) throw InputError("--nccl: runs the ranks; give --run with it");
+  if (!options.csv.empty() && !options.run) throw InputError("--csv: writes --run's rows; give --run with it");
+  if (!options.csv.empty()) check_results_path(options.csv, "--csv");
+  f.settings.sm_margin = int(parse_integer_flag(options.sm_margin, "--sm-margin", 0, max_sm_margin));
+  f.settings.transfer_channels =
+      int(parse_integer_flag(options.transfer_channels, "--transfer-channels", 0, max_transfer_channels));
+  if (f.settings.sm_margin > 0 && !options.nccl)
+    throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
+  if (f.settings.transfer_channels > 0 && !options.nccl)
+    throw InputError("--transfer-channels: caps NCCL's transfers; give --nccl");
+  return f;
+}
+
+// --run: the ranks timed on one GPU or over NCCL, their tables, and --csv's rows.
+void run_ranks(const CpOptions& options, const RunFlags& f, const Scenario& scenario, const std::vector<CpCost>& costs,
+               std::uint64_t seed) {
+  std::vector<CpPlan> plans;
+  for (const CpCost& c : costs) plans.push_back(c.plan);
+  // No GPU: NoGpuError, one line, exit 3, before anything is printed. Over NCCL the ranks'
+  // processes choose the kernel, so this process touches no CUDA before they start.
+  const CpTimes times =
+      options.nccl
+          ? time_context_parallel_over_nccl(scenario, plans, options.kernel, f.warmup, f.reps, seed, f.settings)
+          : time_context_parallel(scenario, plans, choose_flash_kernel(options.kernel, query_gpu().compute_capability),
+                                  f.warmup, f.reps, seed);
+  std::vector<CpCost> at_kernel;  // the model at the tile the run computes at
+  for (const CpCost& c : costs)
+    at_kernel.push_back(model_context_parallel(scenario, c.plan.ranks(), c.plan.strategy, kernel_tile(times.kernel)));
+  print_header(scenario, plans.front().ranks(), at_kernel.front(), flash_kernel_info(times.kernel).name);
+  std::printf("GPU          %s\n", printable(times.gpu, 256).c_str());
+  print_run(at_kernel, times, f.warmup, f.reps, seed);
+  if (!options.csv.empty()) {
+    write_results_csv(options.csv, cp_result_rows(scenario, at_kernel, times, describe_run(query_gpu())));
+    std::printf("\nrows         %s\n", printable(options.csv, 4096).c_str());
+  }
+}
+
 }  // namespace
 
 // `attnlab cp [SCENARIO] --ranks N [--strategy contiguous|zigzag|documents|all] [--format table|csv|json]
@@ -373,25 +444,7 @@ void add_cp_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", options->seed, "Seed of the check's and the run's random Q, K, V, 0 to 2^64 - 1")
       ->capture_default_str();
-  cmd->add_flag("--run", options->run,
-                "Run each strategy's ranks one after another on this GPU (ring and all-gather) through --kernel "
-                "(default: the fastest this GPU runs): each rank's compute time and its output against the whole "
-                "run; exit 1 on a mismatch, 3 without a GPU");
-  cmd->add_flag("--nccl", options->nccl,
-                "--run: one process per GPU (N GPUs), K/V sent by NCCL (libnccl.so.2 on the loader's path): each "
-                "rank's run, transfers and exposed time besides its compute");
-  cmd->add_option("--sm-margin", options->sm_margin,
-                  "--nccl: SMs each ring step's kernels leave to the transfer beside them")
-      ->capture_default_str();
-  cmd->add_option("--transfer-channels", options->transfer_channels,
-                  "--nccl: at most this many NCCL channels (CTAs) per point-to-point transfer, both exchanges "
-                  "(NCCL_MAX_P2P_NCHANNELS); 0: NCCL's choice")
-      ->capture_default_str();
-  cmd->add_option("--csv", options->csv,
-                  "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
-                  "when every rank's output passes");
-  cmd->add_option("--reps", options->reps, "--run: timed runs of each rank")->capture_default_str();
-  cmd->add_option("--warmup", options->warmup, "--run: untimed runs before them")->capture_default_str();
+  add_run_flags(*cmd, *options);
   cmd->callback([options] {
     const int ranks = int(parse_integer_flag(options->ranks, "--ranks", 1, max_cp_ranks));
     const std::uint64_t seed =
@@ -406,46 +459,13 @@ void add_cp_command(CLI::App& app) {
     if (options->run && options->format != "table")
       throw InputError("--run: prints a table; --format " + options->format + " is the model's alone");
     if (options->run && options->check) throw InputError("--run and --check: one at a time");
-    const int reps = int(parse_integer_flag(options->reps, "--reps", 1, max_run_passes));
-    const int warmup = int(parse_integer_flag(options->warmup, "--warmup", 0, max_run_passes));
+    const RunFlags run = checked_run_flags(*options);
     const Scenario scenario = load_scenario(options->scenario);
     const int check_heads = int(parse_integer_flag(options->check_heads, "--check-heads", 1, scenario.heads));
     if (options->format == "json") refuse_large_json(scenario, ranks, strategies);
     std::vector<CpCost> costs;
     for (CpStrategy strategy : strategies) costs.push_back(model_context_parallel(scenario, ranks, strategy, tile));
-    if (options->nccl && !options->run) throw InputError("--nccl: runs the ranks; give --run with it");
-    if (!options->csv.empty() && !options->run) throw InputError("--csv: writes --run's rows; give --run with it");
-    if (!options->csv.empty()) check_results_path(options->csv, "--csv");
-    const CpTransferSettings settings{
-        int(parse_integer_flag(options->sm_margin, "--sm-margin", 0, max_sm_margin)),
-        int(parse_integer_flag(options->transfer_channels, "--transfer-channels", 0, max_transfer_channels))};
-    if (settings.sm_margin > 0 && !options->nccl)
-      throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
-    if (settings.transfer_channels > 0 && !options->nccl)
-      throw InputError("--transfer-channels: caps NCCL's transfers; give --nccl");
-    if (options->run) {
-      std::vector<CpPlan> plans;
-      for (const CpCost& c : costs) plans.push_back(c.plan);
-      // No GPU: NoGpuError, one line, exit 3, before anything is printed. Over NCCL the ranks'
-      // processes choose the kernel, so this process touches no CUDA before they start.
-      const CpTimes times =
-          options->nccl
-              ? time_context_parallel_over_nccl(scenario, plans, options->kernel, warmup, reps, seed, settings)
-              : time_context_parallel(scenario, plans,
-                                      choose_flash_kernel(options->kernel, query_gpu().compute_capability), warmup,
-                                      reps, seed);
-      std::vector<CpCost> at_kernel;  // the model at the tile the run computes at
-      for (CpStrategy strategy : strategies)
-        at_kernel.push_back(model_context_parallel(scenario, ranks, strategy, kernel_tile(times.kernel)));
-      print_header(scenario, ranks, at_kernel.front(), flash_kernel_info(times.kernel).name);
-      std::printf("GPU          %s\n", printable(times.gpu, 256).c_str());
-      print_run(at_kernel, times, warmup, reps, seed);
-      if (!options->csv.empty()) {
-        write_results_csv(options->csv, cp_result_rows(scenario, at_kernel, times, describe_run(query_gpu())));
-        std::printf("\nrows         %s\n", printable(options->csv, 4096).c_str());
-      }
-      return;
-    }
+    if (options->run) return run_ranks(*options, run, scenario, costs, seed);
     if (options->check) {
       refuse_large_check(scenario, costs.front(), check_heads);
       print_header(scenario, ranks, costs.front(), options->kernel);

@@ -284,7 +284,7 @@ void print_exchange(const CpExchangeTimes& e, const CpCost& model, bool over_ncc
       const CpTransferTime& t = *r.transfer;
       row.insert(row.end(), {printf_string("%.1f", t.wall_us), printf_string("%.1f", t.transfer_us),
                              printf_string("%.1f", t.exposed_us),
-                             t.transfer_us > 0 ? format_percent(t.hidden_us() / t.transfer_us) : "-",
+                             t.bytes_received > 0 ? format_percent(t.hidden_us() / t.transfer_us) : "-",
                              format_bytes(double(t.bytes_received))});
     }
     row.insert(row.end(), {printf_string("%.2e", r.rel_l2), printf_string("%.2e", r.lse_max_abs)});

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/measured_cp.hpp"
 #include "analysis/number_format.hpp"
 #include "cli/commands.hpp"
 #include "cli/json.hpp"
+#include "cli/results_folder.hpp"
 #include "cli/table.hpp"
 #include "core/cost/context_parallel.hpp"
 #include "core/io/input_error.hpp"
@@ -113,6 +115,28 @@ void print_strategy_table(const CpCost& c) {
               format_bytes(double(c.total(&CpRankCost::kv_bytes_ring))).c_str(),
               format_bytes(double(c.total(&CpRankCost::kv_bytes_all_gather))).c_str(),
               format_bytes(double(c.total(&CpRankCost::kv_bytes_needed))).c_str());
+}
+
+// The runs of this split the loaded results hold (`attnlab cp --run --csv` rows), a line each:
+// the measured imbalance beside the model's, and the slowest rank against the whole run / N.
+void print_measured_runs(const LoadedResults& results, const Scenario& s, const CpCost& c) {
+  const int ranks = c.plan.ranks();
+  for (const MeasuredCpRun& run : measured_cp_runs(results, s.name, ranks, c.plan.strategy)) {
+    const double share = run.whole_us / ranks;
+    std::string settings;
+    if (run.sm_margin > 0) settings += ", " + std::to_string(run.sm_margin) + " SMs left";
+    if (run.transfer_channels > 0) settings += ", " + count_of(run.transfer_channels, "channel");
+    std::printf("measured %s on %s%s (%s, %s): imbalance %s (model %s); slowest compute %s, %s the whole / %d",
+                cp_exchange_name(run.exchange), count_of(run.gpus, "GPU").c_str(), settings.c_str(),
+                printable(run.gpu, 256).c_str(), printable(run.file, 256).c_str(),
+                format_ratio(run.slowest_compute_us() / run.mean_compute_us()).c_str(),
+                format_ratio(c.computed_imbalance).c_str(), format_us(run.slowest_compute_us()).c_str(),
+                format_ratio(run.slowest_compute_us() / share).c_str(), ranks);
+    if (run.gpus > 1)
+      std::printf("; slowest run %s, %s; transfers exposed up to %s", format_us(run.slowest_run_us()).c_str(),
+                  format_ratio(run.slowest_run_us() / share).c_str(), format_us(run.most_exposed_us()).c_str());
+    std::printf("\n");
+  }
 }
 
 void print_csv(const Scenario& s, const std::vector<CpCost>& costs) {
@@ -474,12 +498,18 @@ void add_cp_command(CLI::App& app) {
     if (options->format == "csv") return print_csv(scenario, costs);
     if (options->format == "json") return print_json(scenario, costs);
     print_header(scenario, ranks, costs.front(), options->kernel);
-    for (const CpCost& c : costs) print_strategy_table(c);
+    const LoadedResults results = load_measured_results();
+    for (const CpCost& c : costs) {
+      print_strategy_table(c);
+      print_measured_runs(results, scenario, c);
+    }
     std::printf(
         "\nScores over all heads; each piece runs as one kernel row over the keys of its document.\n"
         "K/V in: what a rank receives of documents split over several ranks. Ring: N - 1 send/recv steps,\n"
         "every rank's shard passing every rank. All-gather: one collective of equal counts, shards padded\n"
-        "to the largest. Needed: the K/V of other ranks' tokens this rank's queries attend.\n");
+        "to the largest. Needed: the K/V of other ranks' tokens this rank's queries attend.\n"
+        "Measured: `attnlab cp --run --csv` rows of this split in %s ($ATTNLAB_RESULTS), where any are.\n",
+        printable(default_results_folder().string(), 4096).c_str());
   });
 }
 

@@ -28,17 +28,7 @@ const std::string nccl_rank = "all-gather,3,4,400,150,80,20,1048576";
 const std::string fwd_row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,10,5,0.01,";
 
 TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
-  ResultRow cp = our_row("varlen", 100);
-  cp.ranks = 4;
-  cp.cp_strategy = "zigzag";
-  cp.cp_exchange = "ring";
-  cp.cp_rank = 3;
-  cp.cp_gpus = 4;
-  cp.cp_whole_us = 350;
-  cp.cp_run_us = 120;
-  cp.cp_transfer_us = 60;
-  cp.cp_exposed_us = 0;
-  cp.cp_kv_bytes_received = 1 << 20;
+  ResultRow cp = cp_rank_row(3, 4, "ring", 4, 100);
   cp.cp_sm_margin = 16;
   ResultRow one_gpu = cp;
   one_gpu.cp_gpus = 1;

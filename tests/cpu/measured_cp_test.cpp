@@ -7,40 +7,22 @@
 namespace attnlab {
 namespace {
 
-ResultRow rank_row(int rank, int ranks, const char* exchange, int gpus, double compute_us,
-                   const char* strategy = "zigzag") {
-  ResultRow r = our_row("varlen", compute_us);
-  r.ranks = ranks;
-  r.cp_strategy = strategy;
-  r.cp_exchange = exchange;
-  r.cp_rank = rank;
-  r.cp_gpus = gpus;
-  r.cp_whole_us = 400;
-  if (gpus > 1) {
-    r.cp_run_us = compute_us + 10 * (rank + 1);
-    r.cp_transfer_us = 50;
-    r.cp_exposed_us = 5 * (rank + 1);
-    r.cp_kv_bytes_received = 1024;
-  }
-  return r;
-}
-
 TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   LoadedResults results;
   ResultsFile file;
   file.path = "results/h200/attnlab-cp.csv";
-  file.cp = {rank_row(1, 2, "all-gather", 2, 120),
-             rank_row(0, 2, "all-gather", 2, 80),
-             rank_row(0, 2, "ring", 1, 90),  // its rank 1 is missing: no run
-             rank_row(0, 2, "ring", 2, 100, "contiguous"),
-             rank_row(1, 2, "ring", 2, 60, "contiguous"),
-             rank_row(0, 4, "ring", 4, 50)};
+  file.cp = {cp_rank_row(1, 2, "all-gather", 2, 120),
+             cp_rank_row(0, 2, "all-gather", 2, 80),
+             cp_rank_row(0, 2, "ring", 1, 90),  // its rank 1 is missing: no run
+             cp_rank_row(0, 2, "ring", 2, 100, "contiguous"),
+             cp_rank_row(1, 2, "ring", 2, 60, "contiguous"),
+             cp_rank_row(0, 4, "ring", 4, 50)};
   results.files.push_back(file);
   ResultsFile later = file;
   later.path = "results/h200/other.csv";
-  later.cp = {rank_row(0, 2, "all-gather", 2, 999), rank_row(1, 2, "all-gather", 2, 999),
-              rank_row(0, 2, "ring", 2, 70),        rank_row(1, 2, "ring", 2, 110),
-              rank_row(1, 2, "ring", 1, 30),        rank_row(0, 2, "ring", 1, 20)};
+  later.cp = {cp_rank_row(0, 2, "all-gather", 2, 999), cp_rank_row(1, 2, "all-gather", 2, 999),
+              cp_rank_row(0, 2, "ring", 2, 70),        cp_rank_row(1, 2, "ring", 2, 110),
+              cp_rank_row(1, 2, "ring", 1, 30),        cp_rank_row(0, 2, "ring", 1, 20)};
   results.files.push_back(later);
 
   const std::vector<MeasuredCpRun> runs = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);
@@ -67,7 +49,7 @@ TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   ResultsFile tuned;
   tuned.path = "results/h200/tuned.csv";
   for (int rank : {0, 1}) {
-    ResultRow r = rank_row(rank, 2, "ring", 2, 60);
+    ResultRow r = cp_rank_row(rank, 2, "ring", 2, 60);
     r.cp_sm_margin = r.cp_transfer_channels = 4;
     tuned.cp.push_back(r);
   }

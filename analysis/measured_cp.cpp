@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analysis/number_format.hpp"
+#include "core/io/input_error.hpp"
+#include "core/layout/tile_name.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -32,6 +36,32 @@ double MeasuredCpRun::slowest_run_us() const { return largest(*this, &ResultRow:
 
 double MeasuredCpRun::most_exposed_us() const { return largest(*this, &ResultRow::cp_exposed_us); }
 
+std::string measured_cp_title(const MeasuredCpRun& run) {
+  std::string title = std::string(cp_exchange_name(run.exchange)) + " on " + count_of(run.gpus, "GPU");
+  if (run.sm_margin > 0) title += ", " + std::to_string(run.sm_margin) + " SMs left";
+  if (run.transfer_channels > 0) title += ", " + count_of(run.transfer_channels, "channel");
+  return title;
+}
+
+double measured_cp_model_imbalance(const Scenario& scenario, CpStrategy strategy, const MeasuredCpRun& run) {
+  const TileShape tile = parse_tile_name(run.tile).value_or(default_flash_tile);
+  return model_context_parallel(scenario, int(run.ranks.size()), strategy, tile).computed_imbalance;
+}
+
+std::string measured_cp_summary(const MeasuredCpRun& run, double modelled_imbalance) {
+  const int ranks = int(run.ranks.size());
+  const double share = run.whole_us / ranks;
+  std::string line = measured_cp_title(run) + " (" + printable(run.gpu, 256) + ", " + printable(run.file, 256) +
+                     "): imbalance " + format_ratio(run.slowest_compute_us() / run.mean_compute_us()) + " (model " +
+                     format_ratio(modelled_imbalance) + (run.tile.empty() ? "" : " at " + run.tile) +
+                     "); slowest compute " + format_us(run.slowest_compute_us()) + ", " +
+                     format_ratio(run.slowest_compute_us() / share) + " the whole / " + std::to_string(ranks);
+  if (run.gpus > 1)
+    line += "; slowest run " + format_us(run.slowest_run_us()) + ", " + format_ratio(run.slowest_run_us() / share) +
+            "; transfers exposed up to " + format_us(run.most_exposed_us());
+  return line;
+}
+
 std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::string_view scenario, int ranks,
                                             CpStrategy strategy) {
   std::vector<MeasuredCpRun> runs;
@@ -46,7 +76,7 @@ std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::s
         return key(r) == std::tuple(exchange, gpus, margin, channels) && r.file == name;
       });
       if (run == runs.end()) {
-        runs.push_back({exchange, gpus, margin, channels, row.gpu, name, row.cp_whole_us.value_or(0),
+        runs.push_back({exchange, gpus, margin, channels, row.gpu, name, row.tile, row.cp_whole_us.value_or(0),
                         std::vector<const ResultRow*>(std::size_t(ranks), nullptr)});
         run = runs.end() - 1;
       }

@@ -120,23 +120,9 @@ void print_strategy_table(const CpCost& c) {
 // The runs of this split the loaded results hold (`attnlab cp --run --csv` rows), a line each:
 // the measured imbalance beside the model's, and the slowest rank against the whole run / N.
 void print_measured_runs(const LoadedResults& results, const Scenario& s, const CpCost& c) {
-  const int ranks = c.plan.ranks();
-  for (const MeasuredCpRun& run : measured_cp_runs(results, s.name, ranks, c.plan.strategy)) {
-    const double share = run.whole_us / ranks;
-    std::string settings;
-    if (run.sm_margin > 0) settings += ", " + std::to_string(run.sm_margin) + " SMs left";
-    if (run.transfer_channels > 0) settings += ", " + count_of(run.transfer_channels, "channel");
-    std::printf("measured %s on %s%s (%s, %s): imbalance %s (model %s); slowest compute %s, %s the whole / %d",
-                cp_exchange_name(run.exchange), count_of(run.gpus, "GPU").c_str(), settings.c_str(),
-                printable(run.gpu, 256).c_str(), printable(run.file, 256).c_str(),
-                format_ratio(run.slowest_compute_us() / run.mean_compute_us()).c_str(),
-                format_ratio(c.computed_imbalance).c_str(), format_us(run.slowest_compute_us()).c_str(),
-                format_ratio(run.slowest_compute_us() / share).c_str(), ranks);
-    if (run.gpus > 1)
-      std::printf("; slowest run %s, %s; transfers exposed up to %s", format_us(run.slowest_run_us()).c_str(),
-                  format_ratio(run.slowest_run_us() / share).c_str(), format_us(run.most_exposed_us()).c_str());
-    std::printf("\n");
-  }
+  for (const MeasuredCpRun& run : measured_cp_runs(results, s.name, c.plan.ranks(), c.plan.strategy))
+    std::printf("measured %s\n",
+                measured_cp_summary(run, measured_cp_model_imbalance(s, c.plan.strategy, run)).c_str());
 }
 
 void print_csv(const Scenario& s, const std::vector<CpCost>& costs) {

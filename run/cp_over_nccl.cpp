@@ -15,9 +15,9 @@
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/kernel_choice.hpp"
-#include "reference/cp_forward.hpp"
 #include "run/cp_rank_steps.hpp"
 #include "run/cuda_events.hpp"
+#include "run/cuda_stream.hpp"
 #include "run/nccl_comm.hpp"
 #include "run/rank_processes.hpp"
 #endif
@@ -39,19 +39,6 @@ struct RankReport {
   CpRankTime runs[max_runs];
 };
 static_assert(std::is_trivially_copyable_v<RankReport>);
-
-// A stream that is destroyed however the run ends; it does not wait for the legacy default stream.
-class Stream {
- public:
-  Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~Stream() { cudaStreamDestroy(stream_); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  operator cudaStream_t() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
 
 // K and V of some tokens, in the order of a step's key buffer.
 struct KeyValues {
@@ -77,15 +64,41 @@ std::vector<std::int64_t> shard_tokens(const std::vector<std::vector<CpPiece>>& 
   return tokens;
 }
 
-// The rank's K/V of `pieces` (its own), gathered from the canonical tensors, in the pieces' order.
-KeyValues held_keys(const Rank& r, const std::vector<CpPiece>& pieces) {
-  const CpPieceLayouts layouts = cp_piece_layouts(r.whole.varlen, {}, pieces);
-  const DeviceCpPieces on_device(layouts, kernel_tile(r.kernel));
-  CpStepTensors t(on_device, r.whole.canonical, r.whole.problem);
-  return {std::move(t.k), std::move(t.v)};
+// What a rank holds before it exchanges anything, gathered from the canonical tensors: the Q of its
+// pieces, their K/V (its own step's keys) and its shard's K/V (what it sends), and its output sums.
+struct HeldTensors {
+  HeldTensors(const Rank& r, const CpPlan& plan, const std::vector<CpPiece>& shard)
+      : held(gathered(r, plan.pieces[r.rank], plan.pieces[r.rank])),
+        own(std::move(held.k), std::move(held.v)),
+        own_shard(keys_of(gathered(r, {}, shard))),
+        sums(tokens_of(plan.pieces[r.rank]), r.whole.problem) {}
+  CpStepTensors held;  // its q: the rank's queries
+  KeyValues own, own_shard;
+  CpOutputSums sums;
+
+ private:
+  static CpStepTensors gathered(const Rank& r, const std::vector<CpPiece>& queries, const std::vector<CpPiece>& keys) {
+    const CpPieceLayouts layouts = cp_piece_layouts(r.whole.varlen, queries, keys);
+    return CpStepTensors(DeviceCpPieces(layouts, kernel_tile(r.kernel)), r.whole.canonical, r.whole.problem);
+  }
+  static KeyValues keys_of(CpStepTensors&& t) { return {std::move(t.k), std::move(t.v)}; }
+};
+
+// K then V of `bytes` each to or from `peer` on `stream`, nothing where there are no bytes (the
+// peer knows the same sizes and skips its side too). Inside a group.
+void send_keys(const Rank& r, const void* k, const void* v, std::size_t bytes, int peer, cudaStream_t stream) {
+  if (bytes == 0) return;
+  r.comm.send(k, bytes, peer, stream);
+  r.comm.send(v, bytes, peer, stream);
 }
 
-// What a timed run records: per rep, the step and transfer events read back.
+void recv_keys(const Rank& r, void* k, void* v, std::size_t bytes, int peer, cudaStream_t stream) {
+  if (bytes == 0) return;
+  r.comm.recv(k, bytes, peer, stream);
+  r.comm.recv(v, bytes, peer, stream);
+}
+
+// What a timed run records: per rep, the run, its steps' kernels and its transfers.
 struct RunTimes {
   std::vector<double> wall, compute, transfer;
   void add_to(CpRankTime& out, std::int64_t bytes) const {
@@ -101,70 +114,77 @@ struct RunTimes {
   }
 };
 
-// Events of one run: start and end, a begin and end per compute step and per transfer.
+// Events of one run: start and end, a begin and end per compute step and per transfer, every
+// one recorded in each run (a step with nothing to compute, back to back).
 class RunEvents {
  public:
-  explicit RunEvents(int steps) : steps_(steps), events_(2 + 4 * steps) {}
+  RunEvents(int steps, int transfers) : steps_(steps), transfers_(transfers), events_(2 + 2 * (steps + transfers)) {}
   cudaEvent_t start() const { return events_[0]; }
   cudaEvent_t end() const { return events_[1]; }
   cudaEvent_t compute(int step, bool end) const { return events_[2 + 2 * step + int(end)]; }
-  cudaEvent_t transfer(int step, bool end) const { return events_[2 + 2 * steps_ + 2 * step + int(end)]; }
-  // After the run's end: its wall, compute and transfer time, the steps given.
-  void read(RunTimes& into, const std::vector<int>& computed, const std::vector<int>& transferred) const {
+  cudaEvent_t transfer(int index, bool end) const { return events_[2 + 2 * (steps_ + index) + int(end)]; }
+  // After the run's end: its wall, and its steps' and transfers' times summed.
+  void read(RunTimes& into) const {
     CUDA_CHECK(cudaEventSynchronize(end()));
     into.wall.push_back(events_.elapsed_us(0, 1));
-    double compute = 0, transfer = 0;
-    for (int s : computed) compute += events_.elapsed_us(2 + 2 * s, 3 + 2 * s);
-    for (int s : transferred) transfer += events_.elapsed_us(2 + 2 * steps_ + 2 * s, 3 + 2 * steps_ + 2 * s);
-    into.compute.push_back(compute);
-    into.transfer.push_back(transfer);
+    const auto summed = [&](int first, int count) {
+      double us = 0;
+      for (int i = first; i < first + count; ++i) us += events_.elapsed_us(2 + 2 * i, 3 + 2 * i);
+      return us;
+    };
+    into.compute.push_back(summed(0, steps_));
+    into.transfer.push_back(summed(steps_, transfers_));
   }
 
  private:
-  int steps_;
+  int steps_, transfers_;
   detail::CudaEvents events_;
 };
 
-// Each `reps` run after `warmup`, every rank starting at a barrier; `run(events)` enqueues one.
-RunTimes timed_runs(const Rank& r, cudaStream_t stream, const RunEvents& events, const std::vector<int>& computed,
-                    const std::vector<int>& transferred, const std::function<void()>& run) {
+// Each `reps` run after `warmup`, every rank starting at a barrier (the run before has ended);
+// `run` enqueues one.
+RunTimes timed_runs(const Rank& r, const RunEvents& events, const std::function<void()>& run) {
   RunTimes times;
   for (int i = 0; i < r.warmup + r.reps; ++i) {
-    r.comm.barrier(stream);
+    r.comm.barrier();
     run();
     if (i >= r.warmup)
-      events.read(times, computed, transferred);
+      events.read(times);
     else
       CUDA_CHECK(cudaEventSynchronize(events.end()));
   }
   return times;
 }
 
-// The rank's compute alone: its steps on `buffers` (a step's K/V, null where it has none)
-// with no transfer running, every rank starting at a barrier.
-GpuTiming compute_alone(const Rank& r, const CpRankSteps& steps, CpOutputSums& sums, const DeviceBuffer& q,
+// The rank's compute alone: its steps on `buffers` (a step's K/V) with no transfer running,
+// every rank starting at a barrier.
+GpuTiming compute_alone(const Rank& r, const CpRankSteps& steps, HeldTensors& held,
                         const std::vector<const KeyValues*>& buffers) {
-  r.comm.barrier(nullptr);
+  r.comm.barrier();
   return time_on_gpu(
       [&] {
-        sums.clear();
+        held.sums.clear();
         for (std::size_t s = 0; s < buffers.size(); ++s)
           if (steps.pieces[s])
-            sums.add(r.kernel, *steps.pieces[s], q.data(), buffers[s]->k.data(), buffers[s]->v.data());
+            held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s]->k.data(), buffers[s]->v.data());
       },
       r.warmup, r.reps);
 }
 
-void check_output(const Rank& r, const CpPlan& plan, const CpOutputSums& sums, CpRankTime& out) {
-  const std::vector<CpPiece>& queries = plan.pieces[r.rank];
-  const CpForwardError error = compare_cp_partials(cp_partial_of(sums, queries), r.whole.at(queries));
-  out.rel_l2 = error.rel_l2;
-  out.lse_max_abs = error.lse_max_abs;
+// The timed runs, the check of the last one's output, then the compute alone.
+CpRankTime timed_rank(const Rank& r, const CpPlan& plan, const CpRankSteps& steps, HeldTensors& held,
+                      const RunEvents& events, std::int64_t bytes, const std::vector<const KeyValues*>& buffers,
+                      const std::function<void()>& run) {
+  CpRankTime out = steps.counted();
+  timed_runs(r, events, run).add_to(out, bytes);
+  r.whole.check(held.sums, plan.pieces[r.rank], out);
+  out.compute = compute_alone(r, steps, held, buffers);
+  return out;
 }
 
-// The ring: N steps, N - 1 transfers. Transfer t (before step t) sends rank r + 1 the K/V of
-// holder (r - t + 1) and receives from rank r - 1 that of holder (r - t), into buffer t % 2;
-// it waits until step t - 2, which read that buffer, is done.
+// The ring: N steps, N - 1 transfers. Transfer t (before step t, events index t - 1) sends rank
+// r + 1 the K/V of holder (r - t + 1) and receives from rank r - 1 that of holder (r - t), into
+// buffer t % 2; it waits until step t - 2, which read that buffer, is done.
 CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards) {
   const CpRankSteps steps(r.whole.varlen, plan, shards, CpExchange::ring, r.rank, r.kernel, r.whole.problem.heads);
   const std::vector<std::int64_t> tokens = shard_tokens(shards);
@@ -172,29 +192,20 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
   std::int64_t largest = 0;
   for (int h = 0; h < r.ranks; ++h)
     if (h != r.rank) largest = std::max(largest, tokens[h]);
-  const KeyValues own = held_keys(r, plan.pieces[r.rank]), own_shard = held_keys(r, shards[r.rank]);
+  HeldTensors held(r, plan, shards[r.rank]);
   KeyValues slots[2] = {{largest, r.kv_row}, {largest, r.kv_row}};
   for (KeyValues& s : slots) {
     s.k.poison();
     s.v.poison();
   }
-  const CpPieceLayouts query_layout = cp_piece_layouts(r.whole.varlen, plan.pieces[r.rank], {});
-  const DeviceCpPieces query_pieces(query_layout, kernel_tile(r.kernel));
-  const CpStepTensors query(query_pieces, r.whole.canonical, r.whole.problem);
-  CpOutputSums sums(tokens_of(plan.pieces[r.rank]), r.whole.problem);
-
-  std::vector<const KeyValues*> buffers{&own};
+  std::vector<const KeyValues*> buffers{&held.own};
   for (int s = 1; s < r.ranks; ++s) buffers.push_back(&slots[s % 2]);
-  std::vector<int> computed, transferred;  // every step's events are recorded, a skipped one's back to back
-  for (int s = 0; s < r.ranks; ++s) {
-    computed.push_back(s);
-    if (s > 0) transferred.push_back(s);
-  }
   std::int64_t bytes = 0;
   for (int t = 1; t < r.ranks; ++t) bytes += 2 * tokens[holder(t)] * std::int64_t(r.kv_row);
 
-  const Stream compute, transfer;
-  const RunEvents events(r.ranks);
+  const detail::NonBlockingStream compute, transfer;
+  const RunEvents events(r.ranks, r.ranks - 1);
+  const int next = (r.rank + 1) % r.ranks, previous = (r.rank + r.ranks - 1) % r.ranks;
   const auto run = [&] {
     CUDA_CHECK(cudaEventRecord(events.start(), compute));
     CUDA_CHECK(cudaStreamWaitEvent(transfer, events.start()));
@@ -202,41 +213,26 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
       const int t = s + 1;  // the transfer that runs beside step s
       if (t < r.ranks) {
         if (t >= 3) CUDA_CHECK(cudaStreamWaitEvent(transfer, events.compute(t - 2, true)));
-        const KeyValues& from = t == 1 ? own_shard : slots[(t - 1) % 2];
-        const std::size_t out_bytes = std::size_t(tokens[holder(t - 1)]) * r.kv_row;
-        const std::size_t in_bytes = std::size_t(tokens[holder(t)]) * r.kv_row;
-        CUDA_CHECK(cudaEventRecord(events.transfer(t, false), transfer));
+        const KeyValues& from = t == 1 ? held.own_shard : slots[(t - 1) % 2];
+        CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, false), transfer));
         r.comm.grouped([&] {
-          const int next = (r.rank + 1) % r.ranks, previous = (r.rank + r.ranks - 1) % r.ranks;
-          if (out_bytes) {
-            r.comm.send(from.k.data(), out_bytes, next, transfer);
-            r.comm.send(from.v.data(), out_bytes, next, transfer);
-          }
-          if (in_bytes) {
-            r.comm.recv(slots[t % 2].k.data(), in_bytes, previous, transfer);
-            r.comm.recv(slots[t % 2].v.data(), in_bytes, previous, transfer);
-          }
+          send_keys(r, from.k.data(), from.v.data(), std::size_t(tokens[holder(t - 1)]) * r.kv_row, next, transfer);
+          recv_keys(r, slots[t % 2].k.data(), slots[t % 2].v.data(), std::size_t(tokens[holder(t)]) * r.kv_row,
+                    previous, transfer);
         });
-        CUDA_CHECK(cudaEventRecord(events.transfer(t, true), transfer));
+        CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, true), transfer));
       }
-      if (s > 0) CUDA_CHECK(cudaStreamWaitEvent(compute, events.transfer(s, true)));
+      if (s > 0) CUDA_CHECK(cudaStreamWaitEvent(compute, events.transfer(s - 1, true)));
       CUDA_CHECK(cudaEventRecord(events.compute(s, false), compute));
-      if (s == 0) sums.clear(compute);
+      if (s == 0) held.sums.clear(compute);
       if (steps.pieces[s])
-        sums.add(r.kernel, *steps.pieces[s], query.q.data(), buffers[s]->k.data(), buffers[s]->v.data(), compute,
-                 t < r.ranks ? r.settings.sm_margin : 0);
+        held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s]->k.data(), buffers[s]->v.data(),
+                      compute, t < r.ranks ? r.settings.sm_margin : 0);
       CUDA_CHECK(cudaEventRecord(events.compute(s, true), compute));
     }
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
   };
-  CpRankTime out;
-  out.steps = steps.steps;
-  out.launches = steps.launches;
-  out.scores_computed = steps.scores_computed;
-  timed_runs(r, compute, events, computed, transferred, run).add_to(out, bytes);
-  check_output(r, plan, sums, out);
-  out.compute = compute_alone(r, steps, sums, query.q, buffers);
-  return out;
+  return timed_rank(r, plan, steps, held, events, bytes, buffers, run);
 }
 
 // The all-gather: every other rank's shard received straight into the one step's key buffer
@@ -246,16 +242,16 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
                           r.whole.problem.heads);
   const std::vector<std::int64_t> tokens = shard_tokens(shards);
   const std::vector<int>& holders = steps.schedule.front();
-  const KeyValues own = held_keys(r, plan.pieces[r.rank]), own_shard = held_keys(r, shards[r.rank]);
+  HeldTensors held(r, plan, shards[r.rank]);
   KeyValues keys(steps.layouts.front()->key_tokens, r.kv_row);
   keys.k.poison();
   keys.v.poison();
-  if (own.k.bytes()) {
-    CUDA_CHECK(cudaMemcpy(keys.k.data(), own.k.data(), own.k.bytes(), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpy(keys.v.data(), own.v.data(), own.v.bytes(), cudaMemcpyDeviceToDevice));
+  if (held.own.k.bytes()) {
+    CUDA_CHECK(cudaMemcpy(keys.k.data(), held.own.k.data(), held.own.k.bytes(), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy(keys.v.data(), held.own.v.data(), held.own.v.bytes(), cudaMemcpyDeviceToDevice));
   }
   std::vector<std::size_t> offset;  // bytes into the key buffer of each holder's K/V
-  std::size_t at = own.k.bytes();
+  std::size_t at = held.own.k.bytes();
   std::int64_t bytes = 0;
   for (int h : holders) {
     offset.push_back(h == r.rank ? 0 : at);
@@ -264,13 +260,9 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
       bytes += 2 * tokens[h] * std::int64_t(r.kv_row);
     }
   }
-  const CpPieceLayouts query_layout = cp_piece_layouts(r.whole.varlen, plan.pieces[r.rank], {});
-  const DeviceCpPieces query_pieces(query_layout, kernel_tile(r.kernel));
-  const CpStepTensors query(query_pieces, r.whole.canonical, r.whole.problem);
-  CpOutputSums sums(tokens_of(plan.pieces[r.rank]), r.whole.problem);
 
-  const Stream compute, transfer;
-  const RunEvents events(1);
+  const detail::NonBlockingStream compute, transfer;
+  const RunEvents events(1, 1);
   const auto run = [&] {
     CUDA_CHECK(cudaEventRecord(events.start(), compute));
     CUDA_CHECK(cudaStreamWaitEvent(transfer, events.start()));
@@ -280,33 +272,21 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
       for (std::size_t i = 0; i < holders.size(); ++i) {
         const int h = holders[i];
         if (h == r.rank) continue;
-        if (out_bytes) {
-          r.comm.send(own_shard.k.data(), out_bytes, h, transfer);
-          r.comm.send(own_shard.v.data(), out_bytes, h, transfer);
-        }
-        const std::size_t in_bytes = std::size_t(tokens[h]) * r.kv_row;
-        if (in_bytes) {
-          r.comm.recv(static_cast<char*>(keys.k.data()) + offset[i], in_bytes, h, transfer);
-          r.comm.recv(static_cast<char*>(keys.v.data()) + offset[i], in_bytes, h, transfer);
-        }
+        send_keys(r, held.own_shard.k.data(), held.own_shard.v.data(), out_bytes, h, transfer);
+        recv_keys(r, static_cast<char*>(keys.k.data()) + offset[i], static_cast<char*>(keys.v.data()) + offset[i],
+                  std::size_t(tokens[h]) * r.kv_row, h, transfer);
       }
     });
     CUDA_CHECK(cudaEventRecord(events.transfer(0, true), transfer));
     CUDA_CHECK(cudaStreamWaitEvent(compute, events.transfer(0, true)));
     CUDA_CHECK(cudaEventRecord(events.compute(0, false), compute));
-    sums.clear(compute);
-    if (steps.pieces[0]) sums.add(r.kernel, *steps.pieces[0], query.q.data(), keys.k.data(), keys.v.data(), compute);
+    held.sums.clear(compute);
+    if (steps.pieces[0])
+      held.sums.add(r.kernel, *steps.pieces[0], held.held.q.data(), keys.k.data(), keys.v.data(), compute);
     CUDA_CHECK(cudaEventRecord(events.compute(0, true), compute));
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
   };
-  CpRankTime out;
-  out.steps = steps.steps;
-  out.launches = steps.launches;
-  out.scores_computed = steps.scores_computed;
-  timed_runs(r, compute, events, {0}, {0}, run).add_to(out, bytes);
-  check_output(r, plan, sums, out);
-  out.compute = compute_alone(r, steps, sums, query.q, {&keys});
-  return out;
+  return timed_rank(r, plan, steps, held, events, bytes, {&keys}, run);
 }
 
 void run_rank(RankContext& context, const Scenario& scenario, const std::vector<CpPlan>& plans,

@@ -4,6 +4,7 @@
 
 #include "kernels/kernel_choice.hpp"
 #include "reference/attention_inputs.hpp"
+#include "reference/cp_forward.hpp"
 #include "run/scenario_plan.hpp"
 
 namespace attnlab {
@@ -39,6 +40,20 @@ CpPartial CpWholeRun::at(const std::vector<CpPiece>& queries) const {
     std::copy_n(o.begin() + token * width, width, out.o.begin() + i * width);
     std::copy_n(lse.begin() + token * p.heads, p.heads, out.lse.begin() + i * p.heads);
   }
+  return out;
+}
+
+void CpWholeRun::check(const CpOutputSums& sums, const std::vector<CpPiece>& queries, CpRankTime& out) const {
+  const CpForwardError error = compare_cp_partials(cp_partial_of(sums, queries), at(queries));
+  out.rel_l2 = error.rel_l2;
+  out.lse_max_abs = error.lse_max_abs;
+}
+
+CpRankTime CpRankSteps::counted() const {
+  CpRankTime out;
+  out.steps = steps;
+  out.launches = launches;
+  out.scores_computed = scores_computed;
   return out;
 }
 

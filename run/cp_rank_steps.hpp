@@ -12,6 +12,7 @@
 #include "kernels/context_parallel.hpp"
 #include "kernels/kernel_id.hpp"
 #include "reference/cp_partial.hpp"
+#include "run/cp_timing.hpp"
 #include "run/timing.hpp"
 
 namespace attnlab {
@@ -22,6 +23,8 @@ struct CpWholeRun {
   CpWholeRun(const Scenario& scenario, FlashKernel kernel, int warmup, int reps, std::uint64_t seed);
   // The whole run's O and LSE at `queries` (a rank's pieces), as the partial over every key.
   CpPartial at(const std::vector<CpPiece>& queries) const;
+  // A rank's merged `sums` of `queries` against this run: its rel_l2 and lse_max_abs in `out`.
+  void check(const CpOutputSums& sums, const std::vector<CpPiece>& queries, CpRankTime& out) const;
 
   Layout varlen;
   AttentionProblem problem;
@@ -35,6 +38,8 @@ struct CpWholeRun {
 struct CpRankSteps {
   CpRankSteps(const Layout& varlen, const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards,
               CpExchange exchange, int rank, FlashKernel kernel, int heads);
+  // A rank's time with its steps, launches and scores counted, nothing timed yet.
+  CpRankTime counted() const;
   std::vector<std::vector<int>> schedule;                // each step's K/V holders
   std::vector<std::unique_ptr<CpPieceLayouts>> layouts;  // a step's; each DeviceCpPieces holds its address
   std::vector<std::unique_ptr<DeviceCpPieces>> pieces;

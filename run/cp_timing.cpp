@@ -7,7 +7,6 @@
 #include "core/layout/tile_name.hpp"
 
 #include "kernels/context_parallel.hpp"
-#include "reference/cp_forward.hpp"
 #include "run/cp_rank_steps.hpp"
 
 namespace attnlab {
@@ -47,9 +46,7 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
     if (model == models.end()) throw std::invalid_argument("cp_result_rows: no model of a strategy the run ran");
     for (std::size_t i = 0; i < e.ranks.size(); ++i) {
       const CpRankTime& r = e.ranks[i];
-      ResultRow row = timed_result_row(s, Implementation::varlen, times.kernel, {}, r.compute, run);
-      row.useful_tflops = row.computed_tflops = std::nullopt;  // the whole scenario's; a rank's are its scores
-      row.hbm_bytes_model = row.extra_memory_bytes = std::nullopt;
+      ResultRow row = measured_result_row(s, Implementation::varlen, times.kernel, r.compute, run);
       row.tile = tile_name(model->tile);
       row.tokens = model->ranks[i].tokens;
       row.scores_computed = r.scores_computed;
@@ -101,15 +98,9 @@ CpRankTime time_rank(const CpWholeRun& whole, FlashKernel kernel, const CpPlan& 
       if (tensors[s])
         sums.add(kernel, *steps.pieces[s], tensors[s]->q.data(), tensors[s]->k.data(), tensors[s]->v.data());
   };
-  CpRankTime out;
-  out.steps = steps.steps;
-  out.launches = steps.launches;
-  out.scores_computed = steps.scores_computed;
+  CpRankTime out = steps.counted();
   out.compute = time_on_gpu(run, warmup, reps);
-  const std::vector<CpPiece>& queries = plan.pieces[rank];
-  const CpForwardError error = compare_cp_partials(cp_partial_of(sums, queries), whole.at(queries));
-  out.rel_l2 = error.rel_l2;
-  out.lse_max_abs = error.lse_max_abs;
+  whole.check(sums, plan.pieces[rank], out);
   return out;
 }
 

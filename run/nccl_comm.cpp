@@ -68,9 +68,9 @@ void NcclComm::grouped(const std::function<void()>& calls) {
   NCCL_CHECK(ncclGroupEnd());
 }
 
-void NcclComm::barrier(cudaStream_t stream) {
-  NCCL_CHECK(ncclAllReduce(one_value_.data(), one_value_.data(), 1, ncclFloat32, ncclSum, as_comm(comm_), stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+void NcclComm::barrier() {
+  NCCL_CHECK(ncclAllReduce(one_value_.data(), one_value_.data(), 1, ncclFloat32, ncclSum, as_comm(comm_), nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 }  // namespace attnlab

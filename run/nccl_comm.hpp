@@ -36,8 +36,9 @@ class NcclComm {
   void recv(void* data, std::size_t bytes, int peer, cudaStream_t stream);
   // `calls` (sends and receives) as one NCCL group.
   void grouped(const std::function<void()>& calls);
-  // Returns when every rank's `stream` has reached this point (an all-reduce of one value).
-  void barrier(cudaStream_t stream);
+  // Returns when every rank has reached this point and its GPU has run all it was given
+  // before (an all-reduce of one value on the legacy default stream, then a device wait).
+  void barrier();
 
  private:
   DeviceBuffer one_value_;  // the barrier's float

@@ -62,8 +62,8 @@ void check_results_path(const std::filesystem::path& path, const std::string& fl
     throw InputError(flag + ": cannot write " + path.string() + " (" + folder.string() + " is not a writable folder)");
 }
 
-ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
-                           const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run) {
+ResultRow measured_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
+                              const GpuTiming& timing, const RunInfo& run) {
   ResultRow row;
   row.scenario = s.name;
   row.implementation = implementation_name(implementation);
@@ -79,22 +79,28 @@ ResultRow timed_result_row(const Scenario& s, Implementation implementation, Fla
   row.median_us = timing.median_us;
   row.min_us = timing.min_us;
   row.max_us = timing.max_us;
-  row.useful_tflops = tflops(cost.flops_useful_fwd, timing.median_us);
-  row.computed_tflops = tflops(cost.flops_fwd, timing.median_us);
-  row.scores_computed = cost.scores_computed();
-  row.scores_useful = cost.scores_useful();
   row.kv_heads = s.kv_heads;
   row.tokens = s.total_tokens();
   row.kernel = kernel_name(implementation, kernel);
-  // results/README.md: the flash tile; naive's "tile" is the whole padded row, no tile at all.
-  if (!materializes_scores(implementation)) row.tile = tile_name(cost.tile);
-  row.hbm_bytes_model = cost.hbm.total();
-  row.extra_memory_bytes = cost.extra_memory_bytes;
   row.reps = timing.reps;
   row.driver = run.driver;
   row.cuda_version = run.cuda_version;
   row.commit = run.commit;
   row.date = run.date;
+  return row;
+}
+
+ResultRow timed_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
+                           const ImplementationCost& cost, const GpuTiming& timing, const RunInfo& run) {
+  ResultRow row = measured_result_row(s, implementation, kernel, timing, run);
+  row.useful_tflops = tflops(cost.flops_useful_fwd, timing.median_us);
+  row.computed_tflops = tflops(cost.flops_fwd, timing.median_us);
+  row.scores_computed = cost.scores_computed();
+  row.scores_useful = cost.scores_useful();
+  // results/README.md: the flash tile; naive's "tile" is the whole padded row, no tile at all.
+  if (!materializes_scores(implementation)) row.tile = tile_name(cost.tile);
+  row.hbm_bytes_model = cost.hbm.total();
+  row.extra_memory_bytes = cost.extra_memory_bytes;
   return row;
 }
 

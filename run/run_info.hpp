@@ -24,6 +24,10 @@ struct RunInfo {
 // device machine, passes it in), else `git rev-parse` of the source tree, else empty.
 RunInfo describe_run(const GpuInfo& gpu);
 
+// The columns every attnlab row of a timed forward fills alike: the scenario's shape, the code that
+// ran, the timing and the run. The model's columns are the caller's.
+ResultRow measured_result_row(const Scenario& s, Implementation implementation, FlashKernel kernel,
+                              const GpuTiming& timing, const RunInfo& run);
 // One attnlab row of a timed (scenario, implementation): the scenario's shape, the
 // kernel that ran (naive's cuBLAS or the flash kernel), the model's scores and bytes
 // at that kernel's tile, the timing and the run. The caller adds what only it

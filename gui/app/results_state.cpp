@@ -1,15 +1,27 @@
 #include "gui/app/results_state.hpp"
 
+#include <atomic>
+
 namespace attnlab::gui {
+
+namespace {
+
+// Unique in the process, so a view's cache keyed by it never takes one state's rows for another's.
+std::uint64_t next_results_version() {
+  static std::atomic<std::uint64_t> last{0};
+  return ++last;
+}
+
+}  // namespace
 
 void ResultsState::load(const std::filesystem::path& path) {
   load_results(loaded_, path);
-  ++version_;
+  version_ = next_results_version();
 }
 
 void ResultsState::load_folder(const std::filesystem::path& folder) {
   load_results_folder(loaded_, folder);
-  ++version_;
+  version_ = next_results_version();
 }
 
 void ResultsState::drop_stale() {

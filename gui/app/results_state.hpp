@@ -1,9 +1,10 @@
 #pragma once
 // The results the Timings, Costs and Training step views show (the shipped folder plus
 // any file or folder loaded from the Timings view), with the Timings view's choices. The
-// rows change only through load and load_folder, which bump the version: what the views
-// derive from the rows (the grouping into primary runs, each source's ratios) is computed
-// once per version, never per frame.
+// rows change only through load and load_folder, which give a new version (unique in the
+// process, as a scenario's): what the views derive from the rows (the grouping into primary
+// runs, each source's ratios, the measured context-parallel runs) is computed once per
+// version, never per frame.
 #include <cstdint>
 #include <filesystem>
 #include <map>

@@ -21,26 +21,36 @@ namespace attnlab::gui {
 
 namespace {
 
-// The model of one (scenario, strategy, ranks, tile), kept until one of them changes.
+// The model of one (scenario, strategy, ranks, tile) and the measured runs of that split with a
+// line each (their model at their own tile), kept until one of them or the results change.
 struct CpPicture {
-  std::uint64_t version = 0;
+  std::uint64_t version = 0, results_version = 0;
   CpStrategy strategy = CpStrategy::zigzag;
   int ranks = 0;
   TileShape tile;
   CpCost cost;
   std::unique_ptr<CpRanks> rank_of;
+  std::vector<MeasuredCpRun> runs;
+  std::vector<std::string> run_lines;
 };
 
 const CpPicture& cp_picture(const AppState& state, const ScenarioModel& model) {
   static CpPicture picture;
   if (!picture.rank_of || picture.version != model.version || picture.strategy != state.cp_strategy ||
-      picture.ranks != state.cp_ranks || picture.tile != model.tile) {
+      picture.ranks != state.cp_ranks || picture.tile != model.tile ||
+      picture.results_version != state.results.version()) {
     picture.version = model.version;
+    picture.results_version = state.results.version();
     picture.strategy = state.cp_strategy;
     picture.ranks = state.cp_ranks;
     picture.tile = model.tile;
     picture.cost = model_context_parallel(model.scenario, state.cp_ranks, state.cp_strategy, model.tile);
     picture.rank_of = std::make_unique<CpRanks>(picture.cost.plan, model.doc_offsets);
+    picture.runs = measured_cp_runs(state.results.loaded(), model.scenario.name, picture.ranks, picture.strategy);
+    picture.run_lines.clear();
+    for (const MeasuredCpRun& run : picture.runs)
+      picture.run_lines.push_back(
+          measured_cp_summary(run, measured_cp_model_imbalance(model.scenario, picture.strategy, run)));
   }
   return picture;
 }
@@ -96,14 +106,6 @@ void show_rank_picture(const ScenarioModel& model, const CpPicture& p, float sid
   draw->AddRect(at, ImVec2(at.x + side, at.y + side), IM_COL32(140, 140, 150, 255));
 }
 
-// A run's column title: its exchange and where the ranks ran.
-std::string run_title(const MeasuredCpRun& run) {
-  std::string title = std::string(cp_exchange_name(run.exchange)) + ", " + count_of(run.gpus, "GPU");
-  if (run.sm_margin > 0) title += ", " + std::to_string(run.sm_margin) + " SMs left";
-  if (run.transfer_channels > 0) title += ", " + count_of(run.transfer_channels, "channel");
-  return title;
-}
-
 // A rank's cell of a run: its compute, and over NCCL its whole run.
 std::string rank_cell(const MeasuredCpRun& run, int rank) {
   const ResultRow& r = *run.ranks[std::size_t(rank)];
@@ -112,7 +114,8 @@ std::string rank_cell(const MeasuredCpRun& run, int rank) {
   return cell;
 }
 
-void show_rank_table(const CpPicture& p, const std::vector<MeasuredCpRun>& runs) {
+void show_rank_table(const CpPicture& p) {
+  const std::vector<MeasuredCpRun>& runs = p.runs;
   constexpr ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                     ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX;
   const float height = std::min(ImGui::GetContentRegionAvail().y * 0.7f,
@@ -123,7 +126,7 @@ void show_rank_table(const CpPicture& p, const std::vector<MeasuredCpRun>& runs)
   for (const char* title :
        {"rank", "tokens", "useful", "computed", "vs mean", "K/V in, ring", "K/V in, all-gather", "K/V needed"})
     ImGui::TableSetupColumn(title);
-  for (const MeasuredCpRun& run : runs) ImGui::TableSetupColumn(run_title(run).c_str());
+  for (const MeasuredCpRun& run : runs) ImGui::TableSetupColumn(measured_cp_title(run).c_str());
   if (runs.empty()) ImGui::TableSetupColumn("time");
   ImGui::TableHeadersRow();
   for (int i = 0; i < p.ranks; ++i) {
@@ -156,20 +159,9 @@ void show_rank_table(const CpPicture& p, const std::vector<MeasuredCpRun>& runs)
   ImGui::EndTable();
 }
 
-// Each run in a line: the slowest rank against the whole run / N, the imbalance beside the model's.
-void show_run_lines(const CpPicture& p, const std::vector<MeasuredCpRun>& runs) {
-  for (const MeasuredCpRun& run : runs) {
-    const double share = run.whole_us / double(p.ranks);
-    std::string line = run_title(run) + " (" + run.gpu + ", " + run.file + "): slowest rank's compute " +
-                       format_us(run.slowest_compute_us()) + ", " + format_ratio(run.slowest_compute_us() / share) +
-                       " the whole forward / " + std::to_string(p.ranks) + "; imbalance " +
-                       format_ratio(run.slowest_compute_us() / run.mean_compute_us()) + " measured, " +
-                       format_ratio(p.cost.computed_imbalance) + " modelled";
-    if (run.gpus > 1)
-      line += "; slowest run " + format_us(run.slowest_run_us()) + " (" + format_ratio(run.slowest_run_us() / share) +
-              "), transfers exposed up to " + format_us(run.most_exposed_us());
-    wrapped_text("%s.", line.c_str());
-  }
+// Each run in a line beside the model.
+void show_run_lines(const CpPicture& p) {
+  for (const std::string& line : p.run_lines) wrapped_text("%s.", line.c_str());
 }
 
 }  // namespace
@@ -196,10 +188,8 @@ void show_context_parallel_view(AppState& state) {
   ImGui::EndGroup();
   ImGui::SameLine();
   ImGui::BeginGroup();
-  const std::vector<MeasuredCpRun> runs =
-      measured_cp_runs(state.results.loaded(), model.scenario.name, p.ranks, p.strategy);
-  show_rank_table(p, runs);
-  show_run_lines(p, runs);
+  show_rank_table(p);
+  show_run_lines(p);
   note_text(
       "Each rank holds its queries and their K and V, computes its queries against every key they attend "
       "and receives the K/V it lacks: around a ring (N - 1 steps) or by one all-gather. The rules and "

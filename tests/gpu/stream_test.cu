@@ -12,6 +12,7 @@
 #include "kernels/backward.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "reference/attention_inputs.hpp"
+#include "run/cuda_stream.hpp"
 #include "tests/gpu/gpu_test_support.hpp"
 
 namespace attnlab::test {
@@ -23,17 +24,7 @@ __global__ void spin(long long cycles) {
   while (clock64() - start < cycles) {}
 }
 
-class NonBlockingStream {
- public:
-  NonBlockingStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~NonBlockingStream() { cudaStreamDestroy(stream_); }
-  NonBlockingStream(const NonBlockingStream&) = delete;
-  NonBlockingStream& operator=(const NonBlockingStream&) = delete;
-  operator cudaStream_t() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
+using detail::NonBlockingStream;
 
 void copy_on(DeviceBuffer& to, const DeviceBuffer& from, cudaStream_t stream) {
   CUDA_CHECK(cudaMemcpyAsync(to.data(), from.data(), from.bytes(), cudaMemcpyDeviceToDevice, stream));

@@ -43,6 +43,7 @@ struct CpOptions {
   std::string csv;  // --run's rows, empty: none written
   std::string sm_margin = "0";
   std::string transfer_channels = "0";
+  bool register_buffers = false;
   std::string reps = "20";
   std::string warmup = "3";
 };
@@ -323,8 +324,10 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
     std::printf("             each ring step's kernels leave %d SMs to the transfer beside them\n",
                 times.settings.sm_margin);
   if (times.settings.transfer_channels > 0)
-    std::printf("             NCCL's point-to-point transfers on at most %d channels (both exchanges)\n",
+    std::printf("             the ring's transfers on at most %d NCCL channels, a communicator of their own\n",
                 times.settings.transfer_channels);
+  if (times.settings.registered_buffers)
+    std::printf("             every K/V buffer sent or received registered with NCCL (no staging copy)\n");
   bool passed = true;
   for (const CpExchangeTimes& e : times.exchanges) {
     const CpCost& model = model_of(costs, e);
@@ -371,9 +374,12 @@ void add_run_flags(CLI::App& cmd, CpOptions& options) {
                  "--nccl: SMs each ring step's kernels leave to the transfer beside them")
       ->capture_default_str();
   cmd.add_option("--transfer-channels", options.transfer_channels,
-                 "--nccl: at most this many NCCL channels (CTAs) per point-to-point transfer, both exchanges "
-                 "(NCCL_MAX_P2P_NCHANNELS); 0: NCCL's choice")
+                 "--nccl: the ring's transfers on at most this many NCCL channels (CTAs), in a communicator of "
+                 "their own; 0: NCCL's choice")
       ->capture_default_str();
+  cmd.add_flag("--register-buffers", options.register_buffers,
+               "--nccl: register every K/V buffer sent or received with NCCL, which then moves it without its "
+               "staging copy");
   cmd.add_option("--csv", options.csv,
                  "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
                  "when every rank's output passes");
@@ -402,6 +408,9 @@ RunFlags checked_run_flags(const CpOptions& options) {
     throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
   if (f.settings.transfer_channels > 0 && !options.nccl)
     throw InputError("--transfer-channels: caps NCCL's transfers; give --nccl");
+  f.settings.registered_buffers = options.register_buffers;
+  if (f.settings.registered_buffers && !options.nccl)
+    throw InputError("--register-buffers: registers the buffers NCCL moves; give --nccl");
   return f;
 }
 

@@ -82,6 +82,9 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+// DeviceBuffer::poison for device memory allocated elsewhere.
+void poison_device_bytes(void* data, std::size_t bytes);
+
 // A host Layout's index arrays on the device, plus a flash kernel's work lists at its
 // tile: the forward's (one item per (row, query tile), longest first) and, for a
 // square tile, the backward's (kernels/common/work_list.hpp). The Layout must outlive it.

@@ -19,6 +19,7 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&&) noexcept = default;
 void DeviceBuffer::upload(const void*, std::size_t) { no_cuda(); }
 void DeviceBuffer::download(void*, std::size_t) const { no_cuda(); }
 void DeviceBuffer::poison() { no_cuda(); }
+void poison_device_bytes(void*, std::size_t) { no_cuda(); }
 
 DeviceLayout::DeviceLayout(const Layout&, TileShape) { no_cuda(); }
 LayoutView DeviceLayout::view() const { no_cuda(); }

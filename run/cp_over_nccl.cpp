@@ -1,7 +1,6 @@
 #include "run/cp_over_nccl.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -11,7 +10,8 @@
 #ifdef ATTNLAB_HAS_CUDA
 #include <cuda_runtime.h>
 
-#include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/kernel_choice.hpp"
@@ -40,22 +40,33 @@ struct RankReport {
 };
 static_assert(std::is_trivially_copyable_v<RankReport>);
 
-// K and V of some tokens, in the order of a step's key buffer.
-struct KeyValues {
-  KeyValues(std::int64_t tokens, std::size_t row_bytes) : k(std::size_t(tokens) * row_bytes), v(k.bytes()) {}
-  KeyValues(DeviceBuffer k_, DeviceBuffer v_) : k(std::move(k_)), v(std::move(v_)) {}
-  DeviceBuffer k, v;
-};
-
-// One rank of the run: what it holds and its communicator.
+// One rank of the run: what it holds and its communicators.
 struct Rank {
   const CpWholeRun& whole;
   FlashKernel kernel;
-  NcclComm& comm;
+  NcclComm& comm;       // the barrier's and the all-gather's
+  NcclComm& ring_comm;  // the ring's transfers: `comm`, or its own with fewer channels
   int rank, ranks, warmup, reps;
   std::size_t kv_row;  // bytes of one token's K (or V), all KV heads
   CpTransferSettings settings;
 };
+
+// K and V of some tokens, in the order of a step's key buffer, in memory that `moved_by` sends
+// or receives (registered with it where the run registers its buffers).
+struct KeyValues {
+  KeyValues(std::int64_t tokens, const Rank& r, const NcclComm& moved_by)
+      : k(std::size_t(tokens) * r.kv_row, r.settings.registered_buffers ? &moved_by : nullptr),
+        v(k.bytes(), r.settings.registered_buffers ? &moved_by : nullptr) {}
+  NcclBuffer k, v;
+};
+
+// Where a step reads its keys.
+struct KeyPointers {
+  const void* k;
+  const void* v;
+};
+
+KeyPointers pointers(const KeyValues& kv) { return {kv.k.data(), kv.v.data()}; }
 
 // Tokens of every rank's shard.
 std::vector<std::int64_t> shard_tokens(const std::vector<std::vector<CpPiece>>& shards) {
@@ -65,15 +76,19 @@ std::vector<std::int64_t> shard_tokens(const std::vector<std::vector<CpPiece>>& 
 }
 
 // What a rank holds before it exchanges anything, gathered from the canonical tensors: the Q of its
-// pieces, their K/V (its own step's keys) and its shard's K/V (what it sends), and its output sums.
+// pieces and their K/V (its own step's keys), its shard's K/V (what it sends, by `sent_by`), and its
+// output sums.
 struct HeldTensors {
-  HeldTensors(const Rank& r, const CpPlan& plan, const std::vector<CpPiece>& shard)
+  HeldTensors(const Rank& r, const CpPlan& plan, const std::vector<CpPiece>& shard, const NcclComm& sent_by)
       : held(gathered(r, plan.pieces[r.rank], plan.pieces[r.rank])),
-        own(std::move(held.k), std::move(held.v)),
-        own_shard(keys_of(gathered(r, {}, shard))),
-        sums(tokens_of(plan.pieces[r.rank]), r.whole.problem) {}
-  CpStepTensors held;  // its q: the rank's queries
-  KeyValues own, own_shard;
+        own_shard(tokens_of(shard), r, sent_by),
+        sums(tokens_of(plan.pieces[r.rank]), r.whole.problem) {
+    const CpStepTensors shard_keys = gathered(r, {}, shard);
+    copy(shard_keys.k, own_shard.k);
+    copy(shard_keys.v, own_shard.v);
+  }
+  CpStepTensors held;  // q: the rank's queries; k, v: its own step's keys
+  KeyValues own_shard;
   CpOutputSums sums;
 
  private:
@@ -81,21 +96,24 @@ struct HeldTensors {
     const CpPieceLayouts layouts = cp_piece_layouts(r.whole.varlen, queries, keys);
     return CpStepTensors(DeviceCpPieces(layouts, kernel_tile(r.kernel)), r.whole.canonical, r.whole.problem);
   }
-  static KeyValues keys_of(CpStepTensors&& t) { return {std::move(t.k), std::move(t.v)}; }
+  static void copy(const DeviceBuffer& from, NcclBuffer& to) {
+    if (from.bytes() < to.bytes()) throw std::logic_error("HeldTensors: a shard's keys smaller than its tokens");
+    if (to.bytes()) CUDA_CHECK(cudaMemcpy(to.data(), from.data(), to.bytes(), cudaMemcpyDeviceToDevice));
+  }
 };
 
-// K then V of `bytes` each to or from `peer` on `stream`, nothing where there are no bytes (the
-// peer knows the same sizes and skips its side too). Inside a group.
-void send_keys(const Rank& r, const void* k, const void* v, std::size_t bytes, int peer, cudaStream_t stream) {
+// K then V of `bytes` each to or from `peer` by `comm` on `stream`, nothing where there are no
+// bytes (the peer knows the same sizes and skips its side too). Inside a group.
+void send_keys(NcclComm& comm, const KeyValues& from, std::size_t bytes, int peer, cudaStream_t stream) {
   if (bytes == 0) return;
-  r.comm.send(k, bytes, peer, stream);
-  r.comm.send(v, bytes, peer, stream);
+  comm.send(from.k.data(), bytes, peer, stream);
+  comm.send(from.v.data(), bytes, peer, stream);
 }
 
-void recv_keys(const Rank& r, void* k, void* v, std::size_t bytes, int peer, cudaStream_t stream) {
+void recv_keys(NcclComm& comm, KeyValues& into, std::size_t offset, std::size_t bytes, int peer, cudaStream_t stream) {
   if (bytes == 0) return;
-  r.comm.recv(k, bytes, peer, stream);
-  r.comm.recv(v, bytes, peer, stream);
+  comm.recv(static_cast<char*>(into.k.data()) + offset, bytes, peer, stream);
+  comm.recv(static_cast<char*>(into.v.data()) + offset, bytes, peer, stream);
 }
 
 // What a timed run records: per rep, the run, its steps' kernels and its transfers.
@@ -159,21 +177,21 @@ RunTimes timed_runs(const Rank& r, const RunEvents& events, const std::function<
 // The rank's compute alone: its steps on `buffers` (a step's K/V) with no transfer running,
 // every rank starting at a barrier.
 GpuTiming compute_alone(const Rank& r, const CpRankSteps& steps, HeldTensors& held,
-                        const std::vector<const KeyValues*>& buffers) {
+                        const std::vector<KeyPointers>& buffers) {
   r.comm.barrier();
   return time_on_gpu(
       [&] {
         held.sums.clear();
         for (std::size_t s = 0; s < buffers.size(); ++s)
           if (steps.pieces[s])
-            held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s]->k.data(), buffers[s]->v.data());
+            held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s].k, buffers[s].v);
       },
       r.warmup, r.reps);
 }
 
 // The timed runs, the check of the last one's output, then the compute alone.
 CpRankTime timed_rank(const Rank& r, const CpPlan& plan, const CpRankSteps& steps, HeldTensors& held,
-                      const RunEvents& events, std::int64_t bytes, const std::vector<const KeyValues*>& buffers,
+                      const RunEvents& events, std::int64_t bytes, const std::vector<KeyPointers>& buffers,
                       const std::function<void()>& run) {
   CpRankTime out = steps.counted();
   timed_runs(r, events, run).add_to(out, bytes);
@@ -192,14 +210,14 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
   std::int64_t largest = 0;
   for (int h = 0; h < r.ranks; ++h)
     if (h != r.rank) largest = std::max(largest, tokens[h]);
-  HeldTensors held(r, plan, shards[r.rank]);
-  KeyValues slots[2] = {{largest, r.kv_row}, {largest, r.kv_row}};
+  HeldTensors held(r, plan, shards[r.rank], r.ring_comm);
+  KeyValues slots[2] = {{largest, r, r.ring_comm}, {largest, r, r.ring_comm}};
   for (KeyValues& s : slots) {
     s.k.poison();
     s.v.poison();
   }
-  std::vector<const KeyValues*> buffers{&held.own};
-  for (int s = 1; s < r.ranks; ++s) buffers.push_back(&slots[s % 2]);
+  std::vector<KeyPointers> buffers{{held.held.k.data(), held.held.v.data()}};
+  for (int s = 1; s < r.ranks; ++s) buffers.push_back(pointers(slots[s % 2]));
   std::int64_t bytes = 0;
   for (int t = 1; t < r.ranks; ++t) bytes += 2 * tokens[holder(t)] * std::int64_t(r.kv_row);
 
@@ -215,10 +233,9 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
         if (t >= 3) CUDA_CHECK(cudaStreamWaitEvent(transfer, events.compute(t - 2, true)));
         const KeyValues& from = t == 1 ? held.own_shard : slots[(t - 1) % 2];
         CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, false), transfer));
-        r.comm.grouped([&] {
-          send_keys(r, from.k.data(), from.v.data(), std::size_t(tokens[holder(t - 1)]) * r.kv_row, next, transfer);
-          recv_keys(r, slots[t % 2].k.data(), slots[t % 2].v.data(), std::size_t(tokens[holder(t)]) * r.kv_row,
-                    previous, transfer);
+        r.ring_comm.grouped([&] {
+          send_keys(r.ring_comm, from, std::size_t(tokens[holder(t - 1)]) * r.kv_row, next, transfer);
+          recv_keys(r.ring_comm, slots[t % 2], 0, std::size_t(tokens[holder(t)]) * r.kv_row, previous, transfer);
         });
         CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, true), transfer));
       }
@@ -226,8 +243,8 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
       CUDA_CHECK(cudaEventRecord(events.compute(s, false), compute));
       if (s == 0) held.sums.clear(compute);
       if (steps.pieces[s])
-        held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s]->k.data(), buffers[s]->v.data(),
-                      compute, t < r.ranks ? r.settings.sm_margin : 0);
+        held.sums.add(r.kernel, *steps.pieces[s], held.held.q.data(), buffers[s].k, buffers[s].v, compute,
+                      t < r.ranks ? r.settings.sm_margin : 0);
       CUDA_CHECK(cudaEventRecord(events.compute(s, true), compute));
     }
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
@@ -242,16 +259,17 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
                           r.whole.problem.heads);
   const std::vector<std::int64_t> tokens = shard_tokens(shards);
   const std::vector<int>& holders = steps.schedule.front();
-  HeldTensors held(r, plan, shards[r.rank]);
-  KeyValues keys(steps.layouts.front()->key_tokens, r.kv_row);
+  HeldTensors held(r, plan, shards[r.rank], r.comm);
+  KeyValues keys(steps.layouts.front()->key_tokens, r, r.comm);
   keys.k.poison();
   keys.v.poison();
-  if (held.own.k.bytes()) {
-    CUDA_CHECK(cudaMemcpy(keys.k.data(), held.own.k.data(), held.own.k.bytes(), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpy(keys.v.data(), held.own.v.data(), held.own.v.bytes(), cudaMemcpyDeviceToDevice));
+  const std::size_t own_bytes = held.held.k.bytes();
+  if (own_bytes) {
+    CUDA_CHECK(cudaMemcpy(keys.k.data(), held.held.k.data(), own_bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy(keys.v.data(), held.held.v.data(), own_bytes, cudaMemcpyDeviceToDevice));
   }
   std::vector<std::size_t> offset;  // bytes into the key buffer of each holder's K/V
-  std::size_t at = held.own.k.bytes();
+  std::size_t at = own_bytes;
   std::int64_t bytes = 0;
   for (int h : holders) {
     offset.push_back(h == r.rank ? 0 : at);
@@ -272,9 +290,8 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
       for (std::size_t i = 0; i < holders.size(); ++i) {
         const int h = holders[i];
         if (h == r.rank) continue;
-        send_keys(r, held.own_shard.k.data(), held.own_shard.v.data(), out_bytes, h, transfer);
-        recv_keys(r, static_cast<char*>(keys.k.data()) + offset[i], static_cast<char*>(keys.v.data()) + offset[i],
-                  std::size_t(tokens[h]) * r.kv_row, h, transfer);
+        send_keys(r.comm, held.own_shard, out_bytes, h, transfer);
+        recv_keys(r.comm, keys, offset[i], std::size_t(tokens[h]) * r.kv_row, h, transfer);
       }
     });
     CUDA_CHECK(cudaEventRecord(events.transfer(0, true), transfer));
@@ -286,14 +303,11 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
     CUDA_CHECK(cudaEventRecord(events.compute(0, true), compute));
     CUDA_CHECK(cudaEventRecord(events.end(), compute));
   };
-  return timed_rank(r, plan, steps, held, events, bytes, {&keys}, run);
+  return timed_rank(r, plan, steps, held, events, bytes, {pointers(keys)}, run);
 }
 
 void run_rank(RankContext& context, const Scenario& scenario, const std::vector<CpPlan>& plans,
               std::string_view kernel_name, int warmup, int reps, std::uint64_t seed, CpTransferSettings settings) {
-  // NCCL reads its settings from the environment when the first communicator starts.
-  if (settings.transfer_channels > 0)
-    ::setenv("NCCL_MAX_P2P_NCHANNELS", std::to_string(settings.transfer_channels).c_str(), 1);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
   if (devices < context.ranks())
@@ -309,12 +323,15 @@ void run_rank(RankContext& context, const Scenario& scenario, const std::vector<
   if (context.rank() == 0) id = NcclComm::make_id();
   context.share_from_rank0(&id, sizeof id);
   NcclComm comm(id, context.ranks(), context.rank());
+  std::optional<NcclComm> capped;
+  if (settings.transfer_channels > 0) capped.emplace(comm, settings.transfer_channels);
 
   const CpWholeRun whole(scenario, report.kernel, warmup, reps, seed);
   report.whole = whole.time;
   const AttentionProblem& p = whole.problem;
   const std::size_t kv_row = std::size_t(p.kv_heads) * p.head_dim * dtype_bytes(p.dtype);
-  const Rank r{whole, report.kernel, comm, context.rank(), context.ranks(), warmup, reps, kv_row, settings};
+  const Rank r{whole, report.kernel, comm,    capped ? *capped : comm, context.rank(), context.ranks(), warmup,
+               reps,  kv_row,        settings};
   int i = 0;
   for (const CpPlan& plan : plans) {
     const std::vector<std::vector<CpPiece>> shards = cp_shards(plan);

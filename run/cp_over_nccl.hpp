@@ -21,10 +21,12 @@ namespace attnlab {
 // Every plan (one a strategy, all of N = plans' ranks) by ring and by all-gather, on seeded
 // random Q, K, V of the scenario's shape, through `kernel_name` (--kernel's value; empty: the
 // fastest the GPUs run): `warmup` untimed runs, then `reps` timed, of each. A ring step with a
-// transfer beside it leaves `settings.sm_margin` SMs to it (AttentionViews::sm_margin); NCCL's
-// point-to-point channels are capped at `settings.transfer_channels` where it is not 0 (in the
-// ranks' environment, before NCCL starts). Call it before this process touches CUDA. Throws NoGpuError with fewer than N GPUs, without NCCL or in a build
-// without CUDA; a rank's error as run_rank_processes throws it.
+// transfer beside it leaves `settings.sm_margin` SMs to it (AttentionViews::sm_margin); the ring's
+// transfers run on at most `settings.transfer_channels` NCCL channels where it is not 0 (a
+// communicator of their own, so the all-gather keeps NCCL's choice); with
+// `settings.registered_buffers` every buffer sent or received is registered with NCCL (NcclBuffer).
+// Call it before this process touches CUDA. Throws NoGpuError with fewer than N GPUs, without NCCL
+// or in a build without CUDA; a rank's error as run_rank_processes throws it.
 CpTimes time_context_parallel_over_nccl(const Scenario& scenario, const std::vector<CpPlan>& plans,
                                         std::string_view kernel_name, int warmup, int reps, std::uint64_t seed,
                                         CpTransferSettings settings = {});

@@ -65,6 +65,7 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
         row.cp_kv_bytes_received = r.transfer->bytes_received;
         if (times.settings.sm_margin > 0) row.cp_sm_margin = times.settings.sm_margin;
         if (times.settings.transfer_channels > 0) row.cp_transfer_channels = times.settings.transfer_channels;
+        if (times.settings.registered_buffers) row.cp_registered_buffers = 1;
       }
       rows.push_back(std::move(row));
     }

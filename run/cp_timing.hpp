@@ -52,8 +52,9 @@ struct CpExchangeTimes {
 
 // How an NCCL run shares each GPU between its compute and its transfers (run/cp_over_nccl.hpp).
 struct CpTransferSettings {
-  int sm_margin = 0;          // SMs each ring step's kernels leave to the transfer beside them
-  int transfer_channels = 0;  // NCCL's point-to-point channels (NCCL_MAX_P2P_NCHANNELS), both exchanges; 0: NCCL's
+  int sm_margin = 0;                // SMs each ring step's kernels leave to the transfer beside them
+  int transfer_channels = 0;        // the ring's NCCL channels (CTAs), in a communicator of its own; 0: NCCL's
+  bool registered_buffers = false;  // K/V buffers registered with NCCL: moved without its staging copy
 };
 
 struct CpTimes {

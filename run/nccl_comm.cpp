@@ -47,7 +47,34 @@ NcclComm::NcclComm(const NcclId& id, int ranks, int rank) : one_value_(sizeof(fl
   comm_ = comm;
 }
 
+NcclComm::NcclComm(const NcclComm& parent, int max_channels) : one_value_(sizeof(float)) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.maxCTAs = max_channels;
+  int rank = 0;
+  NCCL_CHECK(ncclCommUserRank(as_comm(parent.comm_), &rank));
+  ncclComm_t comm = nullptr;
+  NCCL_CHECK(ncclCommSplit(as_comm(parent.comm_), 0, rank, &comm, &config));
+  comm_ = comm;
+}
+
 NcclComm::~NcclComm() { ncclCommDestroy(as_comm(comm_)); }
+
+NcclBuffer::NcclBuffer(std::size_t bytes, const NcclComm* registered_with)
+    : bytes_(bytes), comm_(registered_with), plain_(registered_with ? 0 : bytes) {
+  if (!comm_ || bytes_ == 0) return;
+  require_device_memory(bytes_, "needs");
+  NCCL_CHECK(ncclMemAlloc(&registered_, bytes_));
+  if (const ncclResult_t r = ncclCommRegister(as_comm(comm_->comm_), registered_, bytes_, &handle_); r != ncclSuccess) {
+    ncclMemFree(registered_);
+    nccl_check(r, "ncclCommRegister");
+  }
+}
+
+NcclBuffer::~NcclBuffer() {
+  if (!registered_) return;
+  ncclCommDeregister(as_comm(comm_->comm_), handle_);
+  ncclMemFree(registered_);
+}
 
 void NcclComm::send(const void* data, std::size_t bytes, int peer, cudaStream_t stream) {
   NCCL_CHECK(ncclSend(data, bytes, ncclUint8, peer, as_comm(comm_), stream));

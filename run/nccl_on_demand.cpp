@@ -35,6 +35,26 @@ ncclResult_t ncclCommInitRank(ncclComm_t* comm, int nranks, ncclUniqueId comm_id
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm) { ATTNLAB_FORWARD_TO_NCCL(ncclCommDestroy, comm); }
 
+ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t* newcomm, ncclConfig_t* config) {
+  ATTNLAB_FORWARD_TO_NCCL(ncclCommSplit, comm, color, key, newcomm, config);
+}
+
+ncclResult_t ncclCommUserRank(const ncclComm_t comm, int* rank) {
+  ATTNLAB_FORWARD_TO_NCCL(ncclCommUserRank, comm, rank);
+}
+
+ncclResult_t ncclMemAlloc(void** ptr, size_t size) { ATTNLAB_FORWARD_TO_NCCL(ncclMemAlloc, ptr, size); }
+
+ncclResult_t ncclMemFree(void* ptr) { ATTNLAB_FORWARD_TO_NCCL(ncclMemFree, ptr); }
+
+ncclResult_t ncclCommRegister(const ncclComm_t comm, void* buff, size_t size, void** handle) {
+  ATTNLAB_FORWARD_TO_NCCL(ncclCommRegister, comm, buff, size, handle);
+}
+
+ncclResult_t ncclCommDeregister(const ncclComm_t comm, void* handle) {
+  ATTNLAB_FORWARD_TO_NCCL(ncclCommDeregister, comm, handle);
+}
+
 const char* ncclGetErrorString(ncclResult_t result) { ATTNLAB_FORWARD_TO_NCCL(ncclGetErrorString, result); }
 
 ncclResult_t ncclGroupStart() { ATTNLAB_FORWARD_TO_NCCL(ncclGroupStart, ); }

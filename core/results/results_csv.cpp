@@ -33,7 +33,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 45> columns = {{
+const std::array<Column, 46> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -79,6 +79,7 @@ const std::array<Column, 45> columns = {{
     {"cp_kv_bytes_received", &ResultRow::cp_kv_bytes_received},
     {"cp_sm_margin", &ResultRow::cp_sm_margin},
     {"cp_transfer_channels", &ResultRow::cp_transfer_channels},
+    {"cp_registered_buffers", &ResultRow::cp_registered_buffers},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -316,11 +317,16 @@ std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
                                                "bytes received, got an empty cell"
                                              : "only a context-parallel run over several GPUs (cp_gpus > 1) holds a "
                                                "value"};
-  if (r.cp_sm_margin && !over_nccl)
-    return CpCellProblem{"cp_sm_margin", "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
-  if (r.cp_transfer_channels && !over_nccl)
-    return CpCellProblem{"cp_transfer_channels",
-                         "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
+  const std::pair<std::string_view, bool> setting_cells[] = {
+      {"cp_sm_margin", r.cp_sm_margin.has_value()},
+      {"cp_transfer_channels", r.cp_transfer_channels.has_value()},
+      {"cp_registered_buffers", r.cp_registered_buffers.has_value()}};
+  for (const auto& [column, filled] : setting_cells)
+    if (filled && !over_nccl)
+      return CpCellProblem{column, "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
+  if (r.cp_registered_buffers && *r.cp_registered_buffers != 1)
+    return CpCellProblem{"cp_registered_buffers",
+                         "expected 1 (registered) or an empty cell, got " + std::to_string(*r.cp_registered_buffers)};
   return std::nullopt;
 }
 

@@ -61,8 +61,9 @@ struct ResultRow {
   std::optional<double> cp_whole_us;  // the whole varlen forward, same inputs, same run
   std::optional<double> cp_run_us, cp_transfer_us, cp_exposed_us;  // over NCCL (run/cp_timing.hpp)
   std::optional<std::int64_t> cp_kv_bytes_received;                // over NCCL, per run
-  std::optional<int> cp_sm_margin;          // over NCCL: SMs each ring step left to its transfer; empty: none
-  std::optional<int> cp_transfer_channels;  // over NCCL: NCCL's point-to-point channels, capped; empty: NCCL's
+  std::optional<int> cp_sm_margin;           // over NCCL: SMs each ring step left to its transfer; empty: none
+  std::optional<int> cp_transfer_channels;   // over NCCL: the ring's NCCL channels, capped; empty: NCCL's
+  std::optional<int> cp_registered_buffers;  // over NCCL: 1, K/V buffers registered with NCCL; empty: not
 
   bool operator==(const ResultRow&) const = default;
 };

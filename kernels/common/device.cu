@@ -101,8 +101,10 @@ void DeviceBuffer::download(void* host, std::size_t bytes) const {
   if (bytes) CUDA_CHECK(cudaMemcpy(host, ptr_, bytes, cudaMemcpyDeviceToHost));
 }
 
-void DeviceBuffer::poison() {
-  if (bytes_) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes_));
+void DeviceBuffer::poison() { poison_device_bytes(ptr_, bytes_); }
+
+void poison_device_bytes(void* data, std::size_t bytes) {
+  if (bytes) CUDA_CHECK(cudaMemset(data, 0xFF, bytes));
 }
 
 namespace {

@@ -28,7 +28,7 @@ run() {
   shot walkthrough --view walkthrough --scenario uniform-64x512 --size 1280x800
   shot step --view step --scenario nanochat-d24 --size 1280x800
   shot cp-long-tail --view cp --scenario long-tail --size 1280x800
-  shot cp-web-mix-measured --view cp --scenario web-mix-2048 --results results/h200 --size 1600x900
+  shot cp-web-mix-measured --view cp --scenario web-mix-2048 --results results/h100 --size 1600x900
 }
 # Without a display, the script runs itself again under a virtual one.
 [ -n "${DISPLAY:-}" ] || exec xvfb-run -a -s "-screen 0 1920x1080x24" "$0" "$@"

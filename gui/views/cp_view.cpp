@@ -196,7 +196,7 @@ void show_context_parallel_view(AppState& state) {
       "formulas: core/cost/README.md, \"Context parallelism\"; `attnlab cp` prints the same, and `attnlab cp "
       "--run` measures it. A measured column: each rank's compute (its steps, K/V in memory), and on several "
       "GPUs / its whole run with the K/V sent over NCCL. None where the loaded results hold no run of this "
-      "scenario, N and strategy (results/h200 holds some).");
+      "scenario, N and strategy (results/h100 and results/h200 hold some).");
   ImGui::EndGroup();
 }
 

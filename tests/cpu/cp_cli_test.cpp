@@ -128,6 +128,7 @@ TEST(CpCli, BadFlagsExitTwoWithOneLine) {
       {"cp --ranks 2 --run --csv /", "--csv"},
       {"cp --ranks 2 --run --sm-margin 8", "--sm-margin: leaves SMs to NCCL's transfers; give --nccl"},
       {"cp --ranks 2 --run --transfer-channels 4", "--transfer-channels: caps NCCL's transfers; give --nccl"},
+      {"cp --ranks 2 --run --register-buffers", "--register-buffers: registers the buffers NCCL moves; give --nccl"},
       {"cp --ranks 2 --run --nccl --transfer-channels 65",
        "--transfer-channels: expected an integer from 0 to 64, got \"65\""},
       {"cp --ranks 2 --run --nccl --sm-margin -1", "--sm-margin: expected an integer from 0 to 1024, got \"-1\""},

@@ -30,10 +30,11 @@ const std::string fwd_row = "s,varlen,attnlab,H100,bf16,16,128,true,fwd,1,1,1,1,
 TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   ResultRow cp = cp_rank_row(3, 4, "ring", 4, 100);
   cp.cp_sm_margin = 16;
+  cp.cp_registered_buffers = 1;
   ResultRow one_gpu = cp;
   one_gpu.cp_gpus = 1;
   one_gpu.cp_run_us = one_gpu.cp_transfer_us = one_gpu.cp_exposed_us = std::nullopt;
-  one_gpu.cp_kv_bytes_received = one_gpu.cp_sm_margin = std::nullopt;
+  one_gpu.cp_kv_bytes_received = one_gpu.cp_sm_margin = one_gpu.cp_registered_buffers = std::nullopt;
   const ResultRow plain = our_row("varlen", 90);
   const auto path = dir_ / "cp.csv";
   write_results_csv(path, {cp, plain, one_gpu});
@@ -47,6 +48,24 @@ TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   margin_on_one_gpu.cp_sm_margin = 8;
   write_results_csv(dir_ / "margin.csv", {margin_on_one_gpu});
   EXPECT_THROW(read_results_rows(dir_ / "margin.csv"), InputError);
+  // So are registered buffers, and the column holds 1 or nothing.
+  ResultRow registered_on_one_gpu = one_gpu;
+  registered_on_one_gpu.cp_registered_buffers = 1;
+  ResultRow registered_two = cp;
+  registered_two.cp_registered_buffers = 2;
+  const std::pair<ResultRow, std::string> bad_registered[] = {
+      {registered_on_one_gpu,
+       "cp_registered_buffers: only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"},
+      {registered_two, "cp_registered_buffers: expected 1 (registered) or an empty cell, got 2"}};
+  for (const auto& [row, message] : bad_registered) {
+    write_results_csv(dir_ / "registered.csv", {row});
+    try {
+      read_results_rows(dir_ / "registered.csv");
+      ADD_FAILURE() << "no InputError for " << message;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
   // A file without the two columns (every file written before them) reads as no CP run.
   const auto old =
       write("old.csv", header.substr(0, header.find(",ranks")) + "\n" + fwd_row.substr(0, fwd_row.size() - 1) + "\n");

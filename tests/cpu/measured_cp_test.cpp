@@ -60,6 +60,22 @@ TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   EXPECT_EQ(with_tuned[2].file, "tuned.csv");
   EXPECT_EQ(with_tuned[2].sm_margin, 4);
   EXPECT_EQ(with_tuned[2].transfer_channels, 4);
+  EXPECT_EQ(measured_cp_title(with_tuned[2]), "ring on 2 GPUs, 4 SMs left, 4 channels");
+  // Registered buffers make a run of their own too, after the one with NCCL's staging copy.
+  ResultsFile registered;
+  registered.path = "results/h100/registered.csv";
+  for (int rank : {0, 1}) {
+    ResultRow r = cp_rank_row(rank, 2, "ring", 2, 50);
+    r.cp_registered_buffers = 1;
+    registered.cp.push_back(r);
+  }
+  results.files.push_back(registered);
+  const std::vector<MeasuredCpRun> with_registered = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);
+  ASSERT_EQ(with_registered.size(), 5u);
+  EXPECT_EQ(with_registered[2].file, "registered.csv");
+  EXPECT_TRUE(with_registered[2].registered_buffers);
+  EXPECT_FALSE(with_registered[1].registered_buffers);
+  EXPECT_EQ(measured_cp_title(with_registered[2]), "ring on 2 GPUs, registered buffers");
   EXPECT_EQ(measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::contiguous).size(), 1u);
 }
 

@@ -12,8 +12,8 @@ namespace attnlab {
 namespace {
 
 // What makes two runs the same run, whichever file holds them.
-std::tuple<CpExchange, int, int, int, bool> key(const MeasuredCpRun& r) {
-  return {r.exchange, r.gpus, r.sm_margin, r.transfer_channels, r.registered_buffers};
+std::tuple<CpExchange, int, int, int, bool, int> key(const MeasuredCpRun& r) {
+  return {r.exchange, r.gpus, r.sm_margin, r.transfer_channels, r.registered_buffers, r.ring_buffers};
 }
 
 double largest(const MeasuredCpRun& run, const std::optional<double> ResultRow::*column) {
@@ -41,6 +41,7 @@ std::string measured_cp_title(const MeasuredCpRun& run) {
   if (run.sm_margin > 0) title += ", " + std::to_string(run.sm_margin) + " SMs left";
   if (run.transfer_channels > 0) title += ", " + count_of(run.transfer_channels, "channel");
   if (run.registered_buffers) title += ", registered buffers";
+  if (run.ring_buffers != 2) title += ", " + std::to_string(run.ring_buffers) + " ring buffers";
   return title;
 }
 
@@ -73,12 +74,13 @@ std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::s
       const int gpus = row.cp_gpus.value_or(1);
       const int margin = row.cp_sm_margin.value_or(0), channels = row.cp_transfer_channels.value_or(0);
       const bool registered = row.cp_registered_buffers.has_value();
+      const int ring_buffers = row.cp_ring_buffers.value_or(2);
       const std::string name = shown_file_name(file.path);
       auto run = std::find_if(runs.begin(), runs.end(), [&](const MeasuredCpRun& r) {
-        return key(r) == std::tuple(exchange, gpus, margin, channels, registered) && r.file == name;
+        return key(r) == std::tuple(exchange, gpus, margin, channels, registered, ring_buffers) && r.file == name;
       });
       if (run == runs.end()) {
-        runs.push_back({exchange, gpus, margin, channels, registered, row.gpu, name, row.tile,
+        runs.push_back({exchange, gpus, margin, channels, registered, ring_buffers, row.gpu, name, row.tile,
                         row.cp_whole_us.value_or(0), std::vector<const ResultRow*>(std::size_t(ranks), nullptr)});
         run = runs.end() - 1;
       }

@@ -16,6 +16,7 @@ struct MeasuredCpRun {
   int gpus = 1;                              // 1: the ranks one after another; N: one GPU each
   int sm_margin = 0, transfer_channels = 0;  // over NCCL: the run's settings (0: none, NCCL's own)
   bool registered_buffers = false;           // over NCCL: K/V buffers registered with NCCL
+  int ring_buffers = 2;                      // over NCCL: the ring's receive buffers
   std::string gpu, file;                     // the card, and the file's name as shown
   std::string tile;                          // the flash tile its kernel computed at, as the rows name it
   double whole_us = 0;                       // the whole varlen forward, same run
@@ -27,8 +28,8 @@ struct MeasuredCpRun {
   double most_exposed_us() const;  // over NCCL: the largest cp_exposed_us
 };
 
-// "ring on 4 GPUs, 4 SMs left, 4 channels, registered buffers": a run's exchange, where its ranks
-// ran and its settings.
+// "ring on 4 GPUs, 4 SMs left, 4 channels, registered buffers, 3 ring buffers": a run's exchange,
+// where its ranks ran and its settings.
 std::string measured_cp_title(const MeasuredCpRun& run);
 // The model's imbalance (scores computed, max / mean) of the run's split of `scenario`, at the tile
 // the run computed at (the model's default where the rows name none).

@@ -44,6 +44,7 @@ struct CpOptions {
   std::string sm_margin = "0";
   std::string transfer_channels = "0";
   bool register_buffers = false;
+  std::string ring_buffers = "2";
   std::string reps = "20";
   std::string warmup = "3";
 };
@@ -64,6 +65,8 @@ constexpr std::int64_t max_run_passes = 10000;
 constexpr std::int64_t max_sm_margin = 1024;
 // --transfer-channels, at most: NCCL's own ceiling on channels.
 constexpr std::int64_t max_transfer_channels = 64;
+// --ring-buffers, at most: a ring of N ranks uses N - 1 (more are not allocated).
+constexpr std::int64_t max_ring_buffers = max_cp_ranks;
 
 std::vector<CpStrategy> parse_strategies(const std::string& text) {
   if (text == "all") return {all_cp_strategies.begin(), all_cp_strategies.end()};
@@ -275,10 +278,19 @@ const CpCost& model_of(const std::vector<CpCost>& costs, const CpExchangeTimes& 
 }
 
 // One exchange's ranks: compute beside the model, and over NCCL the run's transfers.
+// "0 / 312 / 41": the median wait before each step, whole µs ("..." past the steps kept).
+std::string step_waits(const CpTransferTime& t) {
+  std::string out;
+  for (int s = 0; s < t.step_waits; ++s)
+    out += (s ? " / " : "") + printf_string("%.0f", t.step_wait_us[std::size_t(s)]);
+  return t.step_waits == CpTransferTime::max_step_waits ? out + " / ..." : out;
+}
+
 void print_exchange(const CpExchangeTimes& e, const CpCost& model, bool over_nccl) {
   std::vector<std::string> columns{"rank",  "steps",      "launches",  "scores computed",
                                    "model", "compute us", "us / mean", "model / mean"};
-  if (over_nccl) columns.insert(columns.end(), {"run us", "transfers us", "exposed us", "hidden", "K/V in"});
+  if (over_nccl)
+    columns.insert(columns.end(), {"run us", "transfers us", "exposed us", "hidden", "K/V in", "waits by step us"});
   columns.insert(columns.end(), {"rel L2", "LSE error"});
   TextTable table(columns);
   for (std::size_t i = 0; i < e.ranks.size(); ++i) {
@@ -296,7 +308,7 @@ void print_exchange(const CpExchangeTimes& e, const CpCost& model, bool over_ncc
       row.insert(row.end(), {printf_string("%.1f", t.wall_us), printf_string("%.1f", t.transfer_us),
                              printf_string("%.1f", t.exposed_us),
                              t.bytes_received > 0 ? format_percent(t.hidden_us() / t.transfer_us) : "-",
-                             format_bytes(double(t.bytes_received))});
+                             format_bytes(double(t.bytes_received)), step_waits(t)});
     }
     row.insert(row.end(), {printf_string("%.2e", r.rel_l2), printf_string("%.2e", r.lse_max_abs)});
     table.add_row(row);
@@ -328,6 +340,9 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
                 times.settings.transfer_channels);
   if (times.settings.registered_buffers)
     std::printf("             every K/V buffer sent or received registered with NCCL (no staging copy)\n");
+  if (times.settings.ring_buffers != 2)
+    std::printf("             the ring receives into %d buffers: a transfer waits for the step %d back\n",
+                times.settings.ring_buffers, times.settings.ring_buffers);
   bool passed = true;
   for (const CpExchangeTimes& e : times.exchanges) {
     const CpCost& model = model_of(costs, e);
@@ -353,7 +368,9 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
         "Run us: from a barrier of all ranks to the rank's last merge, its K/V sent by NCCL (ring: the next\n"
         "block beside each step's compute; all-gather: every shard, then the compute). Transfers us: their\n"
         "time on the rank's transfer stream, waits for the peer included; exposed: run - its kernels' time\n"
-        "in the run; hidden: the transfers' time not exposed. K/V in: bytes received per run.\n");
+        "in the run; hidden: the transfers' time not exposed. K/V in: bytes received per run. Waits by\n"
+        "step: the gap before each step's kernels (after the step before; before step 0, after the start)\n"
+        "while its K/V were still arriving, medians.\n");
   if (!passed)
     throw std::runtime_error(
         printf_string("a rank's output differs from the whole run above %.0e (rel L2) or "
@@ -380,6 +397,10 @@ void add_run_flags(CLI::App& cmd, CpOptions& options) {
   cmd.add_flag("--register-buffers", options.register_buffers,
                "--nccl: register every K/V buffer sent or received with NCCL, which then moves it without its "
                "staging copy");
+  cmd.add_option("--ring-buffers", options.ring_buffers,
+                 "--nccl: the ring's receive buffers (at most N - 1 are used): a transfer into one waits until the "
+                 "step that read it is done, this many steps back; 2: double buffering")
+      ->capture_default_str();
   cmd.add_option("--csv", options.csv,
                  "--run: also write one results row per strategy, exchange and rank to this file (results/README.md), "
                  "when every rank's output passes");
@@ -411,6 +432,9 @@ RunFlags checked_run_flags(const CpOptions& options) {
   f.settings.registered_buffers = options.register_buffers;
   if (f.settings.registered_buffers && !options.nccl)
     throw InputError("--register-buffers: registers the buffers NCCL moves; give --nccl");
+  f.settings.ring_buffers = int(parse_integer_flag(options.ring_buffers, "--ring-buffers", 2, max_ring_buffers));
+  if (f.settings.ring_buffers != 2 && !options.nccl)
+    throw InputError("--ring-buffers: the buffers NCCL receives the ring's K/V into; give --nccl");
   return f;
 }
 

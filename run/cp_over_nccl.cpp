@@ -10,6 +10,7 @@
 #ifdef ATTNLAB_HAS_CUDA
 #include <cuda_runtime.h>
 
+#include <deque>
 #include <optional>
 #include <stdexcept>
 
@@ -116,9 +117,11 @@ void recv_keys(NcclComm& comm, KeyValues& into, std::size_t offset, std::size_t 
   comm.recv(static_cast<char*>(into.v.data()) + offset, bytes, peer, stream);
 }
 
-// What a timed run records: per rep, the run, its steps' kernels and its transfers.
+// What a timed run records: per rep, the run, its steps' kernels, its transfers and the wait
+// before each step (waits[step][rep]).
 struct RunTimes {
   std::vector<double> wall, compute, transfer;
+  std::vector<std::vector<double>> waits;
   void add_to(CpRankTime& out, std::int64_t bytes) const {
     CpTransferTime t;
     t.wall_us = timing_of(wall).median_us;
@@ -128,6 +131,8 @@ struct RunTimes {
     for (std::size_t i = 0; i < wall.size(); ++i) exposed.push_back(wall[i] > compute[i] ? wall[i] - compute[i] : 0);
     t.exposed_us = timing_of(exposed).median_us;
     t.bytes_received = bytes;
+    t.step_waits = int(std::min<std::size_t>(waits.size(), CpTransferTime::max_step_waits));
+    for (int s = 0; s < t.step_waits; ++s) t.step_wait_us[std::size_t(s)] = timing_of(waits[std::size_t(s)]).median_us;
     out.transfer = t;
   }
 };
@@ -141,7 +146,7 @@ class RunEvents {
   cudaEvent_t end() const { return events_[1]; }
   cudaEvent_t compute(int step, bool end) const { return events_[2 + 2 * step + int(end)]; }
   cudaEvent_t transfer(int index, bool end) const { return events_[2 + 2 * (steps_ + index) + int(end)]; }
-  // After the run's end: its wall, and its steps' and transfers' times summed.
+  // After the run's end: its wall, its steps' and transfers' times summed, and each step's wait.
   void read(RunTimes& into) const {
     CUDA_CHECK(cudaEventSynchronize(end()));
     into.wall.push_back(events_.elapsed_us(0, 1));
@@ -152,6 +157,10 @@ class RunEvents {
     };
     into.compute.push_back(summed(0, steps_));
     into.transfer.push_back(summed(steps_, transfers_));
+    into.waits.resize(std::size_t(steps_));
+    for (int s = 0; s < steps_; ++s)
+      into.waits[std::size_t(s)].push_back(s == 0 ? events_.elapsed_us(0, 2)
+                                                  : events_.elapsed_us(1 + 2 * s, 2 + 2 * s));
   }
 
  private:
@@ -200,9 +209,10 @@ CpRankTime timed_rank(const Rank& r, const CpPlan& plan, const CpRankSteps& step
   return out;
 }
 
-// The ring: N steps, N - 1 transfers. Transfer t (before step t, events index t - 1) sends rank
-// r + 1 the K/V of holder (r - t + 1) and receives from rank r - 1 that of holder (r - t), into
-// buffer t % 2; it waits until step t - 2, which read that buffer, is done.
+// The ring: N steps, N - 1 transfers, B receive buffers (settings.ring_buffers, at most N - 1).
+// Transfer t (before step t, events index t - 1) sends rank r + 1 the K/V of holder (r - t + 1)
+// and receives from rank r - 1 that of holder (r - t), into buffer t % B; it waits until step
+// t - B, which read that buffer, is done.
 CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector<CpPiece>>& shards) {
   const CpRankSteps steps(r.whole.varlen, plan, shards, CpExchange::ring, r.rank, r.kernel, r.whole.problem.heads);
   const std::vector<std::int64_t> tokens = shard_tokens(shards);
@@ -211,13 +221,16 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
   for (int h = 0; h < r.ranks; ++h)
     if (h != r.rank) largest = std::max(largest, tokens[h]);
   HeldTensors held(r, plan, shards[r.rank], r.ring_comm);
-  KeyValues slots[2] = {{largest, r, r.ring_comm}, {largest, r, r.ring_comm}};
-  for (KeyValues& s : slots) {
+  const int slot_count = std::max(1, std::min(r.settings.ring_buffers, r.ranks - 1));
+  std::deque<KeyValues> slots;  // in place: registered memory does not move
+  for (int b = 0; b < slot_count; ++b) {
+    KeyValues& s = slots.emplace_back(largest, r, r.ring_comm);
     s.k.poison();
     s.v.poison();
   }
+  const auto slot = [&](int t) -> KeyValues& { return slots[std::size_t(t % slot_count)]; };
   std::vector<KeyPointers> buffers{{held.held.k.data(), held.held.v.data()}};
-  for (int s = 1; s < r.ranks; ++s) buffers.push_back(pointers(slots[s % 2]));
+  for (int s = 1; s < r.ranks; ++s) buffers.push_back(pointers(slot(s)));
   std::int64_t bytes = 0;
   for (int t = 1; t < r.ranks; ++t) bytes += 2 * tokens[holder(t)] * std::int64_t(r.kv_row);
 
@@ -230,12 +243,12 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
     for (int s = 0; s < r.ranks; ++s) {
       const int t = s + 1;  // the transfer that runs beside step s
       if (t < r.ranks) {
-        if (t >= 3) CUDA_CHECK(cudaStreamWaitEvent(transfer, events.compute(t - 2, true)));
-        const KeyValues& from = t == 1 ? held.own_shard : slots[(t - 1) % 2];
+        if (t > slot_count) CUDA_CHECK(cudaStreamWaitEvent(transfer, events.compute(t - slot_count, true)));
+        const KeyValues& from = t == 1 ? held.own_shard : slot(t - 1);
         CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, false), transfer));
         r.ring_comm.grouped([&] {
           send_keys(r.ring_comm, from, std::size_t(tokens[holder(t - 1)]) * r.kv_row, next, transfer);
-          recv_keys(r.ring_comm, slots[t % 2], 0, std::size_t(tokens[holder(t)]) * r.kv_row, previous, transfer);
+          recv_keys(r.ring_comm, slot(t), 0, std::size_t(tokens[holder(t)]) * r.kv_row, previous, transfer);
         });
         CUDA_CHECK(cudaEventRecord(events.transfer(t - 1, true), transfer));
       }

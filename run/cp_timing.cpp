@@ -66,6 +66,7 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
         if (times.settings.sm_margin > 0) row.cp_sm_margin = times.settings.sm_margin;
         if (times.settings.transfer_channels > 0) row.cp_transfer_channels = times.settings.transfer_channels;
         if (times.settings.registered_buffers) row.cp_registered_buffers = 1;
+        if (times.settings.ring_buffers != 2) row.cp_ring_buffers = times.settings.ring_buffers;
       }
       rows.push_back(std::move(row));
     }

@@ -5,6 +5,7 @@
 // and its merged output checked against the whole varlen forward of the same inputs on the
 // same GPU. What the ranks' GPUs compute, without the communication; run/cp_over_nccl.hpp
 // adds it, one process per GPU, in the same types.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,11 @@ struct CpTransferTime {
   double transfer_us = 0;           // its transfers (ring: each step's send and receive, summed)
   double exposed_us = 0;            // wall - compute: time its kernels waited for K/V
   std::int64_t bytes_received = 0;  // K and V, per run
+  // Where the exposed time fell: before each step, the gap after the step before (before step 0,
+  // after the run's start) while its K/V were still arriving; the first max_step_waits steps.
+  static constexpr int max_step_waits = 16;
+  std::array<double, max_step_waits> step_wait_us{};
+  int step_waits = 0;
   double hidden_us() const { return transfer_us > exposed_us ? transfer_us - exposed_us : 0; }
 };
 
@@ -55,6 +61,7 @@ struct CpTransferSettings {
   int sm_margin = 0;                // SMs each ring step's kernels leave to the transfer beside them
   int transfer_channels = 0;        // the ring's NCCL channels (CTAs), in a communicator of its own; 0: NCCL's
   bool registered_buffers = false;  // K/V buffers registered with NCCL: moved without its staging copy
+  int ring_buffers = 2;             // the ring's receive buffers: a transfer waits for the step this many back
 };
 
 struct CpTimes {

@@ -33,7 +33,7 @@ struct Column {
 
 constexpr std::size_t required_count = 16;
 
-const std::array<Column, 46> columns = {{
+const std::array<Column, 47> columns = {{
     {"scenario", &ResultRow::scenario},
     {"implementation", &ResultRow::implementation},
     {"source", &ResultRow::source},
@@ -80,6 +80,7 @@ const std::array<Column, 46> columns = {{
     {"cp_sm_margin", &ResultRow::cp_sm_margin},
     {"cp_transfer_channels", &ResultRow::cp_transfer_channels},
     {"cp_registered_buffers", &ResultRow::cp_registered_buffers},
+    {"cp_ring_buffers", &ResultRow::cp_ring_buffers},
 }};
 
 // ---- printing ---------------------------------------------------------------
@@ -320,13 +321,18 @@ std::optional<CpCellProblem> cp_columns_problem(const ResultRow& r) {
   const std::pair<std::string_view, bool> setting_cells[] = {
       {"cp_sm_margin", r.cp_sm_margin.has_value()},
       {"cp_transfer_channels", r.cp_transfer_channels.has_value()},
-      {"cp_registered_buffers", r.cp_registered_buffers.has_value()}};
+      {"cp_registered_buffers", r.cp_registered_buffers.has_value()},
+      {"cp_ring_buffers", r.cp_ring_buffers.has_value()}};
   for (const auto& [column, filled] : setting_cells)
     if (filled && !over_nccl)
       return CpCellProblem{column, "only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"};
   if (r.cp_registered_buffers && *r.cp_registered_buffers != 1)
     return CpCellProblem{"cp_registered_buffers",
                          "expected 1 (registered) or an empty cell, got " + std::to_string(*r.cp_registered_buffers)};
+  if (r.cp_ring_buffers && (*r.cp_ring_buffers < 2 || *r.cp_ring_buffers > max_cp_ranks))
+    return CpCellProblem{"cp_ring_buffers", "expected 2 to " + std::to_string(max_cp_ranks) +
+                                                " buffers or an empty cell (2), got " +
+                                                std::to_string(*r.cp_ring_buffers)};
   return std::nullopt;
 }
 

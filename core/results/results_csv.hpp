@@ -64,6 +64,7 @@ struct ResultRow {
   std::optional<int> cp_sm_margin;           // over NCCL: SMs each ring step left to its transfer; empty: none
   std::optional<int> cp_transfer_channels;   // over NCCL: the ring's NCCL channels, capped; empty: NCCL's
   std::optional<int> cp_registered_buffers;  // over NCCL: 1, K/V buffers registered with NCCL; empty: not
+  std::optional<int> cp_ring_buffers;        // over NCCL: the ring's receive buffers; empty: 2
 
   bool operator==(const ResultRow&) const = default;
 };

@@ -31,10 +31,12 @@ TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   ResultRow cp = cp_rank_row(3, 4, "ring", 4, 100);
   cp.cp_sm_margin = 16;
   cp.cp_registered_buffers = 1;
+  cp.cp_ring_buffers = 3;
   ResultRow one_gpu = cp;
   one_gpu.cp_gpus = 1;
   one_gpu.cp_run_us = one_gpu.cp_transfer_us = one_gpu.cp_exposed_us = std::nullopt;
   one_gpu.cp_kv_bytes_received = one_gpu.cp_sm_margin = one_gpu.cp_registered_buffers = std::nullopt;
+  one_gpu.cp_ring_buffers = std::nullopt;
   const ResultRow plain = our_row("varlen", 90);
   const auto path = dir_ / "cp.csv";
   write_results_csv(path, {cp, plain, one_gpu});
@@ -48,15 +50,22 @@ TEST_F(CpResultsCsv, RanksRoundTripApartFromTheRunsAndStayEmptyElsewhere) {
   margin_on_one_gpu.cp_sm_margin = 8;
   write_results_csv(dir_ / "margin.csv", {margin_on_one_gpu});
   EXPECT_THROW(read_results_rows(dir_ / "margin.csv"), InputError);
-  // So are registered buffers, and the column holds 1 or nothing.
+  // So are registered buffers (the column holds 1 or nothing) and ring buffers (2 or more).
   ResultRow registered_on_one_gpu = one_gpu;
   registered_on_one_gpu.cp_registered_buffers = 1;
   ResultRow registered_two = cp;
   registered_two.cp_registered_buffers = 2;
+  ResultRow ring_buffers_on_one_gpu = one_gpu;
+  ring_buffers_on_one_gpu.cp_ring_buffers = 3;
+  ResultRow one_ring_buffer = cp;
+  one_ring_buffer.cp_ring_buffers = 1;
   const std::pair<ResultRow, std::string> bad_registered[] = {
       {registered_on_one_gpu,
        "cp_registered_buffers: only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"},
-      {registered_two, "cp_registered_buffers: expected 1 (registered) or an empty cell, got 2"}};
+      {registered_two, "cp_registered_buffers: expected 1 (registered) or an empty cell, got 2"},
+      {ring_buffers_on_one_gpu,
+       "cp_ring_buffers: only a context-parallel run over several GPUs (cp_gpus > 1) holds a value"},
+      {one_ring_buffer, "cp_ring_buffers: expected 2 to 1024 buffers or an empty cell (2), got 1"}};
   for (const auto& [row, message] : bad_registered) {
     write_results_csv(dir_ / "registered.csv", {row});
     try {

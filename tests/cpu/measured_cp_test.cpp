@@ -76,6 +76,9 @@ TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   EXPECT_TRUE(with_registered[2].registered_buffers);
   EXPECT_FALSE(with_registered[1].registered_buffers);
   EXPECT_EQ(measured_cp_title(with_registered[2]), "ring on 2 GPUs, registered buffers");
+  MeasuredCpRun three = with_registered[2];
+  three.ring_buffers = 3;
+  EXPECT_EQ(measured_cp_title(three), "ring on 2 GPUs, registered buffers, 3 ring buffers");
   EXPECT_EQ(measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::contiguous).size(), 1u);
 }
 

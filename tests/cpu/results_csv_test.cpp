@@ -79,8 +79,8 @@ TEST_F(ResultsCsv, HeaderStartsWithTheFixedColumns) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header.substr(0, required_header.size() + 1), required_header + ",");
-  EXPECT_EQ(results_columns().size(), 46u);
-  EXPECT_EQ(results_columns().back(), "cp_registered_buffers");
+  EXPECT_EQ(results_columns().size(), 47u);
+  EXPECT_EQ(results_columns().back(), "cp_ring_buffers");
   EXPECT_EQ(required_results_columns().size(), 16u);
   EXPECT_TRUE(read_results_csv(path).empty());
 }

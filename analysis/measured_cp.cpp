@@ -12,9 +12,7 @@ namespace attnlab {
 namespace {
 
 // What makes two runs the same run, whichever file holds them.
-std::tuple<CpExchange, int, int, int, bool, int> key(const MeasuredCpRun& r) {
-  return {r.exchange, r.gpus, r.sm_margin, r.transfer_channels, r.registered_buffers, r.ring_buffers};
-}
+std::tuple<CpExchange, int, CpTransferSettings> key(const MeasuredCpRun& r) { return {r.exchange, r.gpus, r.settings}; }
 
 double largest(const MeasuredCpRun& run, const std::optional<double> ResultRow::*column) {
   double most = 0;
@@ -38,10 +36,12 @@ double MeasuredCpRun::most_exposed_us() const { return largest(*this, &ResultRow
 
 std::string measured_cp_title(const MeasuredCpRun& run) {
   std::string title = std::string(cp_exchange_name(run.exchange)) + " on " + count_of(run.gpus, "GPU");
-  if (run.sm_margin > 0) title += ", " + std::to_string(run.sm_margin) + " SMs left";
-  if (run.transfer_channels > 0) title += ", " + count_of(run.transfer_channels, "channel");
-  if (run.registered_buffers) title += ", registered buffers";
-  if (run.ring_buffers != 2) title += ", " + std::to_string(run.ring_buffers) + " ring buffers";
+  const CpTransferSettings& s = run.settings;
+  const CpTransferSettings defaults;
+  if (s.sm_margin != defaults.sm_margin) title += ", " + std::to_string(s.sm_margin) + " SMs left";
+  if (s.transfer_channels != defaults.transfer_channels) title += ", " + count_of(s.transfer_channels, "channel");
+  if (s.registered_buffers) title += ", registered buffers";
+  if (s.ring_buffers != defaults.ring_buffers) title += ", " + std::to_string(s.ring_buffers) + " ring buffers";
   return title;
 }
 
@@ -72,16 +72,14 @@ std::vector<MeasuredCpRun> measured_cp_runs(const LoadedResults& results, std::s
       if (row.scenario != scenario || row.ranks != ranks || row.cp_strategy != cp_strategy_name(strategy)) continue;
       const CpExchange exchange = parse_cp_exchange(row.cp_exchange).value_or(CpExchange::ring);
       const int gpus = row.cp_gpus.value_or(1);
-      const int margin = row.cp_sm_margin.value_or(0), channels = row.cp_transfer_channels.value_or(0);
-      const bool registered = row.cp_registered_buffers.has_value();
-      const int ring_buffers = row.cp_ring_buffers.value_or(2);
+      const CpTransferSettings settings = cp_transfer_settings(row);
       const std::string name = shown_file_name(file.path);
       auto run = std::find_if(runs.begin(), runs.end(), [&](const MeasuredCpRun& r) {
-        return key(r) == std::tuple(exchange, gpus, margin, channels, registered, ring_buffers) && r.file == name;
+        return key(r) == std::tuple(exchange, gpus, settings) && r.file == name;
       });
       if (run == runs.end()) {
-        runs.push_back({exchange, gpus, margin, channels, registered, ring_buffers, row.gpu, name, row.tile,
-                        row.cp_whole_us.value_or(0), std::vector<const ResultRow*>(std::size_t(ranks), nullptr)});
+        runs.push_back({exchange, gpus, settings, row.gpu, name, row.tile, row.cp_whole_us.value_or(0),
+                        std::vector<const ResultRow*>(std::size_t(ranks), nullptr)});
         run = runs.end() - 1;
       }
       const int rank = row.cp_rank.value_or(0);

@@ -13,14 +13,12 @@ namespace attnlab {
 
 struct MeasuredCpRun {
   CpExchange exchange = CpExchange::ring;
-  int gpus = 1;                              // 1: the ranks one after another; N: one GPU each
-  int sm_margin = 0, transfer_channels = 0;  // over NCCL: the run's settings (0: none, NCCL's own)
-  bool registered_buffers = false;           // over NCCL: K/V buffers registered with NCCL
-  int ring_buffers = 2;                      // over NCCL: the ring's receive buffers
-  std::string gpu, file;                     // the card, and the file's name as shown
-  std::string tile;                          // the flash tile its kernel computed at, as the rows name it
-  double whole_us = 0;                       // the whole varlen forward, same run
-  std::vector<const ResultRow*> ranks;       // rank 0 to N - 1, each present
+  int gpus = 1;                         // 1: the ranks one after another; N: one GPU each
+  CpTransferSettings settings;          // over NCCL: the run's (its rows' cells)
+  std::string gpu, file;                // the card, and the file's name as shown
+  std::string tile;                     // the flash tile its kernel computed at, as the rows name it
+  double whole_us = 0;                  // the whole varlen forward, same run
+  std::vector<const ResultRow*> ranks;  // rank 0 to N - 1, each present
 
   double slowest_compute_us() const;  // the largest median: compute, K/V in memory
   double mean_compute_us() const;

@@ -280,10 +280,10 @@ const CpCost& model_of(const std::vector<CpCost>& costs, const CpExchangeTimes& 
 // One exchange's ranks: compute beside the model, and over NCCL the run's transfers.
 // "0 / 312 / 41": the median wait before each step, whole µs ("..." past the steps kept).
 std::string step_waits(const CpTransferTime& t) {
+  const std::size_t kept = std::min(std::size_t(t.steps), t.step_wait_us.size());
   std::string out;
-  for (int s = 0; s < t.step_waits; ++s)
-    out += (s ? " / " : "") + printf_string("%.0f", t.step_wait_us[std::size_t(s)]);
-  return t.step_waits == CpTransferTime::max_step_waits ? out + " / ..." : out;
+  for (std::size_t s = 0; s < kept; ++s) out += (s ? " / " : "") + printf_string("%.0f", t.step_wait_us[s]);
+  return kept < std::size_t(t.steps) ? out + " / ..." : out;
 }
 
 void print_exchange(const CpExchangeTimes& e, const CpCost& model, bool over_nccl) {
@@ -425,16 +425,19 @@ RunFlags checked_run_flags(const CpOptions& options) {
   f.settings.sm_margin = int(parse_integer_flag(options.sm_margin, "--sm-margin", 0, max_sm_margin));
   f.settings.transfer_channels =
       int(parse_integer_flag(options.transfer_channels, "--transfer-channels", 0, max_transfer_channels));
-  if (f.settings.sm_margin > 0 && !options.nccl)
-    throw InputError("--sm-margin: leaves SMs to NCCL's transfers; give --nccl");
-  if (f.settings.transfer_channels > 0 && !options.nccl)
-    throw InputError("--transfer-channels: caps NCCL's transfers; give --nccl");
   f.settings.registered_buffers = options.register_buffers;
-  if (f.settings.registered_buffers && !options.nccl)
-    throw InputError("--register-buffers: registers the buffers NCCL moves; give --nccl");
   f.settings.ring_buffers = int(parse_integer_flag(options.ring_buffers, "--ring-buffers", 2, max_ring_buffers));
-  if (f.settings.ring_buffers != 2 && !options.nccl)
-    throw InputError("--ring-buffers: the buffers NCCL receives the ring's K/V into; give --nccl");
+  // Every transfer setting is NCCL's: refused where it differs from its default without --nccl.
+  const CpTransferSettings defaults;
+  const std::pair<bool, const char*> over_nccl_only[] = {
+      {f.settings.sm_margin != defaults.sm_margin, "--sm-margin: leaves SMs to NCCL's transfers"},
+      {f.settings.transfer_channels != defaults.transfer_channels, "--transfer-channels: caps NCCL's transfers"},
+      {f.settings.registered_buffers != defaults.registered_buffers,
+       "--register-buffers: registers the buffers NCCL moves"},
+      {f.settings.ring_buffers != defaults.ring_buffers,
+       "--ring-buffers: the buffers NCCL receives the ring's K/V into"}};
+  for (const auto& [given, what] : over_nccl_only)
+    if (given && !options.nccl) throw InputError(std::string(what) + "; give --nccl");
   return f;
 }
 

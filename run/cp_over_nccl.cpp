@@ -56,9 +56,24 @@ struct Rank {
 // or receives (registered with it where the run registers its buffers).
 struct KeyValues {
   KeyValues(std::int64_t tokens, const Rank& r, const NcclComm& moved_by)
-      : k(std::size_t(tokens) * r.kv_row, r.settings.registered_buffers ? &moved_by : nullptr),
-        v(k.bytes(), r.settings.registered_buffers ? &moved_by : nullptr) {}
+      : KeyValues(std::size_t(tokens) * r.kv_row, r.settings.registered_buffers ? &moved_by : nullptr) {}
+  void poison() {
+    k.poison();
+    v.poison();
+  }
+  // The first `bytes` of K and of V from `from_k` and `from_v`, at the start of these buffers.
+  void copy_in(const DeviceBuffer& from_k, const DeviceBuffer& from_v, std::size_t bytes) {
+    if (bytes > k.bytes() || bytes > from_k.bytes() || bytes > from_v.bytes())
+      throw std::logic_error("KeyValues::copy_in: more bytes than a buffer holds");
+    if (bytes == 0) return;
+    CUDA_CHECK(cudaMemcpy(k.data(), from_k.data(), bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy(v.data(), from_v.data(), bytes, cudaMemcpyDeviceToDevice));
+  }
   NcclBuffer k, v;
+
+ private:
+  KeyValues(std::size_t bytes, const NcclComm* registered_with)
+      : k(bytes, registered_with), v(bytes, registered_with) {}
 };
 
 // Where a step reads its keys.
@@ -85,8 +100,7 @@ struct HeldTensors {
         own_shard(tokens_of(shard), r, sent_by),
         sums(tokens_of(plan.pieces[r.rank]), r.whole.problem) {
     const CpStepTensors shard_keys = gathered(r, {}, shard);
-    copy(shard_keys.k, own_shard.k);
-    copy(shard_keys.v, own_shard.v);
+    own_shard.copy_in(shard_keys.k, shard_keys.v, own_shard.k.bytes());
   }
   CpStepTensors held;  // q: the rank's queries; k, v: its own step's keys
   KeyValues own_shard;
@@ -96,10 +110,6 @@ struct HeldTensors {
   static CpStepTensors gathered(const Rank& r, const std::vector<CpPiece>& queries, const std::vector<CpPiece>& keys) {
     const CpPieceLayouts layouts = cp_piece_layouts(r.whole.varlen, queries, keys);
     return CpStepTensors(DeviceCpPieces(layouts, kernel_tile(r.kernel)), r.whole.canonical, r.whole.problem);
-  }
-  static void copy(const DeviceBuffer& from, NcclBuffer& to) {
-    if (from.bytes() < to.bytes()) throw std::logic_error("HeldTensors: a shard's keys smaller than its tokens");
-    if (to.bytes()) CUDA_CHECK(cudaMemcpy(to.data(), from.data(), to.bytes(), cudaMemcpyDeviceToDevice));
   }
 };
 
@@ -131,8 +141,9 @@ struct RunTimes {
     for (std::size_t i = 0; i < wall.size(); ++i) exposed.push_back(wall[i] > compute[i] ? wall[i] - compute[i] : 0);
     t.exposed_us = timing_of(exposed).median_us;
     t.bytes_received = bytes;
-    t.step_waits = int(std::min<std::size_t>(waits.size(), CpTransferTime::max_step_waits));
-    for (int s = 0; s < t.step_waits; ++s) t.step_wait_us[std::size_t(s)] = timing_of(waits[std::size_t(s)]).median_us;
+    t.steps = int(waits.size());
+    for (std::size_t s = 0; s < std::min(waits.size(), t.step_wait_us.size()); ++s)
+      t.step_wait_us[s] = timing_of(waits[s]).median_us;
     out.transfer = t;
   }
 };
@@ -223,11 +234,7 @@ CpRankTime ring(const Rank& r, const CpPlan& plan, const std::vector<std::vector
   HeldTensors held(r, plan, shards[r.rank], r.ring_comm);
   const int slot_count = std::max(1, std::min(r.settings.ring_buffers, r.ranks - 1));
   std::deque<KeyValues> slots;  // in place: registered memory does not move
-  for (int b = 0; b < slot_count; ++b) {
-    KeyValues& s = slots.emplace_back(largest, r, r.ring_comm);
-    s.k.poison();
-    s.v.poison();
-  }
+  for (int b = 0; b < slot_count; ++b) slots.emplace_back(largest, r, r.ring_comm).poison();
   const auto slot = [&](int t) -> KeyValues& { return slots[std::size_t(t % slot_count)]; };
   std::vector<KeyPointers> buffers{{held.held.k.data(), held.held.v.data()}};
   for (int s = 1; s < r.ranks; ++s) buffers.push_back(pointers(slot(s)));
@@ -274,13 +281,9 @@ CpRankTime all_gather(const Rank& r, const CpPlan& plan, const std::vector<std::
   const std::vector<int>& holders = steps.schedule.front();
   HeldTensors held(r, plan, shards[r.rank], r.comm);
   KeyValues keys(steps.layouts.front()->key_tokens, r, r.comm);
-  keys.k.poison();
-  keys.v.poison();
+  keys.poison();
   const std::size_t own_bytes = held.held.k.bytes();
-  if (own_bytes) {
-    CUDA_CHECK(cudaMemcpy(keys.k.data(), held.held.k.data(), own_bytes, cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpy(keys.v.data(), held.held.v.data(), own_bytes, cudaMemcpyDeviceToDevice));
-  }
+  keys.copy_in(held.held.k, held.held.v, own_bytes);
   std::vector<std::size_t> offset;  // bytes into the key buffer of each holder's K/V
   std::size_t at = own_bytes;
   std::int64_t bytes = 0;

@@ -63,14 +63,7 @@ std::vector<ResultRow> cp_result_rows(const Scenario& s, const std::vector<CpCos
         row.cp_transfer_us = r.transfer->transfer_us;
         row.cp_exposed_us = r.transfer->exposed_us;
         row.cp_kv_bytes_received = r.transfer->bytes_received;
-        if (times.settings.registered_buffers) row.cp_registered_buffers = 1;
-        // The margin, the channel cap and the buffers are the ring's alone: an all-gather row
-        // names none.
-        if (e.exchange == CpExchange::ring) {
-          if (times.settings.sm_margin > 0) row.cp_sm_margin = times.settings.sm_margin;
-          if (times.settings.transfer_channels > 0) row.cp_transfer_channels = times.settings.transfer_channels;
-          if (times.settings.ring_buffers != 2) row.cp_ring_buffers = times.settings.ring_buffers;
-        }
+        set_cp_transfer_settings(row, times.settings);
       }
       rows.push_back(std::move(row));
     }

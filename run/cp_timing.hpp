@@ -29,10 +29,9 @@ struct CpTransferTime {
   double exposed_us = 0;            // wall - compute: time its kernels waited for K/V
   std::int64_t bytes_received = 0;  // K and V, per run
   // Where the exposed time fell: before each step, the gap after the step before (before step 0,
-  // after the run's start) while its K/V were still arriving; the first max_step_waits steps.
-  static constexpr int max_step_waits = 16;
-  std::array<double, max_step_waits> step_wait_us{};
-  int step_waits = 0;
+  // after the run's start) while its K/V were still arriving; of the run's `steps`, the first 16.
+  int steps = 0;
+  std::array<double, 16> step_wait_us{};
   double hidden_us() const { return transfer_us > exposed_us ? transfer_us - exposed_us : 0; }
 };
 
@@ -54,14 +53,6 @@ struct CpExchangeTimes {
   double mean_us() const;
   double slowest_run_us() const;   // over NCCL: the largest run (wall), 0 on one GPU
   double most_exposed_us() const;  // over NCCL: the largest exposed transfer time
-};
-
-// How an NCCL run shares each GPU between its compute and its transfers (run/cp_over_nccl.hpp).
-struct CpTransferSettings {
-  int sm_margin = 0;                // SMs each ring step's kernels leave to the transfer beside them
-  int transfer_channels = 0;        // the ring's NCCL channels (CTAs), in a communicator of its own; 0: NCCL's
-  bool registered_buffers = false;  // K/V buffers registered with NCCL: moved without its staging copy
-  int ring_buffers = 2;             // the ring's receive buffers: a transfer waits for the step this many back
 };
 
 struct CpTimes {

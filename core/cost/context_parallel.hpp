@@ -6,6 +6,7 @@
 // strategies. Every rule and formula is written in core/cost/README.md, "Context
 // parallelism"; the mask and the tile counts are core/layout/layout.hpp's.
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -111,6 +112,16 @@ enum class CpExchange {
 inline constexpr std::array<CpExchange, 2> all_cp_exchanges = {CpExchange::ring, CpExchange::all_gather};
 const char* cp_exchange_name(CpExchange exchange);  // "ring", "all-gather"
 std::optional<CpExchange> parse_cp_exchange(std::string_view name);
+
+// How a run over NCCL shares each GPU between its compute and its transfers
+// (run/cp_over_nccl.hpp); the defaults are NCCL's own behaviour and double buffering.
+struct CpTransferSettings {
+  int sm_margin = 0;                // SMs each ring step's kernels leave to the transfer beside them
+  int transfer_channels = 0;        // the ring's NCCL channels (CTAs), in a communicator of its own; 0: NCCL's
+  bool registered_buffers = false;  // K/V buffers registered with NCCL: moved without its staging copy
+  int ring_buffers = 2;             // the ring's receive buffers: a transfer waits for the step this many back
+  auto operator<=>(const CpTransferSettings&) const = default;
+};
 
 // The ranks whose K/V rank `rank` computes its queries against, step by step: ring, step s:
 // {(rank - s) mod N} (step 0 its own); all-gather: one step holding the ring's N holders.

@@ -87,6 +87,28 @@ const std::array<Column, 47> columns = {{
 
 }  // namespace
 
+CpTransferSettings cp_transfer_settings(const ResultRow& row) {
+  CpTransferSettings s;
+  s.sm_margin = row.cp_sm_margin.value_or(s.sm_margin);
+  s.transfer_channels = row.cp_transfer_channels.value_or(s.transfer_channels);
+  s.registered_buffers = row.cp_registered_buffers.has_value();
+  s.ring_buffers = row.cp_ring_buffers.value_or(s.ring_buffers);
+  return s;
+}
+
+void set_cp_transfer_settings(ResultRow& row, const CpTransferSettings& settings) {
+  const CpTransferSettings defaults;
+  const auto unless_default = [](int value, int default_value) {
+    return value == default_value ? std::nullopt : std::optional(value);
+  };
+  row.cp_registered_buffers = settings.registered_buffers ? std::optional(1) : std::nullopt;
+  const bool ring = row.cp_exchange == cp_exchange_name(CpExchange::ring);
+  row.cp_sm_margin = ring ? unless_default(settings.sm_margin, defaults.sm_margin) : std::nullopt;
+  row.cp_transfer_channels =
+      ring ? unless_default(settings.transfer_channels, defaults.transfer_channels) : std::nullopt;
+  row.cp_ring_buffers = ring ? unless_default(settings.ring_buffers, defaults.ring_buffers) : std::nullopt;
+}
+
 std::string csv_cell(const std::string& text, std::string_view column) {
   if (text.find_first_of("\r\n") != std::string::npos)
     throw InputError("results CSV: " + std::string(column) + ": a value cannot hold a line break");

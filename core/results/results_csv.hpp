@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/cost/context_parallel.hpp"
 #include "core/results/pass.hpp"
 #include "core/scenario/scenario.hpp"
 
@@ -68,6 +69,12 @@ struct ResultRow {
 
   bool operator==(const ResultRow&) const = default;
 };
+
+// A context-parallel row's transfer settings; an empty cell is the default.
+CpTransferSettings cp_transfer_settings(const ResultRow& row);
+// A run's settings into a row over NCCL: registration on every row, the ring's own settings
+// (margin, channels, ring buffers) on ring rows alone (by row.cp_exchange); a default stays empty.
+void set_cp_transfer_settings(ResultRow& row, const CpTransferSettings& settings);
 
 // The parts of a measured training step (train/README.md, "Results"): column step_<name>_us.
 enum class StepPart { attention_fwd, attention_bwd, gemm, elementwise, loss, optimizer, communication, other };

@@ -58,8 +58,8 @@ TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   ASSERT_EQ(with_tuned.size(), 4u);
   EXPECT_EQ(with_tuned[1].file, "other.csv");
   EXPECT_EQ(with_tuned[2].file, "tuned.csv");
-  EXPECT_EQ(with_tuned[2].sm_margin, 4);
-  EXPECT_EQ(with_tuned[2].transfer_channels, 4);
+  EXPECT_EQ(with_tuned[2].settings.sm_margin, 4);
+  EXPECT_EQ(with_tuned[2].settings.transfer_channels, 4);
   EXPECT_EQ(measured_cp_title(with_tuned[2]), "ring on 2 GPUs, 4 SMs left, 4 channels");
   // Registered buffers make a run of their own too, after the one with NCCL's staging copy.
   ResultsFile registered;
@@ -73,11 +73,11 @@ TEST(MeasuredCp, OneRunPerExchangeGpusAndSettingsWithEveryRankPresent) {
   const std::vector<MeasuredCpRun> with_registered = measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::zigzag);
   ASSERT_EQ(with_registered.size(), 5u);
   EXPECT_EQ(with_registered[2].file, "registered.csv");
-  EXPECT_TRUE(with_registered[2].registered_buffers);
-  EXPECT_FALSE(with_registered[1].registered_buffers);
+  EXPECT_TRUE(with_registered[2].settings.registered_buffers);
+  EXPECT_FALSE(with_registered[1].settings.registered_buffers);
   EXPECT_EQ(measured_cp_title(with_registered[2]), "ring on 2 GPUs, registered buffers");
   MeasuredCpRun three = with_registered[2];
-  three.ring_buffers = 3;
+  three.settings.ring_buffers = 3;
   EXPECT_EQ(measured_cp_title(three), "ring on 2 GPUs, registered buffers, 3 ring buffers");
   EXPECT_EQ(measured_cp_runs(results, "uniform-64x512", 2, CpStrategy::contiguous).size(), 1u);
 }

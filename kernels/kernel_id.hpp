@@ -16,6 +16,7 @@ enum class FlashKernel {
   wgmma_sm90_rung6,
   wgmma_sm90_bwd_rung1,
   wgmma_sm90_bwd_rung2,
+  wgmma_sm90_bwd_rung3,
 };
 
 }  // namespace attnlab

@@ -77,6 +77,7 @@ constexpr KernelLaunchers launch_table[] = {
     ladder_rung<6>(),
     backward_ladder_rung<1>(),
     backward_ladder_rung<2>(),
+    backward_ladder_rung<3>(),
 #endif
     {FlashKernel::mma_sm80,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),

@@ -22,6 +22,12 @@ struct QueryInfo {
   int last_key[queries];
 };
 
+// Where query i from q0 of one head keeps its LSE and Δ (their index in p.lse, p.delta).
+__device__ __forceinline__ std::int64_t query_stats_at(const BackwardParams& p, int row_begin, int head, int q0,
+                                                       int i) {
+  return (std::int64_t(row_begin + q0) + i) * p.heads + head;
+}
+
 // Starts loading, for the `queries` queries from q0 of one head, the LSE and Δ of
 // each (cp.async; past the row's valid queries, zeros) and the keys each attends
 // (from the layout: plain stores). The first `queries` threads take a query's LSE and
@@ -32,7 +38,7 @@ __device__ __forceinline__ void start_query_info(const BackwardParams& p, int ro
                                                  int q0, QueryInfo<queries>& info, int thread) {
   const int i = thread % queries;
   const bool present = q0 + i < bounds.queries;
-  const std::int64_t at = (std::int64_t(row_begin + q0) + i) * p.heads + head;
+  const std::int64_t at = query_stats_at(p, row_begin, head, q0, i);
   if (thread < queries) {
     copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
     const KeyRange keys = attended_keys(p.layout, bounds, q0 + i);  // empty past the row's valid tokens
@@ -40,6 +46,23 @@ __device__ __forceinline__ void start_query_info(const BackwardParams& p, int ro
     info.last_key[i] = keys.last;
   } else if (thread < 2 * queries) {
     copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
+  }
+}
+
+// The same with plain loads and stores by one warp (a producer's, a step ahead of the
+// threads that read it), lane l taking queries l, l + 32, ...
+template <int queries>
+__device__ __forceinline__ void load_query_info(const BackwardParams& p, int row_begin, RowBounds bounds, int head,
+                                                int q0, QueryInfo<queries>& info, int lane) {
+#pragma unroll
+  for (int i = lane; i < queries; i += 32) {
+    const bool present = q0 + i < bounds.queries;
+    const std::int64_t at = query_stats_at(p, row_begin, head, q0, i);
+    info.lse[i] = present ? p.lse[at] : 0.f;
+    info.delta[i] = present ? p.delta[at] : 0.f;
+    const KeyRange keys = attended_keys(p.layout, bounds, q0 + i);
+    info.first_key[i] = keys.first;
+    info.last_key[i] = keys.last;
   }
 }
 

@@ -58,19 +58,28 @@ struct BackwardFeatures {
   // bulk reductions, a few instructions from one thread per warpgroup; without, every
   // thread adds its dQ values by 8-byte reductions (16 a thread a step).
   bool dq_bulk_reduce;
+  // A producer warpgroup beside the two that compute: one warp loads each step's Q, dO
+  // and query info by TMA into a ring of mbarrier-guarded stages, another adds the
+  // staged dQ by the bulk reductions; the two consumers take the producer's registers
+  // (224 each) and meet once a step. Without, the two warpgroups copy every tile
+  // themselves (cp.async) and meet at two CTA barriers a step. Needs dq_bulk_reduce.
+  bool warp_specialized;
 
   friend constexpr bool operator==(const BackwardFeatures&, const BackwardFeatures&) = default;
 };
 
-constexpr BackwardFeatures shipped_backward_features() { return {true}; }
+constexpr BackwardFeatures shipped_backward_features() { return {true, true}; }
 
-constexpr int backward_features_key(const BackwardFeatures& f) { return int(f.dq_bulk_reduce); }
-constexpr BackwardFeatures backward_features_of_key(int key) { return {bool(key & 1)}; }
+constexpr int backward_features_key(const BackwardFeatures& f) {
+  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1;
+}
+constexpr BackwardFeatures backward_features_of_key(int key) { return {bool(key & 1), bool(key >> 1 & 1)}; }
 static_assert(backward_features_of_key(backward_features_key(shipped_backward_features())) ==
               shipped_backward_features());
 
 inline std::string describe_features(const BackwardFeatures& f) {
-  return std::string("dq_bulk_reduce ") + (f.dq_bulk_reduce ? "yes" : "no");
+  const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
+  return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " + yes_no(f.warp_specialized);
 }
 
 }  // namespace attnlab::wgmma_sm90

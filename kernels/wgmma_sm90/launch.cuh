@@ -12,6 +12,7 @@
 #include "kernels/common/launch.cuh"
 #include "kernels/common/scheduler.cuh"
 #include "kernels/wgmma_sm90/backward_kernel.cuh"
+#include "kernels/wgmma_sm90/backward_specialized_kernel.cuh"
 #include "kernels/wgmma_sm90/forward_kernel.cuh"
 #include "kernels/wgmma_sm90/launch.hpp"
 #include "kernels/wgmma_sm90/rungs.hpp"
@@ -46,12 +47,13 @@ inline CUtensorMap position_head_map(const void* base, CUtensorMapDataType type,
   return map;
 }
 
-// Q, K or V: boxes of 128 positions x 64 elements, as the forward's tiles take them.
+// Q, K, V or dO: boxes of `box_positions` positions x 64 elements (the forward's tiles
+// and the backward's key tiles: 128 positions; the backward's steps: kStepQueries).
 template <typename T, int D>
-CUtensorMap token_map(const void* base, int heads, std::int64_t positions) {
+CUtensorMap token_map(const void* base, int heads, std::int64_t positions, int box_positions = kRows) {
   return position_head_map(
       base, std::is_same_v<T, __nv_bfloat16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, D,
-      heads, positions, kRows);
+      heads, positions, box_positions);
 }
 
 // One CTA per SM (its shared memory and 384 threads), each walking the work list, by
@@ -90,21 +92,33 @@ void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& a
 }
 
 // One CTA per (key tile, KV head), as the teaching backward's, by the backward built
-// with features F; `what` names it in the launch line.
+// with features F (warp_specialized: backward_specialized, else backward); `what` names it
+// in the launch line.
 template <typename T, int D, BackwardFeatures F>
 void launch_backward_with(const flash::BackwardParams& params, const flash::LaunchArgs& args, const std::string& what) {
+  static_assert(F.dq_bulk_reduce || !F.warp_specialized, "the writer warp adds dQ by bulk reductions");
   const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, what));
-  const auto with_tensor_map = [&] {
+  const auto with_tensor_maps = [&] {
     BackwardParams p{};
     p.flash = params;
     if constexpr (F.dq_bulk_reduce)
       p.dq_map = position_head_map(params.dq_accum, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, D, params.heads,
                                    args.query_positions, kStepQueries);
+    if constexpr (F.warp_specialized) {
+      p.q_map = token_map<T, D>(params.q, params.heads, args.query_positions, kStepQueries);
+      p.do_map = token_map<T, D>(params.d_o, params.heads, args.query_positions, kStepQueries);
+      p.k_map = token_map<T, D>(params.k, params.kv_heads, args.positions);
+      p.v_map = token_map<T, D>(params.v, params.kv_heads, args.positions);
+    }
     return p;
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
-    flash::launch_scheduled<backward<T, D, backward_features_key(F), counting>>(
-        name, kBackwardThreads, BackwardLayout<D, F.dq_bulk_reduce>::bytes, scheduler, args.stream, with_tensor_map);
+    if constexpr (F.warp_specialized)
+      flash::launch_scheduled<backward_specialized<T, D, counting>>(name, kThreads, SpecializedBackwardLayout<D>::bytes,
+                                                                    scheduler, args.stream, with_tensor_maps);
+    else
+      flash::launch_scheduled<backward<T, D, backward_features_key(F), counting>>(
+          name, kBackwardThreads, BackwardLayout<D, F.dq_bulk_reduce>::bytes, scheduler, args.stream, with_tensor_maps);
   });
 }
 

@@ -1,0 +1,53 @@
+#pragma once
+// The warp-specialized backward's shared memory: the key tile's K and V, two stages of
+// each step's Q, dO, dSᵀ and query info, dQ's staging, and the mbarriers of the step ring
+// (pipeline.cuh) and of K and V. Tiles in wgmma's 128-byte swizzle (shared_memory.cuh),
+// each 1024-byte aligned.
+#include <cstdint>
+
+#include "kernels/wgmma_sm90/backward_steps.cuh"
+#include "kernels/wgmma_sm90/pipeline.cuh"
+
+namespace attnlab::wgmma_sm90 {
+
+// dSᵀ has a stage per step too: a consumer stages the next step's while the other may
+// still read this step's in its dQ product, so the consumers need not meet before it.
+template <int D>
+struct SpecializedBackwardLayout {
+  static constexpr int stages = 2;
+  static constexpr int key_tile_bytes = kCols * D * 2;
+  static constexpr int query_tile_bytes = kStepQueries * D * 2;
+  static constexpr int ds_tile_bytes = kCols * kStepQueries * 2;
+  static constexpr int k = 0;
+  static constexpr int v = k + key_tile_bytes;
+  static constexpr int q = v + key_tile_bytes;
+  static constexpr int d_o = q + stages * query_tile_bytes;
+  static constexpr int ds = d_o + stages * query_tile_bytes;
+  static constexpr int dq = ds + stages * ds_tile_bytes;
+  static constexpr int infos = dq + D / kQueryGradientBoxFloats * kQueryGradientBoxBytes;
+  static constexpr int barriers = infos + stages * int(sizeof(QueryInfo));
+  static constexpr int barrier_count = 2 * stages + 1;               // the step ring's full and empty; K and V's
+  static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
+  // At the end the Q stages hold dK's 128 rows on their way out, the dO stages dV's.
+  static_assert(stages * query_tile_bytes == key_tile_bytes);
+  static_assert(ds % 1024 == 0 && dq % 1024 == 0 && barriers % 8 == 0);
+};
+
+template <int D>
+struct BackwardShared {
+  using L = SpecializedBackwardLayout<D>;
+  unsigned char* base;  // 1024-byte aligned
+
+  __device__ unsigned char* k() const { return base + L::k; }
+  __device__ unsigned char* v() const { return base + L::v; }
+  __device__ unsigned char* q(int stage) const { return base + L::q + stage * L::query_tile_bytes; }
+  __device__ unsigned char* d_o(int stage) const { return base + L::d_o + stage * L::query_tile_bytes; }
+  __device__ unsigned char* ds(int stage) const { return base + L::ds + stage * L::ds_tile_bytes; }
+  __device__ unsigned char* dq() const { return base + L::dq; }
+  __device__ QueryInfo& info(int stage) const { return reinterpret_cast<QueryInfo*>(base + L::infos)[stage]; }
+  __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
+  __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
+  __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
+};
+
+}  // namespace attnlab::wgmma_sm90

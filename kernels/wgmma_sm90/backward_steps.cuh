@@ -1,0 +1,141 @@
+#pragma once
+// The Hopper backward's steps for one warpgroup's 64 keys, shared by its two kernels
+// (backward_kernel.cuh, two warpgroups that also copy; backward_specialized_kernel.cuh,
+// two consumers beside a producer warpgroup): the five products by wgmma and dQ's way
+// into the fp32 accumulator, by 8-byte reductions from registers or staged for TMA bulk
+// reductions.
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common/accumulator.cuh"
+#include "kernels/common/query_info.cuh"
+#include "kernels/common/softmax.cuh"
+#include "kernels/common/work_item.cuh"
+#include "kernels/wgmma_sm90/backward_params.cuh"
+#include "kernels/wgmma_sm90/ptx.cuh"
+#include "kernels/wgmma_sm90/shape.hpp"
+
+namespace attnlab::wgmma_sm90 {
+
+using QueryInfo = flash::QueryInfo<kStepQueries>;
+
+// Tiles in wgmma's 128-byte swizzle: D/64 blocks of [rows][64 elements]; dQ staged as
+// D/32 boxes of [64 queries][32 floats].
+inline constexpr int kKeyBlockBytes = kCols * 128;           // one [128][64] block of K or V
+inline constexpr int kQueryBlockBytes = kStepQueries * 128;  // one [64][64] block of Q or dO
+inline constexpr int kQueryGradientBoxBytes = kStepQueries * kQueryGradientBoxFloats * 4;  // one box of dQ
+
+// A CTA's steps are the teaching backward's (KeyTileItem::steps: per query head of
+// the group, each query tile visiting the key tile) in halves of 64 queries: step s
+// is half s % kHalves of its step s / kHalves.
+inline constexpr int kHalves = kRows / kStepQueries;
+template <typename T, int D>
+using KeyItem = flash::KeyTileItem<T, D, kRows, kCols>;
+template <typename Item>
+__device__ __forceinline__ int step_count(const Item& item) {
+  return item.steps() * kHalves;
+}
+template <typename Item>
+__device__ __forceinline__ int step_head(const Item& item, int step) {
+  return item.head_of(step / kHalves);
+}
+template <typename Item>
+__device__ __forceinline__ int step_first_query(const Item& item, int step) {
+  return item.q0_of(step / kHalves) + (step % kHalves) * kStepQueries;
+}
+
+// ---- the algorithm's steps, for one warpgroup's 64 keys ------------------------------
+//
+// Sᵀ, Pᵀ, dPᵀ and dSᵀ (KeyScores) are wgmma accumulators of 64 keys x 64 queries:
+// element e of a thread is key 16·warp + lane/4 + 8·((e/2)%2) of the warpgroup's,
+// query column accumulator_column(e, lane) of the step (kernels/common/accumulator.cuh).
+
+using KeyScores = float[kStepQueries / 2];
+template <int D>
+using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
+using QueryGradient = float[32];   // dQ of the step's 64 queries x 64 columns
+using KeyFragments = std::uint32_t[kStepQueries / 16][4];
+
+// Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
+// step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
+                                                 const unsigned char* query_tile) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
+        s, matrix_descriptor(key_rows + (kk / 4) * kKeyBlockBytes + (kk % 4) * 32, 16),
+        matrix_descriptor(query_tile + (kk / 4) * kQueryBlockBytes + (kk % 4) * 32, 16), kk > 0);
+  wgmma_commit();
+}
+
+// Starts acc += A·B with A (the warpgroup's 64 keys x the step's 64 queries) from
+// registers and B the step's Q or dO tile read transposed (d contiguous): 4
+// wgmmas of 16 queries; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const KeyFragments& a,
+                                                      const unsigned char* query_tile) {
+#pragma unroll
+  for (int kk = 0; kk < kStepQueries / 16; ++kk)
+    wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
+        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, kQueryBlockBytes));
+  wgmma_commit();
+}
+
+// Starts dQ = dS·K for the step's 64 queries and the 64 columns of K's block
+// `block`: dS is the staged dSᵀ read transposed (queries contiguous), K's rows are
+// the contraction (read transposed, d contiguous); 8 wgmmas of 16 keys; one commit group.
+template <typename T, int D>
+__device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const unsigned char* ds_tile,
+                                                     const unsigned char* k_tile, int block) {
+#pragma unroll
+  for (int kk = 0; kk < kCols / 16; ++kk)
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, 64, true, true>(
+        dq, matrix_descriptor(ds_tile + kk * 16 * 128, kKeyBlockBytes),
+        matrix_descriptor(k_tile + block * kKeyBlockBytes + kk * 16 * 128, kKeyBlockBytes), kk > 0);
+  wgmma_commit();
+}
+
+// dQ's 64 x 64 block (the warpgroup's columns) into the staged dQ tile: column c of
+// row r at box c / 32, its 16-byte chunk swizzled by r % 8 as TMA reads the box back;
+// a warp's 8-byte stores fill whole 128-byte lines. Rows past the row's valid tokens
+// are staged too: they hold zeros (no attended key, a zero dO row), which the bulk
+// reduction adds to whatever follows the row.
+__device__ __forceinline__ void stage_query_gradient(unsigned char* dq_tile, const QueryGradient& acc, int warpgroup,
+                                                     int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + flash::accumulator_row(e, lane);
+    const int col = 64 * warpgroup + flash::accumulator_column(e, lane);
+    const int in_box = col % kQueryGradientBoxFloats;
+    unsigned char* at = dq_tile + (col / kQueryGradientBoxFloats) * kQueryGradientBoxBytes + row * 128 +
+                        ((in_box / 4) ^ (row % 8)) * 16 + (in_box % 4) * 4;
+    *reinterpret_cast<float2*>(at) = float2{acc[e], acc[e + 1]};
+  }
+}
+
+// Starts adding the staged dQ of the warpgroup's 64 columns into the fp32 accumulator at
+// (`first_position`, `head`); one bulk group. One thread.
+__device__ __forceinline__ void start_adding_query_gradient(const CUtensorMap* dq_map, const unsigned char* dq_tile,
+                                                            int warpgroup, int head, int first_position) {
+  constexpr int boxes = 64 / kQueryGradientBoxFloats;  // of the warpgroup's columns
+#pragma unroll
+  for (int b = boxes * warpgroup; b < boxes * (warpgroup + 1); ++b)
+    reduce_add_box(dq_map, dq_tile + b * kQueryGradientBoxBytes, b * kQueryGradientBoxFloats, head, first_position);
+  commit_bulk_groups();
+}
+
+// dQ's 64 x 64 block into the fp32 accumulator (`dq` at the step's first query and
+// the block's first column; `stride` floats per query), queries at or past
+// `rows_present` skipped: one 8-byte reduction per pair of columns.
+__device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t stride, int rows_present,
+                                                   const QueryGradient& acc, int warp, int lane) {
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + flash::accumulator_row(e, lane);
+    if (row < rows_present)
+      flash::atomic_add_pair(dq + row * stride + flash::accumulator_column(e, lane), acc[e], acc[e + 1]);
+  }
+}
+
+}  // namespace attnlab::wgmma_sm90

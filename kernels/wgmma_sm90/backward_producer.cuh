@@ -6,13 +6,16 @@
 //    tokens the warp copies itself, zero-filled (shared_memory.cuh says why);
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
 //    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
-// Lane 0 issues every TMA instruction.
+// Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
+// (kLoaderLanes arrivals a phase).
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
 #include "kernels/wgmma_sm90/shared_memory.cuh"
 
 namespace attnlab::wgmma_sm90 {
+
+inline constexpr int kLoaderLanes = 32;
 
 // Copies a tile of `rows` rows from `position` of one head into `tile`: by TMA (D/64
 // boxes against `bar`, whose bytes the caller announced) when all its rows lie inside
@@ -40,25 +43,23 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
     prefetch_tensor_map(&params.k_map);
     prefetch_tensor_map(&params.v_map);
   }
-  // The copy engine's bytes are announced before it starts: an arrival with nothing
-  // announced would complete the phase while a box is still on its way.
-  const auto announce = [&](std::uint64_t* bar, int bytes) {
-    __syncwarp();  // the warp's own copies and stores are in place
-    if (lane == 0) {
-      if (bytes > 0)
-        barrier_arrive_expect_bytes(bar, bytes);
-      else
-        barrier_arrive(bar);
-    }
+  // Every lane arrives, each releasing its own stores (query info, zero-filled rows); lane
+  // 0's arrival also announces the bytes the copy engine brings, before any of them lands
+  // (an arrival with nothing announced would complete the phase while a box is on its way).
+  const auto arrive = [&](std::uint64_t* bar, int bytes) {
+    if (lane == 0 && bytes > 0)
+      barrier_arrive_expect_bytes(bar, bytes);
+    else
+      barrier_arrive(bar);
   };
   const int key_position = item.row_begin + item.k0, keys_present = item.valid - item.k0;
   const int key_bytes = (keys_present >= kCols ? 2 * kCols * D * 2 : 0);
-  if (lane == 0 && key_bytes > 0) barrier_arrive_expect_bytes(s.key_barrier(), key_bytes);
+  if (key_bytes > 0) arrive(s.key_barrier(), key_bytes);
   copy_rows<T, D, kCols>(s.k(), &params.k_map, s.key_barrier(), static_cast<const T*>(p.k), p.kv_heads, item.kv_head,
                          key_position, keys_present, lane);
   copy_rows<T, D, kCols>(s.v(), &params.v_map, s.key_barrier(), static_cast<const T*>(p.v), p.kv_heads, item.kv_head,
                          key_position, keys_present, lane);
-  if (key_bytes == 0) announce(s.key_barrier(), 0);
+  if (key_bytes == 0) arrive(s.key_barrier(), 0);
 
   PipelineState<SpecializedBackwardLayout<D>::stages> write;
   const int steps = step_count(item);
@@ -70,12 +71,12 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
     flash::load_query_info(p, item.row_begin, item.bounds(), head, q0, s.info(stage), lane);
     const int present = item.valid - q0, position = item.row_begin + q0;
     const int bytes = (present >= kStepQueries ? 2 * kStepQueries * D * 2 : 0);
-    if (bytes > 0) announce(full, bytes);
+    if (bytes > 0) arrive(full, bytes);
     copy_rows<T, D, kStepQueries>(s.q(stage), &params.q_map, full, static_cast<const T*>(p.q), p.heads, head, position,
                                   present, lane);
     copy_rows<T, D, kStepQueries>(s.d_o(stage), &params.do_map, full, static_cast<const T*>(p.d_o), p.heads, head,
                                   position, present, lane);
-    if (bytes == 0) announce(full, 0);
+    if (bytes == 0) arrive(full, 0);
   }
 }
 

@@ -23,8 +23,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const BackwardShared<D> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
   const KeyItem<T, D> item(params.flash, scheduler.get_initial_work().index);
   if (threadIdx.x == 0) {
-    s.step_ring().init(1, kConsumerThreads);  // the loader's lane 0 fills, every consumer thread empties
-    barrier_init(s.key_barrier(), 1);
+    s.step_ring().init(kLoaderLanes, kConsumerThreads);  // the loader's lanes fill, every consumer thread empties
+    barrier_init(s.key_barrier(), kLoaderLanes);
     fence_barrier_init();
   }
   __syncthreads();

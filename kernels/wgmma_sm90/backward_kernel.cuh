@@ -1,6 +1,7 @@
 #pragma once
-// The Hopper backward kernel (wgmma-sm90, sm_90a) behind padded, packed and varlen,
-// beside the teaching backward (kernels/mma_sm80/backward_kernel.cuh), whose
+// The Hopper backward's first kernel (wgmma-sm90, sm_90a), the backward ladder's rungs 1
+// and 2 (the shipped backward, backward_specialized_kernel.cuh, gives its copies to a
+// producer warpgroup), beside the teaching backward (kernels/mma_sm80/backward_kernel.cuh), whose
 // algorithm and outer structure it keeps: a CTA owns one key tile of one row and one
 // KV head, keeps K_j and V_j in shared memory and dK_j, dV_j in registers, and walks
 // every (query head of the group, query tile visiting key tile j), with the same work

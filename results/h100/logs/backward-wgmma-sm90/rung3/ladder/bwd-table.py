@@ -22,7 +22,7 @@ for k, v in sorted(m.items()):
     print(f"| {k[0]} | {k[1]} | {statistics.mean(v):.1f} ({', '.join(f'{x:.1f}' for x in v)}) |")
 print("same run:")
 for _, r in list(rows("peers-bwd-same-run.csv")) + list(rows("ours-bwd-same-run.csv")):
-    who = r["source"] or r["kernel"]
+    who = (r.get("source") or r["kernel"]) + " " + r["implementation"]
     print(f"  {r['scenario']:18s} {who:28s} {float(r['median_us']):9.1f} µs  {r['useful_tflops']} TFLOP/s")
 v = {}
 for f, r in rows("variants-*.csv"):

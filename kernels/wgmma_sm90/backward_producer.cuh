@@ -3,11 +3,14 @@
 //  - the loader (warp 0) copies the key tile's K and V once, then each step's Q and dO
 //    (64 queries of one head) by TMA into the step ring's next stage, the step's query
 //    info (LSE, Δ, attended keys) beside them; a tile that runs past the row's valid
-//    tokens the warp copies itself, zero-filled (shared_memory.cuh says why);
+//    tokens the warp copies itself by cp.async, zero-filled: TMA would read the next
+//    document or padding there, and although the mask gives those rows no weight, 0 · NaN
+//    would still reach dK through Q, dQ through K, or dS through dO and V;
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
 //    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
 // (kLoaderLanes arrivals a phase).
+#include "kernels/common/copy_async.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
@@ -19,7 +22,8 @@ inline constexpr int kLoaderLanes = 32;
 
 // Copies a tile of `rows` rows from `position` of one head into `tile`: by TMA (D/64
 // boxes against `bar`, whose bytes the caller announced) when all its rows lie inside
-// the row's valid tokens, else by the warp with zeros past them.
+// the row's valid tokens, else by the warp's cp.async with zeros past them (the loader is
+// warp 0: the CTA's first kLoaderLanes threads), which the caller lands.
 template <typename T, int D, int rows>
 __device__ __forceinline__ void copy_rows(unsigned char* tile, const CUtensorMap* map, std::uint64_t* bar,
                                           const T* tensor, int heads, int head, int position, int rows_present,
@@ -30,7 +34,15 @@ __device__ __forceinline__ void copy_rows(unsigned char* tile, const CUtensorMap
     return;
   }
   const std::int64_t stride = std::int64_t(heads) * D;
-  copy_tile_zero_filled<T, D, rows>(tile, tensor + (position * stride + head * D), stride, rows_present, lane);
+  const T* const first = tensor + (position * stride + head * D);
+  // A copy per lane at a time, a loop not unrolled: the producer's 56 registers hold no
+  // more addresses than that.
+  constexpr int rows_per_copy = kLoaderLanes * 8 / D;
+#pragma unroll 1
+  for (int r = 0; r < rows; r += rows_per_copy)
+    flash::copy_rows_async<T, D, rows_per_copy, kLoaderLanes>(
+        [tile, r](int row, int chunk) { return tile + tile_offset(r + row, chunk, rows); }, first + r * stride, stride,
+        rows_present - r);
 }
 
 template <typename T, int D>
@@ -43,6 +55,12 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
     prefetch_tensor_map(&params.k_map);
     prefetch_tensor_map(&params.v_map);
   }
+  // The warp's own copies, in flight at once, landed and made visible to wgmma.
+  const auto land_copies = [] {
+    flash::commit_copies();
+    flash::wait_copies<0>();
+    fence_shared_for_async();
+  };
   // Every lane arrives, each releasing its own stores (query info, zero-filled rows); lane
   // 0's arrival also announces the bytes the copy engine brings, before any of them lands
   // (an arrival with nothing announced would complete the phase while a box is on its way).
@@ -59,7 +77,10 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
                          key_position, keys_present, lane);
   copy_rows<T, D, kCols>(s.v(), &params.v_map, s.key_barrier(), static_cast<const T*>(p.v), p.kv_heads, item.kv_head,
                          key_position, keys_present, lane);
-  if (key_bytes == 0) arrive(s.key_barrier(), 0);
+  if (key_bytes == 0) {
+    land_copies();
+    arrive(s.key_barrier(), 0);
+  }
 
   PipelineState<SpecializedBackwardLayout<D>::stages> write;
   const int steps = step_count(item);
@@ -76,7 +97,10 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
                                   present, lane);
     copy_rows<T, D, kStepQueries>(s.d_o(stage), &params.do_map, full, static_cast<const T*>(p.d_o), p.heads, head,
                                   position, present, lane);
-    if (bytes == 0) arrive(full, 0);
+    if (bytes == 0) {
+      land_copies();
+      arrive(full, 0);
+    }
   }
 }
 

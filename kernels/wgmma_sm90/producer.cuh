@@ -15,6 +15,23 @@
 
 namespace attnlab::wgmma_sm90 {
 
+// Copies a V tile whose keys run past the row's valid tokens, zero-filling those
+// rows: TMA would read whatever lies there (the next document, or padding), and
+// although P is 0 for them, 0 · NaN would still poison O. One warp, 16 bytes per copy.
+template <typename T, int D>
+__device__ __forceinline__ void copy_tile_zero_filled(unsigned char* tile, const T* first_row, std::int64_t stride,
+                                                      int rows_present, int lane) {
+  constexpr int chunks = D / 8;
+#pragma unroll 2
+  for (int i = lane; i < kRows * chunks; i += 32) {
+    const int row = i / chunks, chunk = i % chunks;
+    uint4 value = make_uint4(0, 0, 0, 0);
+    if (row < rows_present) value = *reinterpret_cast<const uint4*>(first_row + row * stride + chunk * 8);
+    *reinterpret_cast<uint4*>(tile + tile_offset(row, chunk)) = value;
+  }
+  fence_shared_for_async();  // wgmma reads these next
+}
+
 // Lane 0 issues every TMA copy; the whole warp fills V tiles that cross the row's end.
 template <typename T, int D, ForwardFeatures F, typename Scheduler>
 __device__ void produce(const Params& p, const Shared<D, F>& s, const Scheduler& scheduler) {

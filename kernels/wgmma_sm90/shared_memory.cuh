@@ -69,24 +69,6 @@ __device__ __forceinline__ int tile_offset(int row, int chunk, int rows = kRows)
   return (chunk / 8) * (rows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
 }
 
-// Copies a tile of `rows` rows that runs past the row's valid tokens, zero-filling the
-// rows at or past `rows_present`: TMA would read whatever lies there (the next document,
-// or padding), and although the mask gives them no weight, 0 · NaN would still poison a
-// product. One warp, 16 bytes per copy; then wgmma may read it.
-template <typename T, int D, int rows = kRows>
-__device__ __forceinline__ void copy_tile_zero_filled(unsigned char* tile, const T* first_row, std::int64_t stride,
-                                                      int rows_present, int lane) {
-  constexpr int chunks = D / 8;
-#pragma unroll 2
-  for (int i = lane; i < rows * chunks; i += 32) {
-    const int row = i / chunks, chunk = i % chunks;
-    uint4 value = make_uint4(0, 0, 0, 0);
-    if (row < rows_present) value = *reinterpret_cast<const uint4*>(first_row + row * stride + chunk * 8);
-    *reinterpret_cast<uint4*>(tile + tile_offset(row, chunk, rows)) = value;
-  }
-  fence_shared_for_async();  // wgmma reads these next
-}
-
 // A warpgroup's accumulator of `columns` columns (the thread's rows first_row and
 // first_row + 8, each times its factor), in 16 bits, into a tile of `rows` rows in
 // wgmma's swizzle. Each warp writes 32 different banks: the swizzle spreads its 8 rows.

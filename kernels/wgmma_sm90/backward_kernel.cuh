@@ -176,14 +176,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
         visited += step % kHalves == 0;  // a tile's first half
       }
     }
-    flash::probabilities_from_lse(s, info, item.k0 + first_key, masked, p.scale_log2, lane);  // Pᵀ
-    wgmma_wait<0>();
-    pin_registers(ds);
-    flash::score_gradients(ds, s, info.delta, lane);
-    stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);  // read transposed by dQ
     KeyFragments pf, dsf;
-    flash::accumulator_as_a<T>(pf, s);
-    flash::accumulator_as_a<T>(dsf, ds);
+    key_step_operands<T>(s, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
     wgmma_fence();
     start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
     if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q

@@ -14,6 +14,7 @@
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/ptx.cuh"
 #include "kernels/wgmma_sm90/shape.hpp"
+#include "kernels/wgmma_sm90/shared_memory.cuh"
 
 namespace attnlab::wgmma_sm90 {
 
@@ -80,6 +81,25 @@ __device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const
     wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
         acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, kQueryBlockBytes));
   wgmma_commit();
+}
+
+// The middle of a step, once Sᵀ (`s`) and dPᵀ (`ds`) are started as the warpgroup's last
+// two commit groups and Sᵀ has landed: Pᵀ = exp(Sᵀ·scale − LSE) in `s`, masked where the
+// step needs it; then, dPᵀ landed, dSᵀ = Pᵀ∘(dPᵀ − Δ) in `ds`, staged in `ds_tile` (read
+// transposed by dQ's product), and both as wgmma's A operand. `first_key`: the thread's
+// first key in the tile.
+template <typename T>
+__device__ __forceinline__ void key_step_operands(KeyScores& s, KeyScores& ds, KeyFragments& pf, KeyFragments& dsf,
+                                                  const QueryInfo& info, int k0, int first_key, bool masked,
+                                                  float scale_log2, unsigned char* ds_tile, int lane) {
+  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
+  flash::probabilities_from_lse(s, info, k0 + first_key, masked, scale_log2, lane);  // Pᵀ
+  wgmma_wait<0>();
+  pin_registers(ds);
+  flash::score_gradients(ds, s, info.delta, lane);
+  stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);
+  flash::accumulator_as_a<T>(pf, s);
+  flash::accumulator_as_a<T>(dsf, ds);
 }
 
 // Starts dQ = dS·K for the step's 64 queries and the 64 columns of K's block

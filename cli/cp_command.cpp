@@ -359,13 +359,13 @@ void print_run(const std::vector<CpCost>& costs, const CpTimes& times, int warmu
                   e.most_exposed_us());
   }
   std::printf(
-      "\nCompute us: a rank's steps back to back (its rounds' launches and merges), its K/V already in\n"
-      "memory: no communication. Scores computed: in its rounds' visited tiles, each received block\n"
-      "tiled apart; model: one call per piece over all its keys (core/cost/README.md). rel L2, LSE\n"
-      "error: the rank's merged output against the whole varlen run of the same inputs.\n");
+      "\nCompute us: a rank's steps back to back (its rounds' launches, each merging into the sums), its\n"
+      "K/V already in memory: no communication. Scores computed: in its rounds' visited tiles, each\n"
+      "received block tiled apart; model: one call per piece over all its keys (core/cost/README.md).\n"
+      "rel L2, LSE error: the rank's merged output against the whole varlen run of the same inputs.\n");
   if (over_nccl)
     std::printf(
-        "Run us: from a barrier of all ranks to the rank's last merge, its K/V sent by NCCL (ring: the next\n"
+        "Run us: from a barrier of all ranks to the rank's last launch, its K/V sent by NCCL (ring: the next\n"
         "block beside each step's compute; all-gather: every shard, then the compute). Transfers us: their\n"
         "time on the rank's transfer stream, waits for the peer included; exposed: run - its kernels' time\n"
         "in the run; hidden: the transfers' time not exposed. K/V in: bytes received per run. Waits by\n"

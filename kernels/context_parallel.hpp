@@ -1,10 +1,10 @@
 #pragma once
 // Host API of a context-parallel rank's forward: plain C++, no CUDA types (as attention.hpp).
 // A rank runs its query pieces against pieces of K/V (core/cost/cp_piece_layouts.hpp), one
-// flash launch per round, and merges each round's O and LSE into running sums by their LSE:
+// flash launch per round, whose epilogue folds each query's O and LSE into running sums:
 //   lse = log(exp(lse_a) + exp(lse_b)),  o = exp(lse_a - lse)·o_a + exp(lse_b - lse)·o_b,
-// reference/cp_partial.hpp's merge, in fp32. The sums after every piece of K/V a query
-// attends are its whole forward's O and LSE.
+// reference/cp_partial.hpp's merge, in fp32 (kernels/common/output_sums.cuh). The sums after
+// every piece of K/V a query attends are its whole forward's O and LSE.
 #include <cstdint>
 #include <vector>
 
@@ -41,16 +41,16 @@ struct CpStepTensors {
 };
 
 // One rank's O (fp32, [query][head][head_dim]) and LSE ([query][head], natural log) over
-// the K/V added so far, for `queries` positions of its Q buffer.
+// the K/V added so far, for `queries` positions of its Q buffer; O is 0 where no key was added.
 class CpOutputSums {
  public:
   // Throws GpuMemoryError (the bytes needed vs free) before allocating; then clear().
   CpOutputSums(std::int64_t queries, const AttentionProblem& problem);
-  // O = 0, LSE = -inf: no key yet. Asynchronous, on `stream`.
+  // No key yet: LSE = -inf (O is not read there, so it is not cleared). Asynchronous, on `stream`.
   void clear(cudaStream_t stream = nullptr);
   // Every round of `pieces` by `kernel` (its work lists at the kernel's tile) on q (the
   // pieces' query buffer, as many positions as these sums) and k, v (their key buffer),
-  // each merged into the sums. Asynchronous, on `stream`; one `add` at a time per sums.
+  // each folded into the sums by the kernel's epilogue. Asynchronous, on `stream`; one `add` at a time per sums.
   // `sm_margin`: SMs the rounds leave free for a transfer beside them (AttentionViews::sm_margin).
   void add(FlashKernel kernel, const DeviceCpPieces& pieces, const void* q, const void* k, const void* v,
            cudaStream_t stream = nullptr, int sm_margin = 0);
@@ -64,8 +64,7 @@ class CpOutputSums {
  private:
   std::int64_t queries_;
   AttentionProblem problem_;
-  DeviceBuffer o_, lse_;            // the sums, fp32
-  DeviceBuffer part_o_, part_lse_;  // a round's output: O in the dtype, LSE (-inf between rounds)
+  DeviceBuffer o_, lse_;  // the sums, fp32
   DeviceBuffer work_counter_;
 };
 

@@ -161,6 +161,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.v = t.v;
   p.o = t.o;
   p.lse = t.lse;
+  p.o_sums = t.o_sums;
   p.counts = counters.device();
   if (t.sm_margin < 0) throw std::invalid_argument("run_flash: a negative SM margin");
   launch(p, {layout.work_items(), t.positions, layout.host().query_tokens(), t.work_counter, stream, t.sm_margin});

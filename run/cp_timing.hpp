@@ -23,7 +23,7 @@ namespace attnlab {
 
 // A rank's run with its K/V sent over NCCL (run/cp_over_nccl.hpp): medians over the timed runs.
 struct CpTransferTime {
-  double wall_us = 0;               // from a barrier of all ranks to its last merge
+  double wall_us = 0;               // from a barrier of all ranks to its last launch
   double compute_us = 0;            // its steps' kernels in that run, the transfers running beside them
   double transfer_us = 0;           // its transfers (ring: each step's send and receive, summed)
   double exposed_us = 0;            // wall - compute: time its kernels waited for K/V

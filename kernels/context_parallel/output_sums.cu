@@ -1,7 +1,7 @@
-// kernels/context_parallel.hpp: a rank's rounds through run_flash, each merged into fp32 sums
-// by its LSE. Between rounds the round's LSE buffer holds -inf everywhere: a round's kernel
-// writes only its rows' queries, and the merge skips a query whose LSE is -inf and leaves
-// -inf behind where it merged, so no query is merged twice.
+// kernels/context_parallel.hpp: a rank's rounds through run_flash, each folded into fp32 sums
+// by its LSE in the kernels' epilogue (kernels/common/output_sums.cuh). Only the LSE is
+// cleared: a sum at -inf holds no key yet and its O is never read, so O is defined as 0
+// there when the sums are read out.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -9,7 +9,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/common/backward_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
 #include "kernels/context_parallel.hpp"
 
@@ -26,38 +25,16 @@ __global__ void fill(float* to, std::int64_t count, float value) {
   if (i < count) to[i] = value;
 }
 
-void fill_async(const DeviceBuffer& buffer, float value, cudaStream_t stream) {
-  const std::int64_t count = static_cast<std::int64_t>(buffer.bytes() / sizeof(float));
-  if (count == 0) return;
-  fill<<<blocks_for(count), block, 0, stream>>>(static_cast<float*>(buffer.data()), count, value);
-  CUDA_CHECK_LAUNCH();
-}
-
-// A warp per (query, head) of the round: the lanes share the head dim. The weights come
-// from the larger LSE, so neither exponential overflows; a sum still at -inf gets weight 0.
+// O in the dtype: the sums' where their LSE is finite, 0 where no key was added.
 template <typename T>
-__global__ void merge_round(std::int64_t pairs, int head_dim, const T* part_o, float* part_lse, float* o, float* lse) {
-  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const int lane = threadIdx.x % 32;
-  if (warp >= pairs) return;
-  const float part = part_lse[warp];
-  if (part == -INFINITY) return;  // no key of this round for this query
-  const float sum = lse[warp];
-  const float merged = fmaxf(sum, part) + log1pf(expf(-fabsf(sum - part)));
-  const float weight = expf(sum - merged), part_weight = expf(part - merged);
-  float* out = o + warp * head_dim;
-  const T* in = part_o + warp * head_dim;
-  for (int d = lane; d < head_dim; d += 32) out[d] = weight * out[d] + part_weight * float(in[d]);
-  __syncwarp();  // every lane has read the sum's LSE before lane 0 replaces it
-  if (lane == 0) {
-    lse[warp] = merged;
-    part_lse[warp] = -INFINITY;
-  }
+__global__ void write_output(std::int64_t values, int head_dim, const float* o, const float* lse, T* out) {
+  const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < values) out[i] = T(lse[i / head_dim] == -INFINITY ? 0.f : o[i]);
 }
 
 std::size_t sums_bytes(std::int64_t queries, const AttentionProblem& p) {
   const std::size_t pairs = std::size_t(queries) * p.heads;
-  return pairs * p.head_dim * (sizeof(float) + dtype_bytes(p.dtype)) + 2 * pairs * sizeof(float) + sizeof(int);
+  return pairs * p.head_dim * sizeof(float) + pairs * sizeof(float) + sizeof(int);
 }
 
 std::int64_t fitting_queries(std::int64_t queries, const AttentionProblem& p) {
@@ -74,17 +51,16 @@ CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem
       problem_(problem),
       o_(std::size_t(queries) * problem.heads * problem.head_dim * sizeof(float)),
       lse_(std::size_t(queries) * problem.heads * sizeof(float)),
-      part_o_(std::size_t(queries) * problem.heads * problem.head_dim * dtype_bytes(problem.dtype)),
-      part_lse_(std::size_t(queries) * problem.heads * sizeof(float)),
       work_counter_(sizeof(int)) {
   clear();
-  fill_async(part_lse_, -INFINITY, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void CpOutputSums::clear(cudaStream_t stream) {
-  if (o_.bytes()) CUDA_CHECK(cudaMemsetAsync(o_.data(), 0, o_.bytes(), stream));
-  fill_async(lse_, -INFINITY, stream);
+  const std::int64_t pairs = queries_ * problem_.heads;
+  if (pairs == 0) return;
+  fill<<<blocks_for(pairs), block, 0, stream>>>(static_cast<float*>(lse_.data()), pairs, -INFINITY);
+  CUDA_CHECK_LAUNCH();
 }
 
 void CpOutputSums::add(FlashKernel kernel, const DeviceCpPieces& pieces, const void* q, const void* k, const void* v,
@@ -98,36 +74,34 @@ void CpOutputSums::add(FlashKernel kernel, const DeviceCpPieces& pieces, const v
   views.q = q;
   views.k = k;
   views.v = v;
-  views.o = part_o_.data();
-  views.lse = static_cast<float*>(part_lse_.data());
+  views.o_sums = static_cast<float*>(o_.data());
+  views.lse = static_cast<float*>(lse_.data());
   views.work_counter = static_cast<int*>(work_counter_.data());
   views.sm_margin = sm_margin;
-  const std::int64_t pairs = queries_ * problem_.heads;
-  for (const DeviceLayout& round : pieces.rounds()) {
-    run_flash(kernel, round, problem_, views, stream);
-    if (pairs == 0) continue;
-    const unsigned blocks = blocks_for(pairs * 32);
-    float* o = static_cast<float*>(o_.data());
-    float* lse = static_cast<float*>(lse_.data());
-    if (problem_.dtype == DType::bf16)
-      merge_round<<<blocks, block, 0, stream>>>(pairs, problem_.head_dim,
-                                                static_cast<const __nv_bfloat16*>(part_o_.data()), views.lse, o, lse);
-    else
-      merge_round<<<blocks, block, 0, stream>>>(pairs, problem_.head_dim, static_cast<const __half*>(part_o_.data()),
-                                                views.lse, o, lse);
-    CUDA_CHECK_LAUNCH();
-  }
+  for (const DeviceLayout& round : pieces.rounds()) run_flash(kernel, round, problem_, views, stream);
 }
 
 void CpOutputSums::write(void* o, float* lse, cudaStream_t stream) const {
-  const std::int64_t pairs = queries_ * problem_.heads;
-  convert_from_fp32(static_cast<const float*>(o_.data()), o, pairs * problem_.head_dim, 1.f, problem_.dtype, stream);
-  if (lse_.bytes()) CUDA_CHECK(cudaMemcpyAsync(lse, lse_.data(), lse_.bytes(), cudaMemcpyDeviceToDevice, stream));
+  const std::int64_t pairs = queries_ * problem_.heads, values = pairs * problem_.head_dim;
+  if (pairs == 0) return;
+  const float* sums = static_cast<const float*>(o_.data());
+  const float* sums_lse = static_cast<const float*>(lse_.data());
+  if (problem_.dtype == DType::bf16)
+    write_output<<<blocks_for(values), block, 0, stream>>>(values, problem_.head_dim, sums, sums_lse,
+                                                           static_cast<__nv_bfloat16*>(o));
+  else
+    write_output<<<blocks_for(values), block, 0, stream>>>(values, problem_.head_dim, sums, sums_lse,
+                                                           static_cast<__half*>(o));
+  CUDA_CHECK_LAUNCH();
+  CUDA_CHECK(cudaMemcpyAsync(lse, sums_lse, lse_.bytes(), cudaMemcpyDeviceToDevice, stream));
 }
 
 std::vector<float> CpOutputSums::download_o() const {
   std::vector<float> out(o_.bytes() / sizeof(float));
   o_.download(out.data(), o_.bytes());
+  const std::vector<float> lse = download_lse();
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (lse[i / problem_.head_dim] == -INFINITY) out[i] = 0.f;
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include "kernels/common/copy_async.cuh"
 #include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
+#include "kernels/common/output_sums.cuh"
 #include "kernels/common/params.cuh"
 #include "kernels/common/scheduler.cuh"
 #include "kernels/common/softmax.cuh"
@@ -113,15 +114,20 @@ struct Item : flash::QueryTileItem<kRows, kCols> {
   }
 };
 
-// O /= row sum and LSE (finish_softmax). The warp stages its 16 output rows in its own
-// rows of the item's Q tile (read by no other warp, refilled only after later
-// barriers), then stores them 16 bytes per thread.
+// O /= row sum and LSE (finish_softmax), folded into running sums where Params::o_sums
+// is set (kernels/common/output_sums.cuh). Otherwise the warp stages its 16 output rows
+// in its own rows of the item's Q tile (read by no other warp, refilled only after
+// later barriers), then stores them 16 bytes per thread.
 template <typename T, int D>
 __device__ __forceinline__ void store_output(const Params& p, const Item<T, D>& item, const Output<D>& o,
                                              const float (&row_max)[2], const float (&row_sum)[2], T* q_tile, int warp,
                                              int lane) {
   float inv_sum[2], lse[2];
   flash::finish_softmax(row_max, row_sum, p.scale_log2, inv_sum, lse);
+  if (p.o_sums) {  // a context-parallel launch: into the rank's sums instead
+    flash::fold_into_sums<D>(p, item, warp * 16 + (lane >> 2), o, inv_sum, lse, lane);
+    return;
+  }
   __syncwarp();
 #pragma unroll
   for (int j = 0; j < D / 8; ++j)

@@ -3,9 +3,10 @@
 // divided by the row sums and the LSE (finish_softmax), O staged in the warpgroup's
 // own 64 rows of the item's Q tile (its last Q·Kᵀ is done; the other warpgroup reads
 // only its own rows), then stored 16 bytes per thread in whole lines; rows past the
-// row's queries are not stored.
+// row's queries are not stored. With Params::o_sums, folded into running sums instead.
 #include <cstdint>
 
+#include "kernels/common/output_sums.cuh"
 #include "kernels/common/softmax.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
 #include "kernels/wgmma_sm90/shared_memory.cuh"
@@ -20,6 +21,10 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   float inv_sum[2], lse[2];
   flash::finish_softmax(row_max, row_sum, p.scale_log2, inv_sum, lse);
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
+  if (p.o_sums) {  // a context-parallel launch: into the rank's sums, from registers (no staging)
+    flash::fold_into_sums<D>(p, item, first_row, o, inv_sum, lse, lane);
+    return;
+  }
   sync_threads_of(rows_barrier(consumer), kWarpgroup);         // every warp's Q·Kᵀ reads of these rows are done
   stage_accumulator<T, D>(o_tile, o, first_row, inv_sum, lane);
   sync_threads_of(rows_barrier(consumer), kWarpgroup);

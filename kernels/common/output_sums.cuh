@@ -36,21 +36,23 @@ __device__ __forceinline__ void fold_into_sums(const Params& p, const Item& item
     sum_weight[i] = expf(sum_lse - merged[i]);
     new_weight[i] = expf(lse[i] - merged[i]) * inv_sum[i];
   }
+  // Every load of the sums' O before any store: a store could alias a later load, so
+  // loads interleaved with stores would wait one memory round trip each.
+  float2 sums[D / 8][2] = {};
+#pragma unroll
+  for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+      if (read_sum[i]) sums[j][i] = *reinterpret_cast<const float2*>(p.o_sums + pair[i] * D + 8 * j + 2 * (lane % 4));
   __syncwarp();  // the four lanes of each row have read its LSE before one of them replaces it
 #pragma unroll
   for (int j = 0; j < D / 8; ++j)
 #pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      if (!fold[i]) continue;
-      float2* at = reinterpret_cast<float2*>(p.o_sums + pair[i] * D + 8 * j + 2 * (lane % 4));
-      float2 out = make_float2(o[4 * j + 2 * i] * new_weight[i], o[4 * j + 2 * i + 1] * new_weight[i]);
-      if (read_sum[i]) {
-        const float2 sum = *at;
-        out.x = fmaf(sum_weight[i], sum.x, out.x);
-        out.y = fmaf(sum_weight[i], sum.y, out.y);
-      }
-      *at = out;
-    }
+    for (int i = 0; i < 2; ++i)
+      if (fold[i])
+        *reinterpret_cast<float2*>(p.o_sums + pair[i] * D + 8 * j + 2 * (lane % 4)) =
+            make_float2(fmaf(sum_weight[i], sums[j][i].x, o[4 * j + 2 * i] * new_weight[i]),
+                        fmaf(sum_weight[i], sums[j][i].y, o[4 * j + 2 * i + 1] * new_weight[i]));
   if (lane % 4 == 0)
 #pragma unroll
     for (int i = 0; i < 2; ++i)

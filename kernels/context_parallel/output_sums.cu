@@ -1,7 +1,7 @@
 // kernels/context_parallel.hpp: a rank's rounds through run_flash, each folded into fp32 sums
 // by its LSE in the kernels' epilogue (kernels/common/output_sums.cuh). Only the LSE is
-// cleared: a sum at -inf holds no key yet and its O is never read, so O is defined as 0
-// there when the sums are read out.
+// cleared before a run: a sum at -inf holds no key yet and its O is never read (poisoned
+// once, when allocated), so O is defined as 0 there when the sums are read out.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -52,6 +52,7 @@ CpOutputSums::CpOutputSums(std::int64_t queries, const AttentionProblem& problem
       o_(std::size_t(queries) * problem.heads * problem.head_dim * sizeof(float)),
       lse_(std::size_t(queries) * problem.heads * sizeof(float)),
       work_counter_(sizeof(int)) {
+  o_.poison();  // once: O where LSE is -inf is never read, and every byte is defined
   clear();
   CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -174,7 +174,8 @@ struct AttentionViews {
   float* lse = nullptr;
   // Where set, O is not written: each query's O and LSE fold into these fp32 sums (per
   // position, head and head dim) and `lse`, the sums' LSE, by the LSE rule; a sum at LSE
-  // -inf holds nothing yet (kernels/common/output_sums.cuh). A query may be in one row only.
+  // -inf holds nothing yet (kernels/common/output_sums.cuh). A query may be in one row only;
+  // a counting run (run_flash with counts) takes none.
   float* o_sums = nullptr;
   // Workspace: one int a forward's scheduler hands out work with (zeroed on the run's
   // stream, never null). Runs that overlap, on several streams, need one each.

@@ -148,6 +148,7 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
                cudaStream_t stream, KernelCounts* counts) {
   check_run("run_flash", kernel, layout, problem, t.positions);
   if (!t.work_counter) throw std::invalid_argument("run_flash: the tensors' views have no work counter");
+  if (t.o_sums && counts) throw std::invalid_argument("run_flash: a counting run stores its output, into no sums");
   const flash::Launcher<flash::Params> launch = launcher(kernel, &KernelLaunchers::forward, problem);
   const flash::KernelCounters counters(counts, stream);
   flash::Params p{};

@@ -59,8 +59,9 @@ __device__ __forceinline__ void start_accumulate_pv(Output<D>& o, const Probabil
 // runs while the tensor cores still add P_{j-1}·V_{j-1} into O; only then is O
 // rescaled and P_j packed (FlashAttention-3's overlap inside a warpgroup). Each
 // K and V stage is released as soon as its wgmma has read it. Then the epilogue.
-// With `counting`, it also counts tiles, cells and the scores its mask leaves finite.
-template <typename T, int D, ForwardFeatures F, bool counting>
+// With `counting`, it also counts tiles, cells and the scores its mask leaves finite; with
+// `fold`, the epilogue folds O into running sums.
+template <typename T, int D, ForwardFeatures F, bool counting, bool fold>
 __device__ void consume(const Params& params, const Shared<D, F>& s, int consumer) {
   using L = SharedLayout<D, F>;
   const flash::Params& p = params.flash;
@@ -160,7 +161,7 @@ __device__ void consume(const Params& params, const Shared<D, F>& s, int consume
       s.v_ring().release(v_use);
     }
     kv_read.advance(visits);
-    store_output<T, D>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
+    store_output<T, D, fold>(p, item, o, row_max, row_sum, q_tile, consumer, thread);
     s.q_ring().release(q_read);  // the item after next (with one buffer: the next) may load its Q here
   }
   if constexpr (counting) {

@@ -3,7 +3,7 @@
 // divided by the row sums and the LSE (finish_softmax), O staged in the warpgroup's
 // own 64 rows of the item's Q tile (its last Q·Kᵀ is done; the other warpgroup reads
 // only its own rows), then stored 16 bytes per thread in whole lines; rows past the
-// row's queries are not stored. With Params::o_sums, folded into running sums instead.
+// row's queries are not stored. With `fold`, folded into running sums instead (Params::o_sums).
 #include <cstdint>
 
 #include "kernels/common/output_sums.cuh"
@@ -13,7 +13,7 @@
 
 namespace attnlab::wgmma_sm90 {
 
-template <typename T, int D>
+template <typename T, int D, bool fold>
 __device__ __forceinline__ void store_output(const flash::Params& p, const Item& item, const float (&o)[D / 2],
                                              const float (&row_max)[2], const float (&row_sum)[2],
                                              unsigned char* o_tile, int consumer, int thread) {
@@ -21,7 +21,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
   float inv_sum[2], lse[2];
   flash::finish_softmax(row_max, row_sum, p.scale_log2, inv_sum, lse);
   const int first_row = 64 * consumer + 16 * warp + lane / 4;  // this thread's rows: first_row and first_row + 8
-  if (p.o_sums) {  // a context-parallel launch: into the rank's sums, from registers (no staging)
+  if constexpr (fold) {  // a context-parallel launch: into the rank's sums, from registers (no staging)
     flash::fold_into_sums<D>(p, item, first_row, o, inv_sum, lse, lane);
     return;
   }

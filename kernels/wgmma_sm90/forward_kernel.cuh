@@ -34,8 +34,9 @@ using SchedulerOf = decltype(make_scheduler<F>(0, nullptr));
 
 // `features`: features_key of the ForwardFeatures it is built with (a __global__
 // template cannot take a class-type parameter); `Scheduler`: SchedulerOf those features.
-// `counting`: the counting run's instantiation.
-template <typename T, int D, int features, typename Scheduler, bool counting>
+// `counting`: the counting run's instantiation; `fold`: the one that folds each query's
+// output into running sums (Params::o_sums) instead of storing it.
+template <typename T, int D, int features, typename Scheduler, bool counting, bool fold>
 __global__ void __launch_bounds__(kThreads, 1)
     forward(const __grid_constant__ Params params, const Scheduler scheduler) {
   constexpr ForwardFeatures F = features_of_key(features);
@@ -56,7 +57,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x < 32) produce<T, D, F>(params, s, scheduler);
   } else {
     claim_registers<kConsumerRegisters>();
-    consume<T, D, F, counting>(params, s, warpgroup - 1);
+    consume<T, D, F, counting, fold>(params, s, warpgroup - 1);
   }
 }
 

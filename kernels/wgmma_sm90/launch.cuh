@@ -69,9 +69,19 @@ void launch_forward_with(const flash::Params& params, const flash::LaunchArgs& a
     p.v_map = token_map<T, D>(params.v, params.kv_heads, args.positions);
     return p;
   };
+  constexpr bool shipped = F == shipped_features(D);
+  if (params.o_sums && !shipped)
+    throw std::invalid_argument(what + ": a ladder rung stores its output; the shipped kernel folds into sums");
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
-    flash::launch_scheduled<forward<T, D, features_key(F), SchedulerOf<F>, counting>>(
-        name, kThreads, SharedLayout<D, F>::bytes, scheduler, args.stream, with_tensor_maps, args.sm_margin);
+    const auto launch = [&]<bool fold>(const std::string& instance) {
+      flash::launch_scheduled<forward<T, D, features_key(F), SchedulerOf<F>, counting, fold>>(
+          instance, kThreads, SharedLayout<D, F>::bytes, scheduler, args.stream, with_tensor_maps, args.sm_margin);
+    };
+    // Folding is an instance of its own, so the stored path's code is the same as without it.
+    if constexpr (shipped && !counting) {
+      if (params.o_sums) return launch.template operator()<true>(name + " folding into sums");
+    }
+    launch.template operator()<false>(name);
   });
 }
 

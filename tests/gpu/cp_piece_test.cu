@@ -1,13 +1,15 @@
 // Context-parallel pieces on the GPU: a rank's query pieces against pieces of K/V through
 // each flash kernel (a layout with a query side, core/cost/cp_piece_layouts.hpp), its rounds
-// merged by their LSE (kernels/context_parallel.hpp), against the fp64 reference: each step's
-// partial against reference/cp_partial.hpp's of the same pieces, and a rank's sums over every
-// step of its exchange against the whole varlen forward. Awkward lengths, the three
-// strategies, both exchanges, windows, grouped-query attention, both dtypes and head dims.
+// folded into sums by their LSE in the kernels' epilogue (kernels/context_parallel.hpp),
+// against the fp64 reference: each step's partial against reference/cp_partial.hpp's of the
+// same pieces, and a rank's sums over every step of its exchange against the whole varlen
+// forward. Awkward lengths, the three strategies, both exchanges, windows, grouped-query
+// attention, both dtypes and head dims; and the runs that refuse sums.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -211,6 +213,26 @@ TEST(CpStepTensors, HoldThePiecesTokens) {
   EXPECT_EQ(download_values(step.q, p.dtype), gather(in.q, pieces.query_source, p.heads * p.head_dim));
   EXPECT_EQ(download_values(step.k, p.dtype), gather(in.k, pieces.key_source, p.kv_heads * p.head_dim));
   EXPECT_EQ(download_values(step.v, p.dtype), gather(in.v, pieces.key_source, p.kv_heads * p.head_dim));
+}
+
+// Folding into sums is the plain forward's: a counting run and the Hopper ladder's rungs
+// store their output and refuse sums before launching.
+TEST(CpOutputSums, OnlyThePlainForwardFolds) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  const Layout l = make_varlen_layout({300, 129}, true);
+  AttentionTensors t(l.buffer_tokens(), p);
+  DeviceBuffer sums(std::size_t(l.buffer_tokens()) * p.heads * p.head_dim * sizeof(float));
+  AttentionViews views(t);
+  views.o_sums = static_cast<float*>(sums.data());
+  for (const FlashKernelInfo& k : flash_kernels) {
+    if (!runs_here(k.kernel) || k.backward_rung > 0) continue;  // a backward rung's forward is the shipped one
+    SCOPED_TRACE(k.name);
+    const DeviceLayout layout(l, k.tile);
+    KernelCounts counts;
+    EXPECT_THROW(run_flash(k.kernel, layout, p, views, nullptr, &counts), std::invalid_argument);
+    if (k.rung > 0) EXPECT_THROW(run_flash(k.kernel, layout, p, views), std::invalid_argument);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, CpPieces, ::testing::ValuesIn(piece_configs()), piece_config_name);

@@ -71,7 +71,7 @@ void launch_forward_with(const flash::Params& params, const flash::LaunchArgs& a
   };
   constexpr bool shipped = F == shipped_features(D);
   if (params.o_sums && !shipped)
-    throw std::invalid_argument(what + ": a ladder rung stores its output; the shipped kernel folds into sums");
+    throw std::invalid_argument(what + ": folds into sums with the shipped features only; this rung stores its output");
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
     const auto launch = [&]<bool fold>(const std::string& instance) {
       flash::launch_scheduled<forward<T, D, features_key(F), SchedulerOf<F>, counting, fold>>(

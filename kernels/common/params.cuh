@@ -25,9 +25,9 @@ struct Params {
   const void* q;
   const void* k;
   const void* v;
-  void* o;       // in the dtype; unused where o_sums is set
-  float* lse;    // natural log; with o_sums, the sums' LSE
-  float* o_sums; // null, or fp32 running sums each query's O folds into (output_sums.cuh)
+  void* o;               // in the dtype; unused where o_sums is set
+  float* lse;            // natural log; with o_sums, the sums' LSE
+  float* o_sums;         // null, or fp32 running sums each query's O folds into (output_sums.cuh)
   DeviceCounts* counts;  // null unless counting
   int* work_counter;     // zero at launch: what a scheduler that hands out items by atomics counts with
 };

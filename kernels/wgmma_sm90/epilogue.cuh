@@ -25,7 +25,7 @@ __device__ __forceinline__ void store_output(const flash::Params& p, const Item&
     flash::fold_into_sums<D>(p, item, first_row, o, inv_sum, lse, lane);
     return;
   }
-  sync_threads_of(rows_barrier(consumer), kWarpgroup);         // every warp's Q·Kᵀ reads of these rows are done
+  sync_threads_of(rows_barrier(consumer), kWarpgroup);  // every warp's Q·Kᵀ reads of these rows are done
   stage_accumulator<T, D>(o_tile, o, first_row, inv_sum, lane);
   sync_threads_of(rows_barrier(consumer), kWarpgroup);
   const int q0 = item.q0 + 64 * consumer;  // the warpgroup's first row

@@ -70,6 +70,14 @@ constexpr const FlashKernelInfo& flash_kernel_info(FlashKernel k) {
 }
 constexpr TileShape kernel_tile(FlashKernel k) { return flash_kernel_info(k).tile; }
 
+// Whether the kernel's forward folds its output into running sums (AttentionViews::o_sums, a
+// context-parallel rank's rounds): the shipped forwards do, and so does every rung built with
+// their features; the forward ladder's other rungs store their output only.
+constexpr bool folds_into_sums(const FlashKernelInfo& k) {
+  return k.rung == 0 ||
+         wgmma_sm90::forward_rungs[k.rung - 1].features == wgmma_sm90::shipped_features(wgmma_sm90::ladder_head_dim);
+}
+
 // What naive's row names as its kernel.
 inline constexpr const char* naive_kernel_name = "cublas";
 

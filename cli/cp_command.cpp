@@ -409,7 +409,7 @@ void add_run_flags(CLI::App& cmd, CpOptions& options) {
 }
 
 // --run's numbers and flags, checked (before the scenario is read): refused where --run or --nccl
-// is missing, or a --csv path cannot be written.
+// is missing, a --csv path cannot be written, or --kernel cannot fold a round into sums.
 struct RunFlags {
   int reps = 0, warmup = 0;
   CpTransferSettings settings;
@@ -422,6 +422,10 @@ RunFlags checked_run_flags(const CpOptions& options) {
   if (options.nccl && !options.run) throw InputError("--nccl: runs the ranks; give --run with it");
   if (!options.csv.empty() && !options.run) throw InputError("--csv: writes --run's rows; give --run with it");
   if (!options.csv.empty()) check_results_path(options.csv, "--csv");
+  if (options.run && !options.kernel.empty() && !folds_into_sums(flash_kernel_info(parse_flash_kernel(options.kernel))))
+    throw InputError("--kernel " + options.kernel +
+                     ": a rung of the forward ladder stores its output; --run folds each round into sums: name "
+                     "wgmma-sm90 or mma-sm80");
   f.settings.sm_margin = int(parse_integer_flag(options.sm_margin, "--sm-margin", 0, max_sm_margin));
   f.settings.transfer_channels =
       int(parse_integer_flag(options.transfer_channels, "--transfer-channels", 0, max_transfer_channels));

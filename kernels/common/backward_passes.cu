@@ -16,7 +16,8 @@ std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem
   const std::size_t n = std::size_t(positions);
   const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
   return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)  // dO, dQ; dK, dV
-         + (n * p.heads + q_like) * sizeof(float);          // Δ, the dQ accumulator
+         + (n * p.heads + q_like) * sizeof(float)           // Δ, the dQ accumulator
+         + n * p.heads * sizeof(int);                       // dQ's arrival counters
 }
 
 namespace {
@@ -37,7 +38,8 @@ GradientTensors::GradientTensors(std::int64_t positions_, const AttentionProblem
       dk(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       dv(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       delta(std::size_t(positions_) * p.heads * sizeof(float)),
-      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)) {}
+      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)),
+      dq_arrivals(std::size_t(positions_) * p.heads * sizeof(int)) {}
 
 void upload_d_o(GradientTensors& g, DType dtype, const std::vector<float>& d_o) { upload_values(g.d_o, d_o, dtype); }
 
@@ -64,10 +66,12 @@ __device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
 
 // A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
 // across the group (groups never straddle a warp: their size divides 32). With
-// `zeros`, each lane also clears its chunk's 8 floats there: the flash backward's dQ
-// sums are cleared in this pass instead of a pass of their own.
+// `zeros`, each lane also clears its chunk's 8 floats there, and with `counters` the
+// group's first lane the pair's counter: the flash backward's dQ sums and arrival
+// counters are cleared in this pass instead of passes of their own.
 template <typename T>
-__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros) {
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros,
+                        int* counters) {
   const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t pair = c / lanes_per_pair;
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
@@ -79,7 +83,10 @@ __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_
     reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
   }
   for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
-  if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
+  if (pair < pairs && c % lanes_per_pair == 0) {
+    delta[pair] = sum;
+    if (counters) counters[pair] = 0;
+  }
 }
 
 // A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
@@ -107,7 +114,7 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 }  // namespace
 
 void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
-                   float* zeros, cudaStream_t stream) {
+                   float* zeros, int* counters, cudaStream_t stream) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
@@ -117,10 +124,10 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o),
-                                          pairs, lanes_per_pair, delta, zeros);
+                                          pairs, lanes_per_pair, delta, zeros, counters);
   else
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs,
-                                          lanes_per_pair, delta, zeros);
+                                          lanes_per_pair, delta, zeros, counters);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -7,10 +7,12 @@
 //    document or padding there, and although the mask gives those rows no weight, 0 · NaN
 //    would still reach dK through Q, dQ through K, or dS through dO and V;
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
-//    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
+//    accumulator by TMA bulk reductions, and hands the staging back once they have read it;
+//    with finish_dq it then counts each step's arrival (backward_finisher.cuh).
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
 // (kLoaderLanes arrivals a phase).
 #include "kernels/common/copy_async.cuh"
+#include "kernels/wgmma_sm90/backward_finisher.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
@@ -104,18 +106,24 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
   }
 }
 
-// Step by step: the staging is free once the last step's reductions have read it; then,
-// consumer by consumer, its staged dQ goes out. At head dim 64 consumer 0 alone stages dQ.
-template <typename T, int D>
+// Step by step: the staging is free once the last step's reductions have read it; then
+// (finish_dq) the last step's arrival is counted, while the consumers compute this one;
+// then, consumer by consumer, its staged dQ goes out. At head dim 64 consumer 0 alone
+// stages dQ.
+template <typename T, int D, bool finish_dq>
 __device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<D>& s,
                                       const KeyItem<T, D>& item, int lane) {
   constexpr int staging_consumers = D / 64;
   if (lane == 0) prefetch_tensor_map(&params.dq_map);
+  FinishQueue<D> finished(s);
   const int steps = step_count(item);
   for (int step = 0; step < steps; ++step) {
     if (lane == 0) wait_bulk_groups_read<0>();
     __syncwarp();
     for (int c = 0; c < staging_consumers; ++c) arrive_threads_of(dq_empty_barrier(c), kQueryGradientHandoffThreads);
+    if (finish_dq && lane == 0 && step > 0)
+      finished.count_arrival_of(params.flash, item, step_head(item, step - 1), step_first_query(item, step - 1));
+    __syncwarp();
     const int head = step_head(item, step), position = item.row_begin + step_first_query(item, step);
     for (int c = 0; c < staging_consumers; ++c) {
       sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
@@ -123,6 +131,11 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
     }
   }
   if (lane == 0) wait_bulk_groups<0>();  // the reductions have read the staging and added it
+  if (finish_dq && lane == 0) {
+    if (steps > 0)
+      finished.count_arrival_of(params.flash, item, step_head(item, steps - 1), step_first_query(item, steps - 1));
+    finished.close();
+  }
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -1,14 +1,20 @@
 #pragma once
 // The warp-specialized backward's shared memory: the key tile's K and V, two stages of
-// each step's Q, dO, dSᵀ and query info, dQ's staging, and the mbarriers of the step ring
-// (pipeline.cuh) and of K and V. Tiles in wgmma's 128-byte swizzle (shared_memory.cuh),
-// each 1024-byte aligned.
+// each step's Q, dO, dSᵀ and query info, dQ's staging, the queue of dQ tiles to finish,
+// and the mbarriers of the step ring (pipeline.cuh), of K and V and of the queue. Tiles in
+// wgmma's 128-byte swizzle (shared_memory.cuh), each 1024-byte aligned.
 #include <cstdint>
 
 #include "kernels/wgmma_sm90/backward_steps.cuh"
 #include "kernels/wgmma_sm90/pipeline.cuh"
 
 namespace attnlab::wgmma_sm90 {
+
+// A step's dQ whose sums every key tile has added (backward_finisher.cuh): `rows` rows
+// of query head `head` from buffer position `position`; rows 0 ends the queue.
+struct FinishedTile {
+  int head, position, rows;
+};
 
 // dSᵀ has a stage per step too: a consumer stages the next step's while the other may
 // still read this step's in its dQ product, so the consumers need not meet before it.
@@ -25,8 +31,13 @@ struct SpecializedBackwardLayout {
   static constexpr int ds = d_o + stages * query_tile_bytes;
   static constexpr int dq = ds + stages * ds_tile_bytes;
   static constexpr int infos = dq + D / kQueryGradientBoxFloats * kQueryGradientBoxBytes;
-  static constexpr int barriers = infos + stages * int(sizeof(QueryInfo));
-  static constexpr int barrier_count = 2 * stages + 1;               // the step ring's full and empty; K and V's
+  // The writer may find a tile to finish every step, and the finishers take a few steps
+  // over one only at a CTA's last steps: four places.
+  static constexpr int finish_slots = 4;
+  static constexpr int finished = infos + stages * int(sizeof(QueryInfo));
+  static constexpr int barriers = (finished + finish_slots * int(sizeof(FinishedTile)) + 7) / 8 * 8;
+  // The step ring's full and empty, K and V's, the finish queue's full and empty.
+  static constexpr int barrier_count = 2 * stages + 1 + 2 * finish_slots;
   static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
   // At the end the Q stages hold dK's 128 rows on their way out, the dO stages dV's.
   static_assert(stages * query_tile_bytes == key_tile_bytes);
@@ -48,6 +59,13 @@ struct BackwardShared {
   __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
   __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
   __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
+  __device__ FinishedTile& finished(int slot) const {
+    return reinterpret_cast<FinishedTile*>(base + L::finished)[slot];
+  }
+  __device__ BarrierRing<L::finish_slots> finish_ring() const {
+    constexpr int full = 2 * L::stages + 1;
+    return {barriers(), full, full + L::finish_slots};
+  }
 };
 
 }  // namespace attnlab::wgmma_sm90

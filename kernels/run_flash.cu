@@ -209,8 +209,9 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.dv = g.dv;
   p.counts = counters.device();
   launch(p, {layout.work_items(), positions, positions, nullptr, stream});
-  if (!finishes_dq)
-    convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream);
+  // The dQ the kernel has not written (all of it, unless the kernel finishes dQ itself).
+  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream,
+                    p.dq_arrivals, problem.head_dim);
   counters.read();
 }
 

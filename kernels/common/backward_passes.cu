@@ -9,6 +9,7 @@
 #include "kernels/backward.hpp"
 #include "kernels/common/backward_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
+#include "kernels/common/query_gradient_arrivals.hpp"
 
 namespace attnlab {
 
@@ -89,10 +90,14 @@ __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_
   }
 }
 
-// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
+// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by
+// element. With `late`, only the chunks of (position, head) pairs of `pair_values` values
+// whose counter holds a late arrival (kernels/common/query_gradient_arrivals.hpp).
 template <typename T>
-__global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor) {
+__global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor, const int* late,
+                            int pair_values) {
   const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
+  if (late && first < count && !(late[first / pair_values] & kLateArrival)) return;
   if (first + chunk <= count) {
     const float4 a = reinterpret_cast<const float4*>(from + first)[0],
                  b = reinterpret_cast<const float4*>(from + first)[1];
@@ -131,14 +136,17 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   CUDA_CHECK_LAUNCH();
 }
 
-void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype,
-                       cudaStream_t stream) {
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype, cudaStream_t stream,
+                       const int* late, int pair_values) {
   if (count == 0) return;
+  if (late && (pair_values % chunk != 0 || count % pair_values != 0))
+    throw std::logic_error("convert_from_fp32: pairs of " + std::to_string(pair_values) +
+                           " values are not whole chunks");
   const unsigned blocks = blocks_for((count + chunk - 1) / chunk);
   if (dtype == DType::bf16)
-    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to), count, factor, late, pair_values);
   else
-    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__half*>(to), count, factor);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__half*>(to), count, factor, late, pair_values);
   CUDA_CHECK_LAUNCH();
 }
 

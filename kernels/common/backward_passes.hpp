@@ -13,7 +13,11 @@ namespace attnlab {
 void compute_delta(const AttentionProblem& problem, std::int64_t positions, const void* d_o, const void* o,
                    float* delta, float* zeros, int* counters, cudaStream_t stream);
 
-// to[i] = factor·from[i], rounded to the dtype.
-void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype, cudaStream_t stream);
+// to[i] = factor·from[i], rounded to the dtype. With `late` (a backward that finishes dQ
+// itself), only the values of the (position, head) pairs, `pair_values` each, whose arrival
+// counter (kernels/common/query_gradient_arrivals.hpp) holds a late arrival: the kernel
+// wrote the others.
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype, cudaStream_t stream,
+                       const int* late = nullptr, int pair_values = 0);
 
 }  // namespace attnlab

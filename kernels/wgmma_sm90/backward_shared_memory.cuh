@@ -1,6 +1,6 @@
 #pragma once
 // The warp-specialized backward's shared memory: the key tile's K and V, two stages of
-// each step's Q, dO, dSᵀ and query info, dQ's staging, the queue of dQ tiles to finish,
+// each step's Q, dO, dSᵀ and query info, dQ's staging, the queue of steps for the dQ finishers,
 // and the mbarriers of the step ring (pipeline.cuh), of K and V and of the queue. Tiles in
 // wgmma's 128-byte swizzle (shared_memory.cuh), each 1024-byte aligned.
 #include <cstdint>
@@ -10,10 +10,11 @@
 
 namespace attnlab::wgmma_sm90 {
 
-// A step's dQ whose sums every key tile has added (backward_finisher.cuh): `rows` rows
-// of query head `head` from buffer position `position`; rows 0 ends the queue.
-struct FinishedTile {
-  int head, position, rows;
+// A step whose dQ the writer's bulk reductions have added (backward_finisher.cuh): `rows`
+// rows of query head `head` from buffer position `position`, whose sums are complete once
+// `key_tiles` key tiles have added them; rows 0 ends a finisher's part of the queue.
+struct AddedStep {
+  int head, position, rows, key_tiles;
 };
 
 // dSᵀ has a stage per step too: a consumer stages the next step's while the other may
@@ -31,11 +32,12 @@ struct SpecializedBackwardLayout {
   static constexpr int ds = d_o + stages * query_tile_bytes;
   static constexpr int dq = ds + stages * ds_tile_bytes;
   static constexpr int infos = dq + D / kQueryGradientBoxFloats * kQueryGradientBoxBytes;
-  // The writer may find a tile to finish every step, and the finishers take a few steps
-  // over one only at a CTA's last steps: four places.
-  static constexpr int finish_slots = 4;
-  static constexpr int finished = infos + stages * int(sizeof(QueryInfo));
-  static constexpr int barriers = (finished + finish_slots * int(sizeof(FinishedTile)) + 7) / 8 * 8;
+  // The writer queues a step each step; a finisher that converts takes a few steps over
+  // it: four places, two for each finisher.
+  static constexpr int finish_slots = 16;
+  static constexpr int added = infos + stages * int(sizeof(QueryInfo));
+  static constexpr int closing = added + finish_slots * int(sizeof(AddedStep));  // an int, set as the CTA's steps end
+  static constexpr int barriers = (closing + int(sizeof(int)) + 7) / 8 * 8;
   // The step ring's full and empty, K and V's, the finish queue's full and empty.
   static constexpr int barrier_count = 2 * stages + 1 + 2 * finish_slots;
   static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
@@ -59,9 +61,10 @@ struct BackwardShared {
   __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
   __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
   __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
-  __device__ FinishedTile& finished(int slot) const {
-    return reinterpret_cast<FinishedTile*>(base + L::finished)[slot];
-  }
+  // Whether the writer is done with the CTA's steps (one thread sets it, the finishers read it).
+  __device__ bool closing() const { return *reinterpret_cast<volatile int*>(base + L::closing) != 0; }
+  __device__ void set_closing(bool on) const { *reinterpret_cast<volatile int*>(base + L::closing) = on; }
+  __device__ AddedStep& added(int slot) const { return reinterpret_cast<AddedStep*>(base + L::added)[slot]; }
   __device__ BarrierRing<L::finish_slots> finish_ring() const {
     constexpr int full = 2 * L::stages + 1;
     return {barriers(), full, full + L::finish_slots};

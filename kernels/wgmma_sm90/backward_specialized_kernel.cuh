@@ -5,8 +5,8 @@
 //  - the producer (backward_producer.cuh, warpgroup 0): a loader warp copies K and V,
 //    then each step's Q, dO and query info by TMA into a ring of two stages; a writer
 //    warp adds each step's staged dQ to the fp32 accumulator by TMA bulk reductions;
-//    with finish_dq two finisher warps convert the steps whose sums are complete
-//    (backward_finisher.cuh);
+//    with finish_dq two finisher warps count each step's arrival and convert the steps
+//    whose sums are complete (backward_finisher.cuh);
 //  - two consumers (backward_consumer.cuh, warpgroups 1 and 2), 64 keys each, which
 //    wait on the ring's mbarriers instead of copying, meet once a step, and take the
 //    registers the producer gives back (setmaxnreg).
@@ -30,7 +30,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     s.step_ring().init(kLoaderLanes, kConsumerThreads);  // the loader's lanes fill, every consumer thread empties
     barrier_init(s.key_barrier(), kLoaderLanes);
-    s.finish_ring().init(1, kFinisherThreads);  // the writer's lane 0 fills, every finisher thread empties
+    s.finish_ring().init(1, 32);  // the writer's lane 0 fills, its finisher's lanes empty
+    s.set_closing(false);
     fence_barrier_init();
   }
   __syncthreads();
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (warp == 0) load_steps<T, D>(params, s, item, lane);
     if (warp == 1) write_query_gradients<T, D, finish_dq>(params, s, item, lane);
-    if (finish_dq && warp >= 2) finish_query_gradients<T, D>(params.flash, s, threadIdx.x - 64);
+    if (finish_dq && warp >= 2) finish_query_gradients<T, D>(params.flash, s, warp - 2, lane);
   } else {
     claim_registers<kConsumerRegisters>();
     consume_steps<T, D, counting>(params, s, item, warpgroup - 1);

@@ -87,6 +87,10 @@ __device__ __forceinline__ int count_arrival(int* counter) {
   asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
   return before;
 }
+// ORs `bits` into a word in global memory, relaxed: nothing waits for it.
+__device__ __forceinline__ void or_into(int* word, int bits) {
+  asm volatile("red.relaxed.gpu.global.or.b32 [%0], %1;\n" ::"l"(word), "r"(bits) : "memory");
+}
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }

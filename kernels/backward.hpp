@@ -20,17 +20,15 @@ namespace attnlab {
 struct GradientTensors {
   GradientTensors(std::int64_t positions, const AttentionProblem& problem);
   std::int64_t positions;
-  DeviceBuffer d_o;          // [position][head][head_dim], the dtype (the input)
-  DeviceBuffer dq;           // like Q
-  DeviceBuffer dk, dv;       // like K and V: [position][kv_head][head_dim]
-  DeviceBuffer delta;        // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
-  DeviceBuffer dq_accum;     // workspace of the flash backward: dQ / scale in fp32, summed by atomics
-  DeviceBuffer dq_arrivals;  // workspace of a flash backward that finishes dQ itself: int32 [position][head]
+  DeviceBuffer d_o;       // [position][head][head_dim], the dtype (the input)
+  DeviceBuffer dq;        // like Q
+  DeviceBuffer dk, dv;    // like K and V: [position][kv_head][head_dim]
+  DeviceBuffer delta;     // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
+  DeviceBuffer dq_accum;  // workspace of the flash backward: dQ / scale in fp32, summed by atomics
 };
 
 // The same by device address (as AttentionViews): a GradientTensors converts to it,
-// and a framework's own tensors fill it in. delta, dq_accum and dq_arrivals are the
-// workspace (each backward clears what it uses).
+// and a framework's own tensors fill it in. delta and dq_accum are the workspace.
 struct GradientViews {
   std::int64_t positions = 0;
   const void* d_o = nullptr;
@@ -39,7 +37,6 @@ struct GradientViews {
   void* dv = nullptr;
   float* delta = nullptr;
   float* dq_accum = nullptr;
-  int* dq_arrivals = nullptr;
   GradientViews() = default;
   GradientViews(const GradientTensors& g)  // implicit: a run on owned tensors passes them as they are
       : positions(g.positions),
@@ -48,8 +45,7 @@ struct GradientViews {
         dk(g.dk.data()),
         dv(g.dv.data()),
         delta(static_cast<float*>(g.delta.data())),
-        dq_accum(static_cast<float*>(g.dq_accum.data())),
-        dq_arrivals(static_cast<int*>(g.dq_arrivals.data())) {}
+        dq_accum(static_cast<float*>(g.dq_accum.data())) {}
 };
 
 // What GradientTensors allocates for `positions` buffer positions.

@@ -36,7 +36,7 @@ constexpr bool is_rung(const FlashKernelInfo& k) { return k.rung > 0 || k.backwa
 
 // The kernels as shipped fastest first (with no --kernel a run takes the first one the
 // GPU supports), then the ladder's rungs.
-inline constexpr std::array<FlashKernelInfo, 12> flash_kernels{{
+inline constexpr std::array<FlashKernelInfo, 11> flash_kernels{{
     {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, roles
     {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},        // teaching: mma.sync, cp.async
     {FlashKernel::wgmma_sm90_rung1, "wgmma-sm90/rung1", {128, 128}, 90, false, false, 1},
@@ -48,7 +48,6 @@ inline constexpr std::array<FlashKernelInfo, 12> flash_kernels{{
     {FlashKernel::wgmma_sm90_bwd_rung1, "wgmma-sm90/bwd-rung1", {128, 128}, 90, true, false, 0, 1},
     {FlashKernel::wgmma_sm90_bwd_rung2, "wgmma-sm90/bwd-rung2", {128, 128}, 90, true, false, 0, 2},
     {FlashKernel::wgmma_sm90_bwd_rung3, "wgmma-sm90/bwd-rung3", {128, 128}, 90, true, false, 0, 3},
-    {FlashKernel::wgmma_sm90_bwd_rung4, "wgmma-sm90/bwd-rung4", {128, 128}, 90, true, false, 0, 4},
 }};
 
 // Whether the entries numbered by `which` (a ladder) are 1, 2, ... `count` in order, at
@@ -77,16 +76,6 @@ constexpr TileShape kernel_tile(FlashKernel k) { return flash_kernel_info(k).til
 constexpr bool folds_into_sums(const FlashKernelInfo& k) {
   return k.rung == 0 ||
          wgmma_sm90::forward_rungs[k.rung - 1].features == wgmma_sm90::shipped_features(wgmma_sm90::ladder_head_dim);
-}
-
-// Whether the kernel's backward writes dQ in the dtype itself (its last addition to each
-// step's fp32 sums converts them: GradientViews::dq_arrivals), so no conversion pass
-// follows it: wgmma-sm90's as shipped and the backward ladder's rungs built with its
-// features; the teaching backward leaves the sums to the pass.
-constexpr bool finishes_query_gradient(const FlashKernelInfo& k) {
-  if (!k.has_backward || k.kernel == FlashKernel::mma_sm80) return false;
-  return k.backward_rung == 0 ? wgmma_sm90::shipped_backward_features().finish_dq
-                              : wgmma_sm90::backward_rungs[k.backward_rung - 1].features.finish_dq;
 }
 
 // What naive's row names as its kernel.

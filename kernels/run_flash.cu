@@ -78,7 +78,6 @@ constexpr KernelLaunchers launch_table[] = {
     backward_ladder_rung<1>(),
     backward_ladder_rung<2>(),
     backward_ladder_rung<3>(),
-    backward_ladder_rung<4>(),
 #endif
     {FlashKernel::mma_sm80,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),
@@ -182,11 +181,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
                                 " positions, the tensors " + std::to_string(t.positions));
   const flash::Launcher<flash::BackwardParams> launch = launcher(kernel, &KernelLaunchers::backward, problem);
   const std::int64_t positions = t.positions;
-  const bool finishes_dq = finishes_query_gradient(flash_kernel_info(kernel));
-  if (finishes_dq && !g.dq_arrivals)
-    throw std::invalid_argument("run_flash_backward: the gradients' views have no dQ arrival counters");
-  // Δ, and the dQ sums and arrival counters zeroed.
-  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, finishes_dq ? g.dq_arrivals : nullptr, stream);
+  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, stream);  // and zeroes the dQ sums
 
   const flash::KernelCounters counters(counts, stream);
   flash::BackwardParams p{};
@@ -203,15 +198,11 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.lse = t.lse;
   p.delta = g.delta;
   p.dq_accum = g.dq_accum;
-  p.dq_arrivals = finishes_dq ? g.dq_arrivals : nullptr;
-  p.dq = g.dq;
   p.dk = g.dk;
   p.dv = g.dv;
   p.counts = counters.device();
   launch(p, {layout.work_items(), positions, positions, nullptr, stream});
-  // The dQ the kernel has not written (all of it, unless the kernel finishes dQ itself).
-  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream,
-                    p.dq_arrivals, problem.head_dim);
+  convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream);
   counters.read();
 }
 

@@ -163,7 +163,7 @@ RunCheck AttentionRun::check(RunInputs& inputs) {
 RunCheck AttentionRun::check_backward(RunInputs& inputs) {
   AttentionTensors& t = input_set(0);
   GradientTensors& g = gradients(0);
-  for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.delta, &g.dq_accum, &g.dq_arrivals}) b->poison();
+  for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.delta, &g.dq_accum}) b->poison();
   forward(t);
   launch(0);
   const HostGradients host = download_gradients(g, problem_.dtype);

@@ -9,7 +9,6 @@
 #include "kernels/backward.hpp"
 #include "kernels/common/backward_passes.hpp"
 #include "kernels/common/cuda_check.hpp"
-#include "kernels/common/query_gradient_arrivals.hpp"
 
 namespace attnlab {
 
@@ -17,8 +16,7 @@ std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem
   const std::size_t n = std::size_t(positions);
   const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
   return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)  // dO, dQ; dK, dV
-         + (n * p.heads + q_like) * sizeof(float)           // Δ, the dQ accumulator
-         + n * p.heads * sizeof(int);                       // dQ's arrival counters
+         + (n * p.heads + q_like) * sizeof(float);          // Δ, the dQ accumulator
 }
 
 namespace {
@@ -39,8 +37,7 @@ GradientTensors::GradientTensors(std::int64_t positions_, const AttentionProblem
       dk(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       dv(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       delta(std::size_t(positions_) * p.heads * sizeof(float)),
-      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)),
-      dq_arrivals(std::size_t(positions_) * p.heads * sizeof(int)) {}
+      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)) {}
 
 void upload_d_o(GradientTensors& g, DType dtype, const std::vector<float>& d_o) { upload_values(g.d_o, d_o, dtype); }
 
@@ -67,12 +64,10 @@ __device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
 
 // A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
 // across the group (groups never straddle a warp: their size divides 32). With
-// `zeros`, each lane also clears its chunk's 8 floats there, and with `counters` the
-// group's first lane the pair's counter: the flash backward's dQ sums and arrival
-// counters are cleared in this pass instead of passes of their own.
+// `zeros`, each lane also clears its chunk's 8 floats there: the flash backward's dQ
+// sums are cleared in this pass instead of a pass of their own.
 template <typename T>
-__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros,
-                        int* counters) {
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros) {
   const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t pair = c / lanes_per_pair;
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
@@ -84,20 +79,13 @@ __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_
     reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
   }
   for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
-  if (pair < pairs && c % lanes_per_pair == 0) {
-    delta[pair] = sum;
-    if (counters) counters[pair] = 0;
-  }
+  if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
 }
 
-// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by
-// element. With `late`, only the chunks of (position, head) pairs of `pair_values` values
-// whose counter holds a late arrival (kernels/common/query_gradient_arrivals.hpp).
+// A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
 template <typename T>
-__global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor, const int* late,
-                            int pair_values) {
+__global__ void scaled_copy(const float* from, T* to, std::int64_t count, float factor) {
   const std::int64_t first = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * chunk;
-  if (late && first < count && !(late[first / pair_values] & kLateArrival)) return;
   if (first + chunk <= count) {
     const float4 a = reinterpret_cast<const float4*>(from + first)[0],
                  b = reinterpret_cast<const float4*>(from + first)[1];
@@ -119,7 +107,7 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 }  // namespace
 
 void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
-                   float* zeros, int* counters, cudaStream_t stream) {
+                   float* zeros, cudaStream_t stream) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
@@ -129,24 +117,21 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o),
-                                          pairs, lanes_per_pair, delta, zeros, counters);
+                                          pairs, lanes_per_pair, delta, zeros);
   else
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs,
-                                          lanes_per_pair, delta, zeros, counters);
+                                          lanes_per_pair, delta, zeros);
   CUDA_CHECK_LAUNCH();
 }
 
-void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype, cudaStream_t stream,
-                       const int* late, int pair_values) {
+void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype,
+                       cudaStream_t stream) {
   if (count == 0) return;
-  if (late && (pair_values % chunk != 0 || count % pair_values != 0))
-    throw std::logic_error("convert_from_fp32: pairs of " + std::to_string(pair_values) +
-                           " values are not whole chunks");
   const unsigned blocks = blocks_for((count + chunk - 1) / chunk);
   if (dtype == DType::bf16)
-    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to), count, factor, late, pair_values);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__nv_bfloat16*>(to), count, factor);
   else
-    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__half*>(to), count, factor, late, pair_values);
+    scaled_copy<<<blocks, block, 0, stream>>>(from, static_cast<__half*>(to), count, factor);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -44,10 +44,6 @@ struct BackwardParams {
   const float* lse;    // the forward's, natural log, [position][head]
   const float* delta;  // Δ = rowsum(dO∘O), [position][head]
   float* dq_accum;     // zeroed; receives dS·K (the scale is applied on conversion)
-  // A backward that finishes dQ itself (finishes_query_gradient): zeroed, [position][head];
-  // at a step's first position, how many key tiles have added that step's dQ to dq_accum.
-  int* dq_arrivals;
-  void* dq;  // such a backward's dQ in the dtype, like q
   void* dk;
   void* dv;
   float scale;           // the softmax scale: dK = scale·dSᵀ·Q

@@ -7,12 +7,10 @@
 //    document or padding there, and although the mask gives those rows no weight, 0 · NaN
 //    would still reach dK through Q, dQ through K, or dS through dO and V;
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
-//    accumulator by TMA bulk reductions, and hands the staging back once they have read it;
-//    with finish_dq it then queues each step for the finishers (backward_finisher.cuh).
+//    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
 // (kLoaderLanes arrivals a phase).
 #include "kernels/common/copy_async.cuh"
-#include "kernels/wgmma_sm90/backward_finisher.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
@@ -106,20 +104,13 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
   }
 }
 
-// With finish_dq, each step is queued for the finishers kQueueLag steps late, when its
-// bulk reductions (whose additions in L2 take longer than a step) are done; the CTA's
-// last kQueueLag steps are marked late.
-inline constexpr int kQueueLag = 2;
-
 // Step by step: the staging is free once the last step's reductions have read it; then,
-// consumer by consumer, its staged dQ goes out; then (finish_dq) the step kQueueLag back
-// is queued for the finishers. At head dim 64 consumer 0 alone stages dQ.
-template <typename T, int D, bool finish_dq>
+// consumer by consumer, its staged dQ goes out. At head dim 64 consumer 0 alone stages dQ.
+template <typename T, int D>
 __device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<D>& s,
                                       const KeyItem<T, D>& item, int lane) {
   constexpr int staging_consumers = D / 64;
   if (lane == 0) prefetch_tensor_map(&params.dq_map);
-  FinishQueue<D> finishers(s);
   const int steps = step_count(item);
   for (int step = 0; step < steps; ++step) {
     if (lane == 0) wait_bulk_groups_read<0>();
@@ -130,23 +121,8 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
       sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
       if (lane == 0) start_adding_query_gradient(&params.dq_map, s.dq(), c, head, position);
     }
-    if (finish_dq && lane == 0 && step >= kQueueLag) {
-      wait_bulk_groups<kQueueLag * staging_consumers>();
-      finishers.added(params.flash, item, step_head(item, step - kQueueLag), step_first_query(item, step - kQueueLag));
-    }
-    __syncwarp();
   }
-  if (finish_dq) {
-    if (lane == 0) {
-      wait_bulk_groups_read<0>();  // the reductions have read the staging; their additions may go on
-      s.set_closing(true);
-    }
-    for (int step = steps > kQueueLag ? steps - kQueueLag : 0; step < steps; ++step)
-      finishers.added_late(params.flash, item, step_head(item, step), step_first_query(item, step), lane);
-    if (lane == 0) finishers.close();
-  } else if (lane == 0) {
-    wait_bulk_groups<0>();  // the reductions have read the staging and added it
-  }
+  if (lane == 0) wait_bulk_groups<0>();  // the reductions have read the staging and added it
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -1,21 +1,14 @@
 #pragma once
 // The warp-specialized backward's shared memory: the key tile's K and V, two stages of
-// each step's Q, dO, dSᵀ and query info, dQ's staging, the queue of steps for the dQ finishers,
-// and the mbarriers of the step ring (pipeline.cuh), of K and V and of the queue. Tiles in
-// wgmma's 128-byte swizzle (shared_memory.cuh), each 1024-byte aligned.
+// each step's Q, dO, dSᵀ and query info, dQ's staging, and the mbarriers of the step ring
+// (pipeline.cuh) and of K and V. Tiles in wgmma's 128-byte swizzle (shared_memory.cuh),
+// each 1024-byte aligned.
 #include <cstdint>
 
 #include "kernels/wgmma_sm90/backward_steps.cuh"
 #include "kernels/wgmma_sm90/pipeline.cuh"
 
 namespace attnlab::wgmma_sm90 {
-
-// A step whose dQ the writer's bulk reductions have added (backward_finisher.cuh): `rows`
-// rows of query head `head` from buffer position `position`, whose sums are complete once
-// `key_tiles` key tiles have added them; rows 0 ends a finisher's part of the queue.
-struct AddedStep {
-  int head, position, rows, key_tiles;
-};
 
 // dSᵀ has a stage per step too: a consumer stages the next step's while the other may
 // still read this step's in its dQ product, so the consumers need not meet before it.
@@ -32,14 +25,8 @@ struct SpecializedBackwardLayout {
   static constexpr int ds = d_o + stages * query_tile_bytes;
   static constexpr int dq = ds + stages * ds_tile_bytes;
   static constexpr int infos = dq + D / kQueryGradientBoxFloats * kQueryGradientBoxBytes;
-  // The writer queues a step each step; a finisher that converts takes a few steps over
-  // it: four places, two for each finisher.
-  static constexpr int finish_slots = 16;
-  static constexpr int added = infos + stages * int(sizeof(QueryInfo));
-  static constexpr int closing = added + finish_slots * int(sizeof(AddedStep));  // an int, set as the CTA's steps end
-  static constexpr int barriers = (closing + int(sizeof(int)) + 7) / 8 * 8;
-  // The step ring's full and empty, K and V's, the finish queue's full and empty.
-  static constexpr int barrier_count = 2 * stages + 1 + 2 * finish_slots;
+  static constexpr int barriers = infos + stages * int(sizeof(QueryInfo));
+  static constexpr int barrier_count = 2 * stages + 1;               // the step ring's full and empty; K and V's
   static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
   // At the end the Q stages hold dK's 128 rows on their way out, the dO stages dV's.
   static_assert(stages * query_tile_bytes == key_tile_bytes);
@@ -61,14 +48,6 @@ struct BackwardShared {
   __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
   __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
   __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
-  // Whether the writer is done with the CTA's steps (one thread sets it, the finishers read it).
-  __device__ bool closing() const { return *reinterpret_cast<volatile int*>(base + L::closing) != 0; }
-  __device__ void set_closing(bool on) const { *reinterpret_cast<volatile int*>(base + L::closing) = on; }
-  __device__ AddedStep& added(int slot) const { return reinterpret_cast<AddedStep*>(base + L::added)[slot]; }
-  __device__ BarrierRing<L::finish_slots> finish_ring() const {
-    constexpr int full = 2 * L::stages + 1;
-    return {barriers(), full, full + L::finish_slots};
-  }
 };
 
 }  // namespace attnlab::wgmma_sm90

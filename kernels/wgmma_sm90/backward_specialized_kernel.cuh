@@ -5,24 +5,19 @@
 //  - the producer (backward_producer.cuh, warpgroup 0): a loader warp copies K and V,
 //    then each step's Q, dO and query info by TMA into a ring of two stages; a writer
 //    warp adds each step's staged dQ to the fp32 accumulator by TMA bulk reductions;
-//    with finish_dq two finisher warps count each step's arrival and convert the steps
-//    whose sums are complete (backward_finisher.cuh);
 //  - two consumers (backward_consumer.cuh, warpgroups 1 and 2), 64 keys each, which
 //    wait on the ring's mbarriers instead of copying, meet once a step, and take the
 //    registers the producer gives back (setmaxnreg).
 #include "kernels/common/scheduler.cuh"
 #include "kernels/wgmma_sm90/backward_consumer.cuh"
-#include "kernels/wgmma_sm90/backward_finisher.cuh"
 #include "kernels/wgmma_sm90/backward_producer.cuh"
-#include "kernels/wgmma_sm90/features.hpp"
 
 namespace attnlab::wgmma_sm90 {
 
-template <typename T, int D, int features, bool counting>
+template <typename T, int D, bool counting>
 __global__ void __launch_bounds__(kThreads, 1)
     backward_specialized(const __grid_constant__ BackwardParams params, const flash::OneCtaPerWork scheduler) {
   static_assert(D == 64 || D == 128);
-  constexpr bool finish_dq = backward_features_of_key(features).finish_dq;
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.
   const BackwardShared<D> s{shared_raw + ((1024 - shared_address(shared_raw) % 1024) % 1024)};
@@ -30,8 +25,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     s.step_ring().init(kLoaderLanes, kConsumerThreads);  // the loader's lanes fill, every consumer thread empties
     barrier_init(s.key_barrier(), kLoaderLanes);
-    s.finish_ring().init(1, 32);  // the writer's lane 0 fills, its finisher's lanes empty
-    s.set_closing(false);
     fence_barrier_init();
   }
   __syncthreads();
@@ -41,8 +34,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     release_registers<kProducerRegisters>();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (warp == 0) load_steps<T, D>(params, s, item, lane);
-    if (warp == 1) write_query_gradients<T, D, finish_dq>(params, s, item, lane);
-    if (finish_dq && warp >= 2) finish_query_gradients<T, D>(params.flash, s, warp - 2, lane);
+    if (warp == 1) write_query_gradients<T, D>(params, s, item, lane);
   } else {
     claim_registers<kConsumerRegisters>();
     consume_steps<T, D, counting>(params, s, item, warpgroup - 1);

@@ -64,31 +64,22 @@ struct BackwardFeatures {
   // (224 each) and meet once a step. Without, the two warpgroups copy every tile
   // themselves (cp.async) and meet at two CTA barriers a step. Needs dq_bulk_reduce.
   bool warp_specialized;
-  // dQ leaves in the dtype from the kernel: the writer counts, per step of 64 queries and
-  // head, the key tiles whose dQ has been added (an arrival counter in global memory), and
-  // the last one's tile is converted by two finisher warps of the producer warpgroup,
-  // from L2. Without, a pass of its own after the kernel reads the whole fp32 accumulator
-  // from HBM and converts it. Needs warp_specialized.
-  bool finish_dq;
 
   friend constexpr bool operator==(const BackwardFeatures&, const BackwardFeatures&) = default;
 };
 
-constexpr BackwardFeatures shipped_backward_features() { return {true, true, true}; }
+constexpr BackwardFeatures shipped_backward_features() { return {true, true}; }
 
 constexpr int backward_features_key(const BackwardFeatures& f) {
-  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1 | int(f.finish_dq) << 2;
+  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1;
 }
-constexpr BackwardFeatures backward_features_of_key(int key) {
-  return {bool(key & 1), bool(key >> 1 & 1), bool(key >> 2 & 1)};
-}
+constexpr BackwardFeatures backward_features_of_key(int key) { return {bool(key & 1), bool(key >> 1 & 1)}; }
 static_assert(backward_features_of_key(backward_features_key(shipped_backward_features())) ==
               shipped_backward_features());
 
 inline std::string describe_features(const BackwardFeatures& f) {
   const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
-  return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " +
-         yes_no(f.warp_specialized) + ", finish_dq " + yes_no(f.finish_dq);
+  return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " + yes_no(f.warp_specialized);
 }
 
 }  // namespace attnlab::wgmma_sm90

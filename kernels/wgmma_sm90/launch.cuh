@@ -107,9 +107,6 @@ void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& a
 template <typename T, int D, BackwardFeatures F>
 void launch_backward_with(const flash::BackwardParams& params, const flash::LaunchArgs& args, const std::string& what) {
   static_assert(F.dq_bulk_reduce || !F.warp_specialized, "the writer warp adds dQ by bulk reductions");
-  static_assert(F.warp_specialized || !F.finish_dq, "the writer warp counts the arrivals, finisher warps finish");
-  if (F.finish_dq && (!params.dq_arrivals || !params.dq))
-    throw std::logic_error(what + ": finishing dQ in the kernel needs its arrival counters and dQ");
   const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, what));
   const auto with_tensor_maps = [&] {
     BackwardParams p{};
@@ -127,8 +124,8 @@ void launch_backward_with(const flash::BackwardParams& params, const flash::Laun
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
     if constexpr (F.warp_specialized)
-      flash::launch_scheduled<backward_specialized<T, D, backward_features_key(F), counting>>(
-          name, kThreads, SpecializedBackwardLayout<D>::bytes, scheduler, args.stream, with_tensor_maps);
+      flash::launch_scheduled<backward_specialized<T, D, counting>>(name, kThreads, SpecializedBackwardLayout<D>::bytes,
+                                                                    scheduler, args.stream, with_tensor_maps);
     else
       flash::launch_scheduled<backward<T, D, backward_features_key(F), counting>>(
           name, kBackwardThreads, BackwardLayout<D, F.dq_bulk_reduce>::bytes, scheduler, args.stream, with_tensor_maps);

@@ -77,20 +77,6 @@ template <int pending>
 __device__ __forceinline__ void wait_bulk_groups() {
   asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(pending) : "memory");
 }
-// The thread's finished bulk writes to global memory (wait_bulk_groups), ordered before
-// its generic accesses that follow, such as a release to another SM.
-__device__ __forceinline__ void fence_global_after_async() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
-// Adds 1 to a counter in global memory, acquiring and releasing at GPU scope; returns
-// the count before.
-__device__ __forceinline__ int count_arrival(int* counter) {
-  int before;
-  asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
-  return before;
-}
-// ORs `bits` into a word in global memory, relaxed: nothing waits for it.
-__device__ __forceinline__ void or_into(int* word, int bits) {
-  asm volatile("red.relaxed.gpu.global.or.b32 [%0], %1;\n" ::"l"(word), "r"(bits) : "memory");
-}
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }

@@ -58,20 +58,16 @@ struct BackwardRung {
 inline constexpr BackwardRung backward_rungs[] = {
     {"two warpgroups of 64 keys per 128-key tile, the five products by wgmma, steps of 64 queries; "
      "dQ added by 8-byte reductions from registers",
-     {false, false, false}},
-    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true, false, false}},
+     {false, false}},
+    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true, false}},
     {"warp specialization: a producer warpgroup loads Q, dO and the query info by TMA into a ring of "
      "two stages and adds dQ by the bulk reductions; the consumers take 224 registers and meet once a step",
-     {true, true, false}},
-    {"dQ finished in the kernel: the last key tile to add to a step's dQ has it converted to the dtype from L2 by "
-     "two finisher warps (arrival counters per step and head); no conversion pass",
-     {true, true, true}},
+     {true, true}},
 };
 inline constexpr int backward_rung_count = static_cast<int>(std::size(backward_rungs));
 
 constexpr int ideas_apart(const BackwardFeatures& a, const BackwardFeatures& b) {
-  return (a.dq_bulk_reduce != b.dq_bulk_reduce) + (a.warp_specialized != b.warp_specialized) +
-         (a.finish_dq != b.finish_dq);
+  return (a.dq_bulk_reduce != b.dq_bulk_reduce) + (a.warp_specialized != b.warp_specialized);
 }
 
 static_assert(one_idea_per_rung(backward_rungs), "each backward rung adds one idea to the one before");

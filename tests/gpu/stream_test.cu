@@ -46,8 +46,7 @@ struct StreamRun {
   GradientTensors g;
   StreamRun(const AttentionTensors& inputs, const AttentionProblem& p)
       : t(inputs.positions, p), g(inputs.positions, p) {
-    for (DeviceBuffer* b : {&t.q, &t.o, &t.lse, &g.d_o, &g.dq, &g.dk, &g.dv, &g.delta, &g.dq_accum, &g.dq_arrivals})
-      b->poison();
+    for (DeviceBuffer* b : {&t.q, &t.o, &t.lse, &g.d_o, &g.dq, &g.dk, &g.dv, &g.delta, &g.dq_accum}) b->poison();
     copy_on(t.k, inputs.k, nullptr);
     copy_on(t.v, inputs.v, nullptr);
   }

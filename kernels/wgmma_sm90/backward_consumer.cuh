@@ -28,9 +28,7 @@ __device__ void consume_steps(const BackwardParams& params, const BackwardShared
   const unsigned char* const k_rows = s.k() + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
   const unsigned char* const v_rows = s.v() + kKeysPerWarpgroup * consumer * 128;
   const bool stages_dq = D == 128 || consumer == 0;  // at head dim 64 consumer 0 alone takes dQ
-  // The step's first query, decoded when the step starts; step 0's written out, since a
-  // CTA without steps has no query tiles to divide by.
-  int q0 = item.first_query_tile * kRows;
+  StepCursor cursor(item);
   barrier_wait(s.key_barrier(), 0);
   PipelineState<SpecializedBackwardLayout<D>::stages> read;
   const int steps = step_count(item);
@@ -40,6 +38,7 @@ __device__ void consume_steps(const BackwardParams& params, const BackwardShared
     const unsigned char* const do_tile = s.d_o(stage);
     unsigned char* const ds_tile = s.ds(stage);
     const QueryInfo& info = s.info(stage);
+    const int q0 = cursor.first_query;
     s.step_ring().wait_full(read);
 
     KeyScores scores, ds;
@@ -93,7 +92,7 @@ __device__ void consume_steps(const BackwardParams& params, const BackwardShared
     pin_registers(pf);
     pin_registers(dsf);
     s.step_ring().release(read);  // this thread's products have read the stage
-    q0 = step_first_query(item, step + 1);
+    cursor.advance(item);
   }
 
   // dK, dV of every key of the tile inside the row, padding keys too (zeros there),

@@ -121,11 +121,11 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   };
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
-  // The step's head and first query, decoded once, when its copies start (the decoding
-  // divides by the item's query-tile count), and carried into the step; step 0's are
-  // written out, since a CTA without steps has no query tiles to divide by.
-  int head = item.kv_head * item.group, q0 = item.first_query_tile * kRows;
+  // The step whose copies start next, one ahead of the step computed.
+  StepCursor ahead(item);
+  int head = ahead.head, q0 = ahead.first_query;
   if (steps > 0) start_step(head, q0, 0);
+  ahead.advance(item);
   flash::commit_copies();
 
   KeyGradient<D> dk = {}, dv = {};
@@ -159,8 +159,9 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
     // The next step's copies are issued while the tensor cores start this step's
     // products, so they are not on the products' path; they land while it computes.
-    const int next_head = step_head(item, step + 1), next_q0 = step_first_query(item, step + 1);
+    const int next_head = ahead.head, next_q0 = ahead.first_query;
     if (step + 1 < steps) start_step(next_head, next_q0, buffer ^ 1);
+    ahead.advance(item);
     flash::commit_copies();
     wgmma_wait<1>();
     pin_registers(s);

@@ -1,8 +1,8 @@
 #pragma once
 // The warp-specialized backward's shared memory: the key tile's K and V, two stages of
 // each step's Q, dO, dSᵀ and query info, dQ's staging, and the mbarriers of the step ring
-// (pipeline.cuh) and of K and V. Tiles in wgmma's 128-byte swizzle (shared_memory.cuh),
-// each 1024-byte aligned.
+// (pipeline.cuh), of K and V, and the loader's own (tiles that cross a row's valid end).
+// Tiles in wgmma's 128-byte swizzle (shared_memory.cuh), each 1024-byte aligned.
 #include <cstdint>
 
 #include "kernels/wgmma_sm90/backward_steps.cuh"
@@ -26,7 +26,7 @@ struct SpecializedBackwardLayout {
   static constexpr int dq = ds + stages * ds_tile_bytes;
   static constexpr int infos = dq + D / kQueryGradientBoxFloats * kQueryGradientBoxBytes;
   static constexpr int barriers = infos + stages * int(sizeof(QueryInfo));
-  static constexpr int barrier_count = 2 * stages + 1;               // the step ring's full and empty; K and V's
+  static constexpr int barrier_count = 2 * stages + 2;  // the step ring's full and empty; K and V's; the loader's
   static constexpr int bytes = barriers + barrier_count * 8 + 1024;  // + room to align the base to 1024
   // At the end the Q stages hold dK's 128 rows on their way out, the dO stages dV's.
   static_assert(stages * query_tile_bytes == key_tile_bytes);
@@ -48,6 +48,7 @@ struct BackwardShared {
   __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
   __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
   __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
+  __device__ std::uint64_t* crossing_barrier() const { return barriers() + 2 * L::stages + 1; }
 };
 
 }  // namespace attnlab::wgmma_sm90

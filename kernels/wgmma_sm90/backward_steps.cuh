@@ -36,14 +36,27 @@ template <typename Item>
 __device__ __forceinline__ int step_count(const Item& item) {
   return item.steps() * kHalves;
 }
-template <typename Item>
-__device__ __forceinline__ int step_head(const Item& item, int step) {
-  return item.head_of(step / kHalves);
-}
-template <typename Item>
-__device__ __forceinline__ int step_first_query(const Item& item, int step) {
-  return item.q0_of(step / kHalves) + (step % kHalves) * kStepQueries;
-}
+// A CTA's steps in order, their query head and first query advanced step by step, not
+// decoded from the step's index: that divides by the item's query-tile count, an integer
+// division in every role's step loop.
+struct StepCursor {
+  int head, first_query;
+  int steps_left_in_head;  // this step included
+  template <typename Item>
+  __device__ explicit StepCursor(const Item& item)
+      : head(item.kv_head * item.group),
+        first_query(item.first_query_tile * kRows),
+        steps_left_in_head(item.query_tile_count * kHalves) {}
+  template <typename Item>
+  __device__ void advance(const Item& item) {
+    first_query += kStepQueries;
+    if (--steps_left_in_head == 0) {
+      ++head;
+      first_query = item.first_query_tile * kRows;
+      steps_left_in_head = item.query_tile_count * kHalves;
+    }
+  }
+};
 
 // ---- the algorithm's steps, for one warpgroup's 64 keys ------------------------------
 //

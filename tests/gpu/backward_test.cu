@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -287,6 +288,51 @@ TEST(BackwardDeterminism, ASecondBackwardWritesTheSameGradients) {
     ASSERT_GT(largest, 0.f);
     for (std::size_t i = 0; i < first.dq.size(); ++i)
       ASSERT_LE(std::abs(first.dq[i] - second.dq[i]), 1e-2f * largest) << "dQ value " << i;  // NaN fails too
+  }
+}
+
+// What lies past a row's valid tokens (padding here, the next document in varlen) stays out
+// of the gradients: NaN at every padding position of Q, K, V and dO gives the gradients that
+// zeros there give, padding's zeros included. Rows of 160 tokens make key tiles and query
+// steps that cross the valid end, and a one-token document steps wholly past it.
+TEST(BackwardPadding, NaNPastTheValidEndStaysOut) {
+  ATTNLAB_REQUIRE_GPU();
+  AttentionProblem p;
+  p.heads = 4;
+  p.kv_heads = 2;
+  const Layout layout = make_padded_layout({65, 1, 160, 100}, 160, true);
+  const AttentionInputs inputs =
+      make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 7);
+  const std::vector<float> d_o = make_random_grad_output(inputs, 8);
+  const auto padded_with = [&](std::vector<float> values, int heads, float fill) {
+    const std::size_t width = std::size_t(heads) * p.head_dim;
+    for (std::size_t i = 0; i < layout.token_source.size(); ++i)
+      if (layout.token_source[i] < 0) std::fill_n(values.begin() + i * width, width, fill);
+    return values;
+  };
+  for (FlashKernel kernel : backward_kernels_here()) {
+    SCOPED_TRACE(flash_kernel_info(kernel).name);
+    DeviceLayout device_layout(layout, kernel_tile(kernel));
+    const auto gradients_with = [&](float fill) {
+      AttentionTensors t(layout.buffer_tokens(), p);
+      upload_qkv(t, p.dtype, padded_with(inputs.q, p.heads, fill), padded_with(inputs.k, p.kv_heads, fill),
+                 padded_with(inputs.v, p.kv_heads, fill));
+      GradientTensors g(layout.buffer_tokens(), p);
+      upload_d_o(g, p.dtype, padded_with(d_o, p.heads, fill));
+      run_flash(kernel, device_layout, p, t);
+      run_flash_backward(kernel, device_layout, p, t, g);
+      return download_gradients(g, p.dtype);
+    };
+    const HostGradients zeros = gradients_with(0.f);
+    const HostGradients nans = gradients_with(std::numeric_limits<float>::quiet_NaN());
+    EXPECT_EQ(zeros.dk, nans.dk);  // NaN differs from everything, itself included
+    EXPECT_EQ(zeros.dv, nans.dv);
+    ASSERT_EQ(zeros.dq.size(), nans.dq.size());
+    float largest = 0.f;
+    for (float v : zeros.dq) largest = std::max(largest, std::abs(v));
+    ASSERT_GT(largest, 0.f);
+    for (std::size_t i = 0; i < zeros.dq.size(); ++i)
+      ASSERT_LE(std::abs(zeros.dq[i] - nans.dq[i]), 1e-2f * largest) << "dQ value " << i;  // NaN fails too
   }
 }
 

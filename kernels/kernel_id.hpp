@@ -17,6 +17,7 @@ enum class FlashKernel {
   wgmma_sm90_bwd_rung1,
   wgmma_sm90_bwd_rung2,
   wgmma_sm90_bwd_rung3,
+  wgmma_sm90_bwd_rung4,
 };
 
 }  // namespace attnlab

@@ -78,6 +78,7 @@ constexpr KernelLaunchers launch_table[] = {
     backward_ladder_rung<1>(),
     backward_ladder_rung<2>(),
     backward_ladder_rung<3>(),
+    backward_ladder_rung<4>(),
 #endif
     {FlashKernel::mma_sm80,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),
@@ -179,6 +180,8 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   if (g.positions != t.positions)
     throw std::invalid_argument("run_flash_backward: gradients hold " + std::to_string(g.positions) +
                                 " positions, the tensors " + std::to_string(t.positions));
+  if (!g.work_counter) throw std::invalid_argument("run_flash_backward: the gradients' views have no work counter");
+  if (t.sm_margin < 0) throw std::invalid_argument("run_flash_backward: a negative SM margin");
   const flash::Launcher<flash::BackwardParams> launch = launcher(kernel, &KernelLaunchers::backward, problem);
   const std::int64_t positions = t.positions;
   compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, stream);  // and zeroes the dQ sums
@@ -201,7 +204,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.dk = g.dk;
   p.dv = g.dv;
   p.counts = counters.device();
-  launch(p, {layout.work_items(), positions, positions, nullptr, stream});
+  launch(p, {layout.work_items(), positions, positions, g.work_counter, stream, t.sm_margin});
   convert_from_fp32(p.dq_accum, g.dq, positions * problem.heads * problem.head_dim, p.scale, problem.dtype, stream);
   counters.read();
 }

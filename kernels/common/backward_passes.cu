@@ -16,7 +16,8 @@ std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem
   const std::size_t n = std::size_t(positions);
   const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
   return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)  // dO, dQ; dK, dV
-         + (n * p.heads + q_like) * sizeof(float);          // Δ, the dQ accumulator
+         + (n * p.heads + q_like) * sizeof(float)           // Δ, the dQ accumulator
+         + sizeof(int);                                     // the work counter
 }
 
 namespace {
@@ -37,7 +38,8 @@ GradientTensors::GradientTensors(std::int64_t positions_, const AttentionProblem
       dk(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       dv(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       delta(std::size_t(positions_) * p.heads * sizeof(float)),
-      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)) {}
+      dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)),
+      work_counter(sizeof(int)) {}
 
 void upload_d_o(GradientTensors& g, DType dtype, const std::vector<float>& d_o) { upload_values(g.d_o, d_o, dtype); }
 

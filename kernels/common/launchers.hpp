@@ -16,9 +16,9 @@ struct LaunchArgs {
   int work_items = 0;                // the work list's (row, tile) items
   std::int64_t positions = 0;        // K and V's buffer positions (the Hopper kernels' tensor maps)
   std::int64_t query_positions = 0;  // Q, O and LSE's: Layout::query_tokens
-  int* work_counter = nullptr;       // the forward's: AttentionViews::work_counter
+  int* work_counter = nullptr;       // AttentionViews::work_counter, the backward's GradientViews::work_counter
   cudaStream_t stream = nullptr;
-  int sm_margin = 0;  // the forward's: AttentionViews::sm_margin
+  int sm_margin = 0;  // AttentionViews::sm_margin
 };
 
 template <typename KernelParams>

@@ -48,6 +48,7 @@ struct KeyTileItem {
   int row, k0, row_begin, extent, valid, kv_head, group, first_query_tile, query_tile_count;
   const T *k, *v;  // the tile's first key and value, of its KV head
 
+  KeyTileItem() = default;  // a slot's, filled in by assignment
   __device__ KeyTileItem(const BackwardParams& p, int index) {
     const WorkItem w = p.work[index / p.kv_heads];
     kv_head = index % p.kv_heads;

@@ -1,10 +1,12 @@
 #pragma once
 // The warp-specialized backward's consumers (warpgroups 1 and 2), 64 of the key tile's
-// keys each, dK and dV in registers: per step of the ring, the five products of
-// backward_steps.cuh. They meet once a step, when both halves of dSᵀ are staged for dQ's
-// product; each hands its dQ to the writer warp through the staging (dq_full, dq_empty);
-// each releases the step's stage when its products are done. At the end dK and dV leave
-// through the Q and dO stages in whole lines.
+// keys each, dK and dV in registers: item by item (from the item slots, published with
+// each item's K and V), per step of the ring, the five products of backward_steps.cuh.
+// They meet once a step, when both halves of dSᵀ are staged for dQ's product; each hands
+// its dQ to the writer warp through the staging (dq_full, dq_empty); each releases the
+// step's stage when its products are done, and the item's K and V after its last step.
+// At an item's end dK and dV leave through the dSᵀ stages and dQ's staging in whole lines,
+// while the loader fills the next item's steps and K and V.
 #include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
@@ -14,103 +16,115 @@
 
 namespace attnlab::wgmma_sm90 {
 
-template <typename T, int D, bool counting>
-__device__ void consume_steps(const BackwardParams& params, const BackwardShared<D>& s, const KeyItem<T, D>& item,
-                              int consumer) {
+template <typename T, int D, bool persistent, bool counting>
+__device__ void consume_items(const BackwardParams& params, const BackwardShared<T, D>& s, int consumer) {
   const flash::BackwardParams& p = params.flash;
   const LayoutView& lv = p.layout;
   const int thread = threadIdx.x % kWarpgroup, warp = thread / 32, lane = thread % 32;
   CellCounts counted;
   long long visited = 0, finite = 0;
-  KeyGradient<D> dk = {}, dv = {};
   const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
   const int first_key = kKeysPerWarpgroup * consumer + 16 * warp + lane / 4;       // the thread's first key in the tile
   const unsigned char* const k_rows = s.k() + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
   const unsigned char* const v_rows = s.v() + kKeysPerWarpgroup * consumer * 128;
   const bool stages_dq = D == 128 || consumer == 0;  // at head dim 64 consumer 0 alone takes dQ
-  StepCursor cursor(item);
-  barrier_wait(s.key_barrier(), 0);
-  PipelineState<SpecializedBackwardLayout<D>::stages> read;
-  const int steps = step_count(item);
-  for (int step = 0; step < steps; ++step, read.advance()) {
-    const int stage = read.stage();
-    const unsigned char* const q_tile = s.q(stage);
-    const unsigned char* const do_tile = s.d_o(stage);
-    unsigned char* const ds_tile = s.ds(stage);
-    const QueryInfo& info = s.info(stage);
-    const int q0 = cursor.first_query;
-    s.step_ring().wait_full(read);
+  PipelineState<SpecializedBackwardLayout<T, D>::stages> read;
+  for (int n = 0;; ++n) {
+    barrier_wait(s.key_barrier(), n % 2);  // item n published, its K and V landed
+    if (persistent && s.item_slot(n).done) break;
+    const KeyItem<T, D> item = s.item_slot(n).item;
+    KeyGradient<D> dk = {}, dv = {};
+    StepCursor cursor(item);
+    const int steps = step_count(item);
+    for (int step = 0; step < steps; ++step, read.advance()) {
+      const int stage = read.stage();
+      const unsigned char* const q_tile = s.q(stage);
+      const unsigned char* const do_tile = s.d_o(stage);
+      unsigned char* const ds_tile = s.ds(stage);
+      const QueryInfo& info = s.info(stage);
+      const int q0 = cursor.first_query;
+      s.step_ring().wait_full(read);
 
-    KeyScores scores, ds;
-    wgmma_fence();
-    start_key_scores<T, D>(scores, k_rows, q_tile);  // Sᵀ = K·Qᵀ
-    start_key_scores<T, D>(ds, v_rows, do_tile);     // dPᵀ = V·dOᵀ
-    wgmma_wait<1>();
-    pin_registers(scores);
-    constexpr TileShape step_cells{kStepQueries, kCols};
-    const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, step_cells);
-    if constexpr (counting) {
-      KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
-      for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = scores[e];
-      flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
-      finite += flash::finite_scores(masked_scores);
-      if (consumer == 0 && thread == 0) {
-        counted += count_tile(lv, item.row, q0, item.k0, step_cells);
-        visited += step % kHalves == 0;  // a tile's first half
-      }
-    }
-    KeyFragments pf, dsf;
-    key_step_operands<T>(scores, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
-    wgmma_fence();
-    start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
-    if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
-    fence_shared_for_async();                                             // the dQ products read the staged dSᵀ
-    sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);        // both consumers' rows of dSᵀ staged
-
-    if (stages_dq) {
-      // dQ's product, then (head dim 128) dK's, so the staging and the bulk reductions
-      // go out while the tensor cores take dK. At head dim 64 dK went with dV: a product
-      // issued by one warpgroup only, before another, is serialized by ptxas (C7520).
-      QueryGradient dq;
+      KeyScores scores, ds;
       wgmma_fence();
-      start_query_gradient<T, D>(dq, ds_tile, s.k(), consumer);
-      if constexpr (D == 128) {
-        start_accumulate_keys<T, D>(dk, dsf, q_tile);
-        wgmma_wait<1>();
-      } else {
-        wgmma_wait<0>();
+      start_key_scores<T, D>(scores, k_rows, q_tile);  // Sᵀ = K·Qᵀ
+      start_key_scores<T, D>(ds, v_rows, do_tile);     // dPᵀ = V·dOᵀ
+      wgmma_wait<1>();
+      pin_registers(scores);
+      constexpr TileShape step_cells{kStepQueries, kCols};
+      const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, step_cells);
+      if constexpr (counting) {
+        KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
+        for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = scores[e];
+        flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
+        finite += flash::finite_scores(masked_scores);
+        if (consumer == 0 && thread == 0) {
+          counted += count_tile(lv, item.row, q0, item.k0, step_cells);
+          visited += step % kHalves == 0;  // a tile's first half
+        }
       }
-      pin_registers(dq);
-      sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);  // the writer has read the last
-      stage_query_gradient(s.dq(), dq, consumer, warp, lane);
-      fence_shared_for_async();  // the bulk reductions read what these stores wrote
-      arrive_threads_of(dq_full_barrier(consumer), kQueryGradientHandoffThreads);
-    }
-    wgmma_wait<0>();
-    pin_registers(dv);
-    pin_registers(dk);
-    pin_registers(pf);
-    pin_registers(dsf);
-    s.step_ring().release(read);  // this thread's products have read the stage
-    cursor.advance(item);
-  }
+      KeyFragments pf, dsf;
+      key_step_operands<T>(scores, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
+      wgmma_fence();
+      start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
+      if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q
+      fence_shared_for_async();                                             // the dQ products read the staged dSᵀ
+      sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);        // both consumers' rows of dSᵀ staged
 
-  // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
-  // staged in the Q and dO stages once both consumers' products have read them.
-  sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);
-  unsigned char* const dk_tile = s.q(0);
-  unsigned char* const dv_tile = s.d_o(0);
-  const float key_scale[2] = {p.scale, p.scale};
-  stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
-  stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
-  sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);  // every row staged
-  const int key_row = item.k0 + kKeysPerWarpgroup * consumer;
-  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
-  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
-  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
-                                 kKeysPerWarpgroup * consumer, thread);
-  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
-                                 kKeysPerWarpgroup * consumer, thread);
+      if (stages_dq) {
+        // dQ's product, then (head dim 128) dK's, so the staging and the bulk reductions
+        // go out while the tensor cores take dK. At head dim 64 dK went with dV: a product
+        // issued by one warpgroup only, before another, is serialized by ptxas (C7520).
+        QueryGradient dq;
+        wgmma_fence();
+        start_query_gradient<T, D>(dq, ds_tile, s.k(), consumer);
+        if constexpr (D == 128) {
+          start_accumulate_keys<T, D>(dk, dsf, q_tile);
+          wgmma_wait<1>();
+        } else {
+          wgmma_wait<0>();
+        }
+        pin_registers(dq);
+        sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);  // the writer has read the last
+        stage_query_gradient(s.dq(), dq, consumer, warp, lane);
+        fence_shared_for_async();  // the bulk reductions read what these stores wrote
+        arrive_threads_of(dq_full_barrier(consumer), kQueryGradientHandoffThreads);
+      }
+      wgmma_wait<0>();
+      pin_registers(dv);
+      pin_registers(dk);
+      pin_registers(pf);
+      pin_registers(dsf);
+      s.step_ring().release(read);  // this thread's products have read the stage
+      cursor.advance(item);
+    }
+    if constexpr (persistent) {
+      // The writer has read the item's last staged dQ, and with it passed the item's slot.
+      if (stages_dq) sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);
+      barrier_arrive(s.key_empty_barrier());  // this thread's products are done with K and V
+    }
+
+    // dK, dV of every key of the tile inside the row, padding keys too (zeros there), staged
+    // once both consumers' products have read what they are staged in: persistent, the dSᵀ
+    // stages and dQ's staging (the Q and dO stages take the next item's steps); else the Q
+    // and dO stages.
+    sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);
+    unsigned char* const dk_tile = persistent ? s.dk_staging() : s.q(0);
+    unsigned char* const dv_tile = persistent ? s.dv_staging() : s.d_o(0);
+    const float key_scale[2] = {p.scale, p.scale};
+    stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
+    stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
+    sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);  // every row staged
+    const int key_row = item.k0 + kKeysPerWarpgroup * consumer;
+    const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
+    const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
+    store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
+                                   kKeysPerWarpgroup * consumer, thread);
+    store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
+                                   kKeysPerWarpgroup * consumer, thread);
+    if constexpr (!persistent) break;
+    sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);  // every row stored: the next item stages there
+  }
   if constexpr (counting) {
     flash::add_finite_scores(p.counts, finite);
     if (consumer == 0 && thread == 0) flash::add_counts(p.counts, counted, visited);

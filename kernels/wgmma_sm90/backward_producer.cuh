@@ -1,13 +1,15 @@
 #pragma once
 // The warp-specialized backward's producer (warpgroup 0), two warps at work:
-//  - the loader (warp 0) copies the key tile's K and V once, then each step's Q and dO
-//    (64 queries of one head) by TMA into the step ring's next stage, the step's query
-//    info (LSE, Δ, attended keys) beside them; rows past the row's valid tokens it
-//    zeroes (fill_tile_pair);
+//  - the loader (warp 0) takes the items from the scheduler; per item it copies each
+//    step's Q and dO (64 queries of one head) by TMA into the step ring's next stage, the
+//    step's query info (LSE, Δ, attended keys) beside them, and, once the consumers are
+//    done with the last item's, the key tile's K and V, with the item published in its
+//    slot; rows past the row's valid tokens it zeroes (fill_tile_pair);
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
 //    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
 // (kLoaderLanes arrivals a phase).
+#include "kernels/common/scheduler.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
 #include "kernels/wgmma_sm90/barriers.cuh"
@@ -71,8 +73,23 @@ __device__ __forceinline__ void fill_tile_pair(unsigned char* tile_a, const CUte
   barrier_arrive(full);
 }
 
+// Item n's K and V, once every consumer thread is done with item n - 1's. Lane 0's arrival on
+// the key barrier, whose phase n the consumers and the writer wait for, publishes the item's
+// slot too. Waiting for item n - 1's K and V to be free also keeps the key barrier from
+// completing phase n before the writer has waited for phase n - 1 (the consumers release
+// them after the writer's last hand-back of the item), which a parity wait would miss.
 template <typename T, int D>
-__device__ void load_steps(const BackwardParams& params, const BackwardShared<D>& s, const KeyItem<T, D>& item,
+__device__ __forceinline__ void load_keys(const BackwardParams& params, const BackwardShared<T, D>& s,
+                                          const KeyItem<T, D>& item, int n, CrossingBarrier& crossing, int lane) {
+  if (n > 0) barrier_wait(s.key_empty_barrier(), (n - 1) % 2);
+  fill_tile_pair<D, kCols>(s.k(), &params.k_map, s.v(), &params.v_map, item.kv_head, item.row_begin + item.k0,
+                           item.valid - item.k0, s.key_barrier(), crossing, lane);
+}
+
+// Persistent, the loader walks the scheduler's items and publishes the end of the work in
+// a slot of its own; else it loads its CTA's one item.
+template <typename T, int D, bool persistent, typename Scheduler>
+__device__ void load_items(const BackwardParams& params, const BackwardShared<T, D>& s, const Scheduler& scheduler,
                            int lane) {
   const flash::BackwardParams& p = params.flash;
   if (lane == 0) {
@@ -82,41 +99,69 @@ __device__ void load_steps(const BackwardParams& params, const BackwardShared<D>
     prefetch_tensor_map(&params.v_map);
   }
   CrossingBarrier crossing{s.crossing_barrier(), 0};
-  fill_tile_pair<D, kCols>(s.k(), &params.k_map, s.v(), &params.v_map, item.kv_head, item.row_begin + item.k0,
-                           item.valid - item.k0, s.key_barrier(), crossing, lane);
-
-  PipelineState<SpecializedBackwardLayout<D>::stages> write;
-  const int steps = step_count(item);
-  StepCursor cursor(item);
-  for (int step = 0; step < steps; ++step, write.advance(), cursor.advance(item)) {
-    const int head = cursor.head, q0 = cursor.first_query;
-    const int stage = write.stage();
-    s.step_ring().wait_empty(write);  // both consumers are done with the step two back
-    // Every lane arrives on the stage's barrier after its own stores of the query info.
-    flash::load_query_info(p, item.row_begin, item.bounds(), head, q0, s.info(stage), lane);
-    fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head, item.row_begin + q0,
-                                    item.valid - q0, s.step_ring().full_barrier(write), crossing, lane);
+  PipelineState<SpecializedBackwardLayout<T, D>::stages> write;
+  flash::WorkTile work = scheduler.get_initial_work();
+  for (int n = 0;; ++n) {
+    if (!scheduler.is_valid(work)) {
+      // Slot n says the work is done; its phase of the key barrier carries no bytes.
+      if (lane == 0) s.item_slot(n).done = true;
+      if (n > 0) barrier_wait(s.key_empty_barrier(), (n - 1) % 2);
+      barrier_arrive(s.key_barrier());
+      return;
+    }
+    const KeyItem<T, D> item(p, work.index);
+    if (lane == 0) s.item_slot(n) = {item, false};
+    flash::WorkTile next{0};
+    if (lane == 0) next = scheduler.get_next_work(work);  // a counter's latency hides behind this item's loads
+    const int steps = step_count(item);
+    StepCursor cursor(item);
+    for (int step = 0; step < steps; ++step, write.advance(), cursor.advance(item)) {
+      const int head = cursor.head, q0 = cursor.first_query;
+      const int stage = write.stage();
+      s.step_ring().wait_empty(write);  // both consumers are done with the step two back
+      // Every lane arrives on the stage's barrier after its own stores of the query info.
+      flash::load_query_info(p, item.row_begin, item.bounds(), head, q0, s.info(stage), lane);
+      fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head,
+                                      item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write),
+                                      crossing, lane);
+      // K and V after the first step's copies, which need not wait for the last item's products.
+      if (step == 0) load_keys(params, s, item, n, crossing, lane);
+    }
+    if (steps == 0) load_keys(params, s, item, n, crossing, lane);
+    if constexpr (!persistent) return;
+    work.index = __shfl_sync(0xffffffffu, next.index, 0);
   }
 }
 
 // Step by step: the staging is free once the last step's reductions have read it; then,
-// consumer by consumer, its staged dQ goes out. At head dim 64 consumer 0 alone stages dQ.
-template <typename T, int D>
-__device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<D>& s,
-                                      const KeyItem<T, D>& item, int lane) {
+// consumer by consumer, its staged dQ goes out. Persistent, at an item's end the staging
+// goes back once more: the consumers stage the item's dK and dV there. At head dim 64
+// consumer 0 alone stages dQ.
+template <typename T, int D, bool persistent>
+__device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<T, D>& s, int lane) {
   constexpr int staging_consumers = D / 64;
   if (lane == 0) prefetch_tensor_map(&params.dq_map);
-  const int steps = step_count(item);
-  StepCursor cursor(item);
-  for (int step = 0; step < steps; ++step, cursor.advance(item)) {
+  const auto hand_back_staging = [&] {
     if (lane == 0) wait_bulk_groups_read<0>();
     __syncwarp();
     for (int c = 0; c < staging_consumers; ++c) arrive_threads_of(dq_empty_barrier(c), kQueryGradientHandoffThreads);
-    const int head = cursor.head, position = item.row_begin + cursor.first_query;
-    for (int c = 0; c < staging_consumers; ++c) {
-      sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
-      if (lane == 0) start_adding_query_gradient(&params.dq_map, s.dq(), c, head, position);
+  };
+  for (int n = 0;; ++n) {
+    barrier_wait(s.key_barrier(), n % 2);  // item n published
+    if (persistent && s.item_slot(n).done) break;
+    const KeyItem<T, D> item = s.item_slot(n).item;
+    const int steps = step_count(item);
+    StepCursor cursor(item);
+    for (int step = 0; step < steps; ++step, cursor.advance(item)) {
+      hand_back_staging();
+      const int head = cursor.head, position = item.row_begin + cursor.first_query;
+      for (int c = 0; c < staging_consumers; ++c) {
+        sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
+        if (lane == 0) start_adding_query_gradient(&params.dq_map, s.dq(), c, head, position);
+      }
     }
+    if constexpr (!persistent) break;
+    hand_back_staging();
   }
   if (lane == 0) wait_bulk_groups<0>();  // the reductions have read the staging and added it
 }

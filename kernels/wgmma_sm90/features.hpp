@@ -64,22 +64,31 @@ struct BackwardFeatures {
   // (224 each) and meet once a step. Without, the two warpgroups copy every tile
   // themselves (cp.async) and meet at two CTA barriers a step. Needs dq_bulk_reduce.
   bool warp_specialized;
+  // One CTA per SM, taking items from an atomic counter (the forward's scheduler), so that
+  // the next item's K, V and first steps load while this item's dK and dV are staged and
+  // stored (beside dSᵀ and dQ, not in the Q and dO stages the next steps fill), and launching
+  // a CTA, its barriers and its tensor maps are paid once per SM. Without, one CTA per item.
+  // Needs warp_specialized.
+  bool persistent;
 
   friend constexpr bool operator==(const BackwardFeatures&, const BackwardFeatures&) = default;
 };
 
-constexpr BackwardFeatures shipped_backward_features() { return {true, true}; }
+constexpr BackwardFeatures shipped_backward_features() { return {true, true, true}; }
 
 constexpr int backward_features_key(const BackwardFeatures& f) {
-  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1;
+  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1 | int(f.persistent) << 2;
 }
-constexpr BackwardFeatures backward_features_of_key(int key) { return {bool(key & 1), bool(key >> 1 & 1)}; }
+constexpr BackwardFeatures backward_features_of_key(int key) {
+  return {bool(key & 1), bool(key >> 1 & 1), bool(key >> 2 & 1)};
+}
 static_assert(backward_features_of_key(backward_features_key(shipped_backward_features())) ==
               shipped_backward_features());
 
 inline std::string describe_features(const BackwardFeatures& f) {
   const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
-  return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " + yes_no(f.warp_specialized);
+  return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " +
+         yes_no(f.warp_specialized) + ", persistent " + yes_no(f.persistent);
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -101,13 +101,16 @@ void launch_forward_rung(const flash::Params& params, const flash::LaunchArgs& a
           " (adds: " + r.idea + "; " + describe_features(r.features) + ")");
 }
 
-// One CTA per (key tile, KV head), as the teaching backward's, by the backward built
-// with features F (warp_specialized: backward_specialized, else backward); `what` names it
+// Items of one (key tile, KV head), as the teaching backward's, by the backward built with
+// features F (warp_specialized: backward_specialized, else backward): a CTA per item, or
+// (persistent) a CTA per SM taking items from the backward's work counter; `what` names it
 // in the launch line.
 template <typename T, int D, BackwardFeatures F>
 void launch_backward_with(const flash::BackwardParams& params, const flash::LaunchArgs& args, const std::string& what) {
   static_assert(F.dq_bulk_reduce || !F.warp_specialized, "the writer warp adds dQ by bulk reductions");
-  const flash::OneCtaPerWork scheduler(flash::work_of(args.work_items, params.kv_heads, what));
+  static_assert(F.warp_specialized || !F.persistent, "the loader warp takes the items");
+  const auto scheduler =
+      make_backward_scheduler<F.persistent>(flash::work_of(args.work_items, params.kv_heads, what), args.work_counter);
   const auto with_tensor_maps = [&] {
     BackwardParams p{};
     p.flash = params;
@@ -124,8 +127,9 @@ void launch_backward_with(const flash::BackwardParams& params, const flash::Laun
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
     if constexpr (F.warp_specialized)
-      flash::launch_scheduled<backward_specialized<T, D, counting>>(name, kThreads, SpecializedBackwardLayout<D>::bytes,
-                                                                    scheduler, args.stream, with_tensor_maps);
+      flash::launch_scheduled<backward_specialized<T, D, F.persistent, counting>>(
+          name, kThreads, SpecializedBackwardLayout<T, D>::bytes, scheduler, args.stream, with_tensor_maps,
+          args.sm_margin);
     else
       flash::launch_scheduled<backward<T, D, backward_features_key(F), counting>>(
           name, kBackwardThreads, BackwardLayout<D, F.dq_bulk_reduce>::bytes, scheduler, args.stream, with_tensor_maps);

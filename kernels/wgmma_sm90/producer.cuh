@@ -54,7 +54,7 @@ __device__ void produce(const Params& p, const Shared<D, F>& s, const Scheduler&
       // The Q buffer is free once both consumers have stored the output of the item before last
       // (with one buffer: of the last item).
       s.q_ring().wait_empty(q_write);
-      ItemSlot& slot = *s.item_slot(buffer);  // published by the arrival below
+      ItemSlot<Item>& slot = *s.item_slot(buffer);  // published by the arrival below
       slot.item = item;
       slot.done = done;
       if (done) barrier_arrive(s.q_ring().full_barrier(q_write));

@@ -58,16 +58,20 @@ struct BackwardRung {
 inline constexpr BackwardRung backward_rungs[] = {
     {"two warpgroups of 64 keys per 128-key tile, the five products by wgmma, steps of 64 queries; "
      "dQ added by 8-byte reductions from registers",
-     {false, false}},
-    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true, false}},
+     {false, false, false}},
+    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true, false, false}},
     {"warp specialization: a producer warpgroup loads Q, dO and the query info by TMA into a ring of "
      "two stages and adds dQ by the bulk reductions; the consumers take 224 registers and meet once a step",
-     {true, true}},
+     {true, true, false}},
+    {"persistent CTAs, one per SM, items from an atomic counter: the next item's K, V and first steps "
+     "load while this item's dK and dV leave",
+     {true, true, true}},
 };
 inline constexpr int backward_rung_count = static_cast<int>(std::size(backward_rungs));
 
 constexpr int ideas_apart(const BackwardFeatures& a, const BackwardFeatures& b) {
-  return (a.dq_bulk_reduce != b.dq_bulk_reduce) + (a.warp_specialized != b.warp_specialized);
+  return (a.dq_bulk_reduce != b.dq_bulk_reduce) + (a.warp_specialized != b.warp_specialized) +
+         (a.persistent != b.persistent);
 }
 
 static_assert(one_idea_per_rung(backward_rungs), "each backward rung adds one idea to the one before");

@@ -15,11 +15,13 @@ namespace attnlab::wgmma_sm90 {
 // The forward's work item (kernels/common/work_item.cuh) at this kernel's tile.
 using Item = flash::QueryTileItem<kRows, kCols>;
 
-// What the producer tells the consumers about the item of a Q buffer: the item
-// itself, decoded once (its coordinates come from global memory, a round trip
-// the consumers would otherwise wait for at every item), or that the work is done.
+// What the producer tells the consumers about an item (the forward's, of a Q buffer; the
+// persistent backward's, of its K and V): the item itself, decoded once (its coordinates
+// come from global memory, a round trip the consumers would otherwise wait for at every
+// item), or that the work is done.
+template <typename WorkItem>
 struct ItemSlot {
-  Item item;
+  WorkItem item;
   bool done;
 };
 
@@ -40,7 +42,7 @@ struct SharedLayout {
   static constexpr int barriers = v + stages * tile_bytes;
   static constexpr int barrier_count = 2 * q_buffers + 4 * stages;
   static constexpr int item_slots = barriers + barrier_count * 8;                      // an ItemSlot per Q buffer
-  static constexpr int bytes = item_slots + q_buffers * int(sizeof(ItemSlot)) + 1024;  // + room to align the base
+  static constexpr int bytes = item_slots + q_buffers * int(sizeof(ItemSlot<Item>)) + 1024;  // + room to align the base
 };
 
 template <int D, ForwardFeatures F>
@@ -58,8 +60,8 @@ struct Shared {
   __device__ BarrierRing<L::stages> v_ring() const {
     return {barriers(), 2 * L::q_buffers + 2 * L::stages, 2 * L::q_buffers + 3 * L::stages};
   }
-  __device__ ItemSlot* item_slot(int buffer) const {
-    return reinterpret_cast<ItemSlot*>(base + L::item_slots) + buffer;
+  __device__ ItemSlot<Item>* item_slot(int buffer) const {
+    return reinterpret_cast<ItemSlot<Item>*>(base + L::item_slots) + buffer;
   }
 };
 

@@ -269,16 +269,25 @@ void expect_same_gradients(const HostGradients& first, const HostGradients& seco
     ASSERT_LE(std::abs(first.dq[i] - second.dq[i]), 1e-2f * largest) << "dQ value " << i;  // NaN fails too
 }
 
-// A second backward on the workspace of the first, with every gradient and the dQ sums
-// poisoned between: dK and dV are summed in registers in a fixed order, so they come out
-// with the same bits; dQ's sums are cleared by the backward itself and added in an order
-// that varies, so every dQ value is written again and agrees to the dtype's rounding.
+// Lengths repeated `times` times: more work items than an H100 or H200 has SMs, so a
+// persistent backward's CTAs take several items each.
+std::vector<int> repeated(const std::vector<int>& lengths, int times) {
+  std::vector<int> all;
+  for (int i = 0; i < times; ++i) all.insert(all.end(), lengths.begin(), lengths.end());
+  return all;
+}
+
+// A second backward on the workspace of the first, with every gradient, the dQ sums and the
+// work counter poisoned between: dK and dV are summed in registers in a fixed order, so they
+// come out with the same bits; dQ's sums are cleared by the backward itself and added in an
+// order that varies, so every dQ value is written again and agrees to the dtype's rounding.
 TEST(BackwardDeterminism, ASecondBackwardWritesTheSameGradients) {
   ATTNLAB_REQUIRE_GPU();
   AttentionProblem p;
   p.heads = 4;
   p.kv_heads = 2;
-  const Layout layout = make_packed_layout({700, 90, 1300, 5}, 512, PackingPolicy::concatenate, true);
+  const Layout layout =
+      make_packed_layout(repeated({700, 90, 1300, 5}, 8), 512, PackingPolicy::concatenate, true);  // 264 items
   const AttentionInputs inputs =
       make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 5);
   for (FlashKernel kernel : backward_kernels_here()) {
@@ -291,7 +300,7 @@ TEST(BackwardDeterminism, ASecondBackwardWritesTheSameGradients) {
     run_flash(kernel, device_layout, p, t);
     run_flash_backward(kernel, device_layout, p, t, g);
     const HostGradients first = download_gradients(g, p.dtype);
-    for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.dq_accum}) b->poison();
+    for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.dq_accum, &g.work_counter}) b->poison();
     run_flash_backward(kernel, device_layout, p, t, g);
     expect_same_gradients(first, download_gradients(g, p.dtype));
   }
@@ -306,7 +315,7 @@ TEST(BackwardPadding, NaNPastTheValidEndStaysOut) {
   AttentionProblem p;
   p.heads = 4;
   p.kv_heads = 2;
-  const Layout layout = make_padded_layout({65, 1, 160, 100}, 160, true);
+  const Layout layout = make_padded_layout(repeated({65, 1, 160, 100}, 40), 160, true);  // 640 items
   const AttentionInputs inputs =
       make_random_inputs(layout.buffer_tokens(), p.heads, p.kv_heads, p.head_dim, p.dtype, 7);
   const std::vector<float> d_o = make_random_grad_output(inputs, 8);

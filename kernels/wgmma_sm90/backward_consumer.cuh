@@ -99,7 +99,7 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
       cursor.advance(item);
     }
     if constexpr (persistent) {
-      // The writer has read the item's last staged dQ, and with it passed the item's slot.
+      // The writer has read the item's last staged dQ: dV may be staged there.
       if (stages_dq) sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);
       barrier_arrive(s.key_empty_barrier());  // this thread's products are done with K and V
     }

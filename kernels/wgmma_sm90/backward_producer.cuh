@@ -18,6 +18,7 @@
 namespace attnlab::wgmma_sm90 {
 
 inline constexpr int kLoaderLanes = 32;
+inline constexpr int kWriterLanes = 32;
 
 // The loader's own mbarrier, on which it waits for a tile that crosses the row's valid
 // end before zeroing the rows past it; `phase` counts its completed phases.
@@ -73,11 +74,11 @@ __device__ __forceinline__ void fill_tile_pair(unsigned char* tile_a, const CUte
   barrier_arrive(full);
 }
 
-// Item n's K and V, once every consumer thread is done with item n - 1's. Lane 0's arrival on
-// the key barrier, whose phase n the consumers and the writer wait for, publishes the item's
-// slot too. Waiting for item n - 1's K and V to be free also keeps the key barrier from
-// completing phase n before the writer has waited for phase n - 1 (the consumers release
-// them after the writer's last hand-back of the item), which a parity wait would miss.
+// Item n's K and V, once the consumers' products are done with item n - 1's and the writer
+// with its slot (key_empty_barrier). Lane 0's arrival on the key barrier, whose phase n the
+// consumers and the writer wait for, publishes the item's slot too. Waiting for item n - 1's
+// release also keeps the key barrier from completing phase n before every waiter has seen
+// phase n - 1, which a parity wait would miss.
 template <typename T, int D>
 __device__ __forceinline__ void load_keys(const BackwardParams& params, const BackwardShared<T, D>& s,
                                           const KeyItem<T, D>& item, int n, CrossingBarrier& crossing, int lane) {
@@ -111,9 +112,15 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
     }
     const KeyItem<T, D> item(p, work.index);
     if (lane == 0) s.item_slot(n) = {item, false};
+    // The first item's K and V go first; a later item's after its first step's copies, which
+    // need not wait for the consumers to finish the last item's products.
+    if (n == 0) load_keys(params, s, item, n, crossing, lane);
+    // The next item is taken with this item's last step: taken earlier, a heavy item would wait
+    // behind this one while other SMs run out of work; the counter's latency hides behind the
+    // step's copies and the two steps the consumers are behind.
     flash::WorkTile next{0};
-    if (lane == 0) next = scheduler.get_next_work(work);  // a counter's latency hides behind this item's loads
     const int steps = step_count(item);
+    if (steps == 0 && lane == 0) next = scheduler.get_next_work(work);
     StepCursor cursor(item);
     for (int step = 0; step < steps; ++step, write.advance(), cursor.advance(item)) {
       const int head = cursor.head, q0 = cursor.first_query;
@@ -124,10 +131,10 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
       fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head,
                                       item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write),
                                       crossing, lane);
-      // K and V after the first step's copies, which need not wait for the last item's products.
-      if (step == 0) load_keys(params, s, item, n, crossing, lane);
+      if (step == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
+      if (step == steps - 1 && lane == 0) next = scheduler.get_next_work(work);
     }
-    if (steps == 0) load_keys(params, s, item, n, crossing, lane);
+    if (steps == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
     if constexpr (!persistent) return;
     work.index = __shfl_sync(0xffffffffu, next.index, 0);
   }
@@ -135,8 +142,8 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
 
 // Step by step: the staging is free once the last step's reductions have read it; then,
 // consumer by consumer, its staged dQ goes out. Persistent, at an item's end the staging
-// goes back once more: the consumers stage the item's dK and dV there. At head dim 64
-// consumer 0 alone stages dQ.
+// goes back once more (the consumers stage the item's dK and dV there) and the writer
+// releases the item's slot. At head dim 64 consumer 0 alone stages dQ.
 template <typename T, int D, bool persistent>
 __device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<T, D>& s, int lane) {
   constexpr int staging_consumers = D / 64;
@@ -162,6 +169,7 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
     }
     if constexpr (!persistent) break;
     hand_back_staging();
+    barrier_arrive(s.key_empty_barrier());
   }
   if (lane == 0) wait_bulk_groups<0>();  // the reductions have read the staging and added it
 }

@@ -59,16 +59,17 @@ struct BackwardShared {
   __device__ unsigned char* dv_staging() const { return base + L::dv; }
   __device__ QueryInfo& info(int stage) const { return reinterpret_cast<QueryInfo*>(base + L::infos)[stage]; }
   // Item n's slot, published with its K and V (key_barrier's phase n). Three, so that the
-  // loader may fill item n's as soon as it takes the item: it has waited for item n - 2's K
-  // and V to be free, which the consumers release after the writer's last hand-back of that
-  // item, so both have read item n - 2's slot, and item n - 3's is free.
+  // loader may fill item n's as soon as it takes the item: it has waited for the release of
+  // item n - 2 (key_empty_barrier), which the consumers and the writer give after reading
+  // its slot, so item n - 3's is free.
   __device__ ItemSlot<KeyItem<T, D>>& item_slot(int n) const {
     return reinterpret_cast<ItemSlot<KeyItem<T, D>>*>(base + L::item_slots)[n % L::slots];
   }
   __device__ std::uint64_t* barriers() const { return reinterpret_cast<std::uint64_t*>(base + L::barriers); }
   __device__ BarrierRing<L::stages> step_ring() const { return {barriers(), 0, L::stages}; }
   __device__ std::uint64_t* key_barrier() const { return barriers() + 2 * L::stages; }
-  // Every consumer thread's products of an item are done with its K and V.
+  // Every consumer thread's products of an item are done with its K and V, and the writer
+  // with its slot.
   __device__ std::uint64_t* key_empty_barrier() const { return barriers() + 2 * L::stages + 1; }
   __device__ std::uint64_t* crossing_barrier() const { return barriers() + 2 * L::stages + 2; }
 };

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     s.step_ring().init(kLoaderLanes, kConsumerThreads);  // the loader's lanes fill, every consumer thread empties
     barrier_init(s.key_barrier(), kLoaderLanes);
-    barrier_init(s.key_empty_barrier(), kConsumerThreads);
+    barrier_init(s.key_empty_barrier(), kConsumerThreads + kWriterLanes);
     barrier_init(s.crossing_barrier(), 1);
     fence_barrier_init();
   }

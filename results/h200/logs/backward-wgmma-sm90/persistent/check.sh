@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The persistent backward (rung 4, shipped) on the new tree: the backward's GPU tests (12
+# shards) beside compute-sanitizer's four tools on the shipped backward (a small awkward
+# batch, and tests whose CTAs take several items); then rung 3 against rung 4 from the same
+# binary, and base (the tree before) against new, two rounds in alternating order.
+set -u
+N=.calls/new; B=.calls/base
+export LD_LIBRARY_PATH=$PWD/.calls/lib:${LD_LIBRARY_PATH:-} ATTNLAB_SCENARIOS=$PWD/scenarios
+w=/tmp/work; log=$w/logs; csv=$w/csv; mkdir -p $log $csv; cp .calls/s52/check.sh $log/
+nvidia-smi > $log/nvidia-smi.txt 2>&1; grep -m1 -o "NVIDIA H[0-9]*[^|]*" $log/nvidia-smi.txt
+finish() { tar czf $OUT/check.tgz -C $w logs csv; exit 0; }
+filter='AllConfigs/Backward.*:BackwardSmall.*:BackwardWindows.*:BackwardCounts.*:BackwardDeterminism.*:BackwardPadding.*:EveryRung/WgmmaBackwardLadder.*:*Stream*:*Gqa*'
+$N/attnlab_gpu_tests --gtest_filter="$filter" --gtest_list_tests | grep -c "^  "
+for i in $(seq 0 11); do
+  GTEST_TOTAL_SHARDS=12 GTEST_SHARD_INDEX=$i timeout ${T:-320} $N/attnlab_gpu_tests --gtest_filter="$filter" > $log/tests-shard$i.log 2>&1 &
+done
+for tool in memcheck racecheck synccheck initcheck; do
+  ( timeout ${T:-320} compute-sanitizer --tool $tool --error-exitcode 9 $N/attnlab run tests/gpu/sanitizer-small.toml \
+      --pass bwd --kernel wgmma-sm90 --reps 1 --count || echo "SANITIZER FAILED $tool rc=$?" ) > $log/sanitizer-$tool.log 2>&1 &
+done
+for tool in memcheck racecheck synccheck; do
+  ( timeout ${T:-320} compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name regex:backward_specialized \
+      $N/attnlab_gpu_tests --gtest_filter='BackwardDeterminism.*:*ManyOneTokenDocuments/fp16_d64_full*:*ManyOneTokenDocuments/bf16_d128_causal*' \
+      || echo "SANITIZER FAILED $tool rc=$?" ) > $log/sanitizer-items-$tool.log 2>&1 &
+done
+wait
+echo "== tests done at ${SECONDS}s: $(cat $log/tests-shard*.log | grep -c '^\[       OK') ok, $(cat $log/tests-shard*.log | grep -c '^\[  FAILED') failed, $(cat $log/tests-shard*.log | grep -c '^\[  SKIPPED') skipped, $(grep -L 'PASSED\|FAILED  \]' $log/tests-shard*.log | wc -l) shards unfinished"
+grep -hE "^\[  FAILED|Failure" $log/tests-shard*.log | head -10
+grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED|PASSED|FAILED" $log/sanitizer-*.log | head -30
+bench() { timeout 100 "$@" > /dev/null 2>>$log/bench-errors.log || echo "bench failed: $*"; }
+S="uniform-64x512 uniform-16x2048 one-doc-16384 web-mix-2048 nanochat-d24-web-mix"
+for r in 1 2; do
+  order="3 4"; [ $r = 2 ] && order="4 3"
+  for n in $order; do
+    ATTNLAB_COMMIT=rung$n bench $N/attnlab-bench $S --implementations=varlen --pass=bwd --reps=15 \
+      --kernel=wgmma-sm90/bwd-rung$n --out=$csv/rung$n-$r.csv
+  done
+  order="base new"; [ $r = 2 ] && order="new base"
+  for v in $order; do
+    ATTNLAB_COMMIT=$v bench .calls/$v/attnlab-bench $S --implementations=varlen --pass=bwd --reps=15 --out=$csv/$v-$r.csv
+  done
+  echo "== round $r at ${SECONDS}s"
+done
+python3 - $csv <<'PY'
+import csv, glob, os, statistics, sys
+m = {}
+for p in glob.glob(sys.argv[1] + "/*.csv"):
+    for r in csv.DictReader(open(p)):
+        m.setdefault((r["scenario"], r["dtype"], r["head_dim"]), {}).setdefault(r["commit"], []).append(float(r["median_us"]))
+for k in sorted(m):
+    v = {c: statistics.mean(x) for c, x in m[k].items()}
+    print(*k, " ".join(f"{c} {v[c]:8.1f}" for c in sorted(v)),
+          f"rung4/rung3 {v['rung4']/v['rung3']:.3f}" if 'rung3' in v and 'rung4' in v else "",
+          f"new/base {v['new']/v['base']:.3f}" if 'new' in v and 'base' in v else "", m[k])
+PY
+finish

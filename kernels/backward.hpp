@@ -20,11 +20,11 @@ namespace attnlab {
 struct GradientTensors {
   GradientTensors(std::int64_t positions, const AttentionProblem& problem);
   std::int64_t positions;
-  DeviceBuffer d_o;       // [position][head][head_dim], the dtype (the input)
-  DeviceBuffer dq;        // like Q
-  DeviceBuffer dk, dv;    // like K and V: [position][kv_head][head_dim]
-  DeviceBuffer delta;     // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
-  DeviceBuffer dq_accum;  // workspace of the flash backward: dQ / scale in fp32, summed by atomics
+  DeviceBuffer d_o;           // [position][head][head_dim], the dtype (the input)
+  DeviceBuffer dq;            // like Q
+  DeviceBuffer dk, dv;        // like K and V: [position][kv_head][head_dim]
+  DeviceBuffer delta;         // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
+  DeviceBuffer dq_accum;      // workspace of the flash backward: dQ / scale in fp32, summed by atomics
   DeviceBuffer work_counter;  // workspace: what a backward that hands out items by atomics counts with
 };
 

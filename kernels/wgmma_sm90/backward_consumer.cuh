@@ -5,8 +5,9 @@
 // They meet once a step, when both halves of dSᵀ are staged for dQ's product; each hands
 // its dQ to the writer warp through the staging (dq_full, dq_empty); each releases the
 // step's stage when its products are done, and the item's K and V after its last step.
-// At an item's end dK and dV leave through the dSᵀ stages and dQ's staging in whole lines,
-// while the loader fills the next item's steps and K and V.
+// At an item's end dK and dV leave through shared memory in whole lines: persistent, through
+// the dSᵀ stages and dQ's staging while the loader fills the next item's steps and K and V;
+// with one item a CTA, through the Q and dO stages.
 #include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"

@@ -2,9 +2,9 @@
 // The warp-specialized backward's producer (warpgroup 0), two warps at work:
 //  - the loader (warp 0) takes the items from the scheduler; per item it copies each
 //    step's Q and dO (64 queries of one head) by TMA into the step ring's next stage, the
-//    step's query info (LSE, Δ, attended keys) beside them, and, once the consumers are
-//    done with the last item's, the key tile's K and V, with the item published in its
-//    slot; rows past the row's valid tokens it zeroes (fill_tile_pair);
+//    step's query info (LSE, Δ, attended keys) beside them, and, once the consumers and the
+//    writer have released the last item, the key tile's K and V, with the item published
+//    in its slot; rows past the row's valid tokens it zeroes (fill_tile_pair);
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
 //    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
@@ -129,8 +129,8 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
       // Every lane arrives on the stage's barrier after its own stores of the query info.
       flash::load_query_info(p, item.row_begin, item.bounds(), head, q0, s.info(stage), lane);
       fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head,
-                                      item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write),
-                                      crossing, lane);
+                                      item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write), crossing,
+                                      lane);
       if (step == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
       if (step == steps - 1 && lane == 0) next = scheduler.get_next_work(work);
     }

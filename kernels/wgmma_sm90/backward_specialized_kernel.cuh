@@ -29,9 +29,8 @@ template <bool persistent>
 using BackwardSchedulerOf = decltype(make_backward_scheduler<persistent>(0, nullptr));
 
 template <typename T, int D, bool persistent, bool counting>
-__global__ void __launch_bounds__(kThreads, 1)
-    backward_specialized(const __grid_constant__ BackwardParams params,
-                         const BackwardSchedulerOf<persistent> scheduler) {
+__global__ void __launch_bounds__(kThreads, 1) backward_specialized(const __grid_constant__ BackwardParams params,
+                                                                    const BackwardSchedulerOf<persistent> scheduler) {
   static_assert(D == 64 || D == 128);
   extern __shared__ unsigned char shared_raw[];
   // The 128-byte swizzle repeats every 1024 bytes: tiles start on a multiple of it.

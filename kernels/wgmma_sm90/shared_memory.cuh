@@ -41,7 +41,7 @@ struct SharedLayout {
   static constexpr int v = k + stages * tile_bytes;
   static constexpr int barriers = v + stages * tile_bytes;
   static constexpr int barrier_count = 2 * q_buffers + 4 * stages;
-  static constexpr int item_slots = barriers + barrier_count * 8;                      // an ItemSlot per Q buffer
+  static constexpr int item_slots = barriers + barrier_count * 8;                            // an ItemSlot per Q buffer
   static constexpr int bytes = item_slots + q_buffers * int(sizeof(ItemSlot<Item>)) + 1024;  // + room to align the base
 };
 

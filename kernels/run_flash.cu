@@ -131,9 +131,10 @@ flash::Launcher<KernelParams> launcher(FlashKernel kernel, flash::Instances<Kern
 }
 
 // What both passes check before a launch: the problem, the work list's tile, the tensors' positions
-// (K and V's, on a layout with a query side).
+// (K and V's, on a layout with a query side), the SM margin.
 void check_run(const char* pass, FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem,
-               std::int64_t positions) {
+               const AttentionViews& t) {
+  const std::int64_t positions = t.positions;
   problem.validate();
   if (layout.work_tile() != kernel_tile(kernel))
     throw std::logic_error(std::string(pass) + ": the work list is not at " + flash_kernel_info(kernel).name +
@@ -141,13 +142,14 @@ void check_run(const char* pass, FlashKernel kernel, const DeviceLayout& layout,
   if (positions != layout.host().buffer_tokens())
     throw std::invalid_argument(std::string(pass) + ": tensors hold " + std::to_string(positions) +
                                 " positions, the layout " + std::to_string(layout.host().buffer_tokens()));
+  if (t.sm_margin < 0) throw std::invalid_argument(std::string(pass) + ": a negative SM margin");
 }
 
 }  // namespace
 
 void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionProblem& problem, const AttentionViews& t,
                cudaStream_t stream, KernelCounts* counts) {
-  check_run("run_flash", kernel, layout, problem, t.positions);
+  check_run("run_flash", kernel, layout, problem, t);
   if (!t.work_counter) throw std::invalid_argument("run_flash: the tensors' views have no work counter");
   if (t.o_sums && counts) throw std::invalid_argument("run_flash: a counting run stores its output, into no sums");
   const flash::Launcher<flash::Params> launch = launcher(kernel, &KernelLaunchers::forward, problem);
@@ -165,7 +167,6 @@ void run_flash(FlashKernel kernel, const DeviceLayout& layout, const AttentionPr
   p.lse = t.lse;
   p.o_sums = t.o_sums;
   p.counts = counters.device();
-  if (t.sm_margin < 0) throw std::invalid_argument("run_flash: a negative SM margin");
   launch(p, {layout.work_items(), t.positions, layout.host().query_tokens(), t.work_counter, stream, t.sm_margin});
   counters.read();
 }
@@ -174,14 +175,13 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
                         const AttentionViews& t, const GradientViews& g, cudaStream_t stream, KernelCounts* counts) {
   if (!flash_kernel_info(kernel).has_backward)
     throw std::logic_error(std::string("run_flash_backward: ") + flash_kernel_info(kernel).name + " has no backward");
-  check_run("run_flash_backward", kernel, layout, problem, t.positions);
+  check_run("run_flash_backward", kernel, layout, problem, t);
   if (layout.host().has_query_side())
     throw std::logic_error("run_flash_backward: the backward runs a layout's own queries only, not a query side");
   if (g.positions != t.positions)
     throw std::invalid_argument("run_flash_backward: gradients hold " + std::to_string(g.positions) +
                                 " positions, the tensors " + std::to_string(t.positions));
   if (!g.work_counter) throw std::invalid_argument("run_flash_backward: the gradients' views have no work counter");
-  if (t.sm_margin < 0) throw std::invalid_argument("run_flash_backward: a negative SM margin");
   const flash::Launcher<flash::BackwardParams> launch = launcher(kernel, &KernelLaunchers::backward, problem);
   const std::int64_t positions = t.positions;
   compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, stream);  // and zeroes the dQ sums

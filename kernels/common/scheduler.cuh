@@ -68,7 +68,6 @@ class OneCtaPerWork {
   void prepare(cudaStream_t) const {}
   __device__ WorkTile get_initial_work() const { return {static_cast<int>(blockIdx.x)}; }
   __device__ bool is_valid(WorkTile w) const { return w.index < work_; }
-  __device__ WorkTile get_next_work(WorkTile) const { return {work_}; }
 
  private:
   int work_;

@@ -8,7 +8,6 @@
 // At an item's end dK and dV leave through shared memory in whole lines: persistent, through
 // the dSᵀ stages and dQ's staging while the loader fills the next item's steps and K and V;
 // with one item a CTA, through the Q and dO stages.
-#include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/wgmma_sm90/backward_params.cuh"
 #include "kernels/wgmma_sm90/backward_shared_memory.cuh"
@@ -22,9 +21,7 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
   const flash::BackwardParams& p = params.flash;
   const LayoutView& lv = p.layout;
   const int thread = threadIdx.x % kWarpgroup, warp = thread / 32, lane = thread % 32;
-  CellCounts counted;
-  long long visited = 0, finite = 0;
-  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
+  StepCounts counts;
   const int first_key = kKeysPerWarpgroup * consumer + 16 * warp + lane / 4;       // the thread's first key in the tile
   const unsigned char* const k_rows = s.k() + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
   const unsigned char* const v_rows = s.v() + kKeysPerWarpgroup * consumer * 128;
@@ -52,18 +49,9 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
       start_key_scores<T, D>(ds, v_rows, do_tile);     // dPᵀ = V·dOᵀ
       wgmma_wait<1>();
       pin_registers(scores);
-      constexpr TileShape step_cells{kStepQueries, kCols};
-      const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, step_cells);
-      if constexpr (counting) {
-        KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
-        for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = scores[e];
-        flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
-        finite += flash::finite_scores(masked_scores);
-        if (consumer == 0 && thread == 0) {
-          counted += count_tile(lv, item.row, q0, item.k0, step_cells);
-          visited += step % kHalves == 0;  // a tile's first half
-        }
-      }
+      const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, TileShape{kStepQueries, kCols});
+      if constexpr (counting)
+        counts.add(scores, info, lv, item, q0, step, first_key, masked, consumer == 0 && thread == 0, lane);
       KeyFragments pf, dsf;
       key_step_operands<T>(scores, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
       wgmma_fence();
@@ -105,31 +93,17 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
       barrier_arrive(s.key_empty_barrier());  // this thread's products are done with K and V
     }
 
-    // dK, dV of every key of the tile inside the row, padding keys too (zeros there), staged
-    // once both consumers' products have read what they are staged in: persistent, the dSᵀ
-    // stages and dQ's staging (the Q and dO stages take the next item's steps); else the Q
-    // and dO stages.
+    // dK and dV staged once both consumers' products have read what they are staged in:
+    // persistent, the dSᵀ stages and dQ's staging (the Q and dO stages take the next item's
+    // steps); else the Q and dO stages.
     sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);
-    unsigned char* const dk_tile = persistent ? s.dk_staging() : s.q(0);
-    unsigned char* const dv_tile = persistent ? s.dv_staging() : s.d_o(0);
-    const float key_scale[2] = {p.scale, p.scale};
-    stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
-    stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
-    sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);  // every row staged
-    const int key_row = item.k0 + kKeysPerWarpgroup * consumer;
-    const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
-    const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
-    store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
-                                   kKeysPerWarpgroup * consumer, thread);
-    store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
-                                   kKeysPerWarpgroup * consumer, thread);
+    store_key_gradients<T, D>(p, item, dk, dv, persistent ? s.dk_staging() : s.q(0),
+                              persistent ? s.dv_staging() : s.d_o(0), kKeysPerWarpgroup * consumer, first_key, thread,
+                              lane, [] { sync_threads_of(BackwardBarrier::consumers, kConsumerThreads); });
     if constexpr (!persistent) break;
     sync_threads_of(BackwardBarrier::consumers, kConsumerThreads);  // every row stored: the next item stages there
   }
-  if constexpr (counting) {
-    flash::add_finite_scores(p.counts, finite);
-    if (consumer == 0 && thread == 0) flash::add_counts(p.counts, counted, visited);
-  }
+  if constexpr (counting) counts.flush(p.counts, consumer == 0 && thread == 0);
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -34,7 +34,6 @@
 
 #include "kernels/common/accumulator.cuh"
 #include "kernels/common/copy_async.cuh"
-#include "kernels/common/counters.cuh"
 #include "kernels/common/mask.cuh"
 #include "kernels/common/query_info.cuh"
 #include "kernels/common/scheduler.cuh"
@@ -105,8 +104,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   const int warp = thread / 32, lane = thread % 32;
 
   const KeyItem<T, D> item(p, scheduler.get_initial_work().index);
-  CellCounts counted;
-  long long visited = 0, finite = 0;
+  StepCounts counts;
   const int steps = step_count(item);
   const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
   // Starts the copies of the step of query head `head` from query q0 into `buffer`.
@@ -129,7 +127,6 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   flash::commit_copies();
 
   KeyGradient<D> dk = {}, dv = {};
-  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
   const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
   const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
@@ -165,18 +162,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     flash::commit_copies();
     wgmma_wait<1>();
     pin_registers(s);
-    constexpr TileShape step_cells{kStepQueries, kCols};
-    const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, step_cells);
-    if constexpr (counting) {
-      KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
-      for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = s[e];
-      flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
-      finite += flash::finite_scores(masked_scores);
-      if (threadIdx.x == 0) {
-        counted += count_tile(lv, item.row, q0, item.k0, step_cells);
-        visited += step % kHalves == 0;  // a tile's first half
-      }
-    }
+    const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, TileShape{kStepQueries, kCols});
+    if constexpr (counting) counts.add(s, info, lv, item, q0, step, first_key, masked, threadIdx.x == 0, lane);
     KeyFragments pf, dsf;
     key_step_operands<T>(s, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
     wgmma_fence();
@@ -229,28 +216,14 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   __syncthreads();          // every product has read Q and dO: their buffers take dK and dV
   add_staged_dq();          // the last step's dQ
 
-  // dK, dV of every key of the tile inside the row, padding keys too (zeros there),
-  // staged in the Q and dO buffers, then stored in whole lines.
-  unsigned char* const dk_tile = base + L::q;
-  unsigned char* const dv_tile = base + L::d_o;
-  const float key_scale[2] = {p.scale, p.scale};
-  stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
-  stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
-  // Every row staged. A warpgroup stores only its own rows, but a barrier of its own
-  // (bar.sync with a warpgroup's id) cost the kernel a register spill: the CTA's instead.
-  __syncthreads();
-  const int key_row = item.k0 + kKeysPerWarpgroup * warpgroup;
-  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
-  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile,
-                                 kKeysPerWarpgroup * warpgroup, thread);
-  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile,
-                                 kKeysPerWarpgroup * warpgroup, thread);
+  // dK and dV staged in the Q and dO buffers. A warpgroup stores only its own rows, but a
+  // barrier of its own (bar.sync with a warpgroup's id) cost the kernel a register spill:
+  // the CTA's instead.
+  store_key_gradients<T, D>(p, item, dk, dv, base + L::q, base + L::d_o, kKeysPerWarpgroup * warpgroup, first_key,
+                            thread, lane, [] { __syncthreads(); });
 
   if (adds_dq) wait_bulk_groups<0>();  // dQ's reductions have read the tile and added it
-  if constexpr (counting) {
-    flash::add_finite_scores(p.counts, finite);
-    if (threadIdx.x == 0) flash::add_counts(p.counts, counted, visited);
-  }
+  if constexpr (counting) counts.flush(p.counts, threadIdx.x == 0);
   // Keeps the item's coordinates, the layout's pointers and V's address live to the end.
   // Without it LLVM hoists address computations of the step loop into registers held
   // across the loop, and at 255 registers the loop runs 0.5-1% slower on the H100

@@ -115,12 +115,7 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
     // The first item's K and V go first; a later item's after its first step's copies, which
     // need not wait for the consumers to finish the last item's products.
     if (n == 0) load_keys(params, s, item, n, crossing, lane);
-    // The next item is taken with this item's last step: taken earlier, a heavy item would wait
-    // behind this one while other SMs run out of work; the counter's latency hides behind the
-    // step's copies and the two steps the consumers are behind.
-    flash::WorkTile next{0};
     const int steps = step_count(item);
-    if (steps == 0 && lane == 0) next = scheduler.get_next_work(work);
     StepCursor cursor(item);
     for (int step = 0; step < steps; ++step, write.advance(), cursor.advance(item)) {
       const int head = cursor.head, q0 = cursor.first_query;
@@ -132,11 +127,18 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
                                       item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write), crossing,
                                       lane);
       if (step == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
-      if (step == steps - 1 && lane == 0) next = scheduler.get_next_work(work);
     }
     if (steps == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
-    if constexpr (!persistent) return;
-    work.index = __shfl_sync(0xffffffffu, next.index, 0);
+    if constexpr (persistent) {
+      // The next item is taken once this item's last step is copied: taken earlier, a heavy
+      // item would wait behind this one while other SMs run out of work; the counter's latency
+      // hides behind the two steps the consumers are behind.
+      flash::WorkTile next{0};
+      if (lane == 0) next = scheduler.get_next_work(work);
+      work.index = __shfl_sync(0xffffffffu, next.index, 0);
+    } else {
+      return;
+    }
   }
 }
 

@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "kernels/common/accumulator.cuh"
+#include "kernels/common/counters.cuh"
+#include "kernels/common/mask.cuh"
 #include "kernels/common/query_info.cuh"
 #include "kernels/common/softmax.cuh"
 #include "kernels/common/work_item.cuh"
@@ -41,19 +43,16 @@ __device__ __forceinline__ int step_count(const Item& item) {
 // division in every role's step loop.
 struct StepCursor {
   int head, first_query;
-  int steps_left_in_head;  // this step included
   template <typename Item>
   __device__ explicit StepCursor(const Item& item)
-      : head(item.kv_head * item.group),
-        first_query(item.first_query_tile * kRows),
-        steps_left_in_head(item.query_tile_count * kHalves) {}
+      : head(item.kv_head * item.group), first_query(item.first_query_tile * kRows) {}
+  // A head's steps end at its last visiting query tile's end.
   template <typename Item>
   __device__ void advance(const Item& item) {
     first_query += kStepQueries;
-    if (--steps_left_in_head == 0) {
+    if (first_query == (item.first_query_tile + item.query_tile_count) * kRows) {
       ++head;
       first_query = item.first_query_tile * kRows;
-      steps_left_in_head = item.query_tile_count * kHalves;
     }
   }
 };
@@ -69,6 +68,31 @@ template <int D>
 using KeyGradient = float[D / 2];  // dK or dV of the warpgroup's 64 keys
 using QueryGradient = float[32];   // dQ of the step's 64 queries x 64 columns
 using KeyFragments = std::uint32_t[kStepQueries / 16][4];
+
+// The counting run's tallies: a thread's scores that the mask leaves finite, and, by the
+// one thread that counts for the CTA (`counts_cells`), each step's cells and the tiles visited.
+struct StepCounts {
+  CellCounts cells;
+  long long tiles = 0, finite = 0;
+  // The step at query q0, the CTA's `step`-th, of Sᵀ before the mask (`scores`).
+  template <typename Item>
+  __device__ void add(const KeyScores& scores, const QueryInfo& info, const LayoutView& lv, const Item& item, int q0,
+                      int step, int first_key, bool masked, bool counts_cells, int lane) {
+    KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
+    for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = scores[e];
+    flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
+    finite += flash::finite_scores(masked_scores);
+    if (counts_cells) {
+      cells += count_tile(lv, item.row, q0, item.k0, TileShape{kStepQueries, kCols});
+      tiles += step % kHalves == 0;  // a tile's first half
+    }
+  }
+  // Once, at the CTA's end.
+  __device__ void flush(flash::DeviceCounts* to, bool counts_cells) const {
+    flash::add_finite_scores(to, finite);
+    if (counts_cells) flash::add_counts(to, cells, tiles);
+  }
+};
 
 // Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
 // step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
@@ -169,6 +193,28 @@ __device__ __forceinline__ void add_query_gradient(float* dq, std::int64_t strid
     if (row < rows_present)
       flash::atomic_add_pair(dq + row * stride + flash::accumulator_column(e, lane), acc[e], acc[e + 1]);
   }
+}
+
+// dK and dV of a warpgroup's 64 keys, every key of the tile inside the row (padding keys
+// too: zeros there), out through shared memory in whole lines, where a warp's store from the
+// accumulators' layout touches 8 rows: staged in `dk_tile` (scaled) and `dv_tile`, then,
+// after `all_staged` (a barrier of every thread that stages), the warpgroup's rows stored.
+// `keys`: the warpgroup's first key in the tile; `first_key`: the thread's.
+template <typename T, int D, typename Item, typename Barrier>
+__device__ __forceinline__ void store_key_gradients(const flash::BackwardParams& p, const Item& item,
+                                                    const KeyGradient<D>& dk, const KeyGradient<D>& dv,
+                                                    unsigned char* dk_tile, unsigned char* dv_tile, int keys,
+                                                    int first_key, int thread, int lane, Barrier all_staged) {
+  const float key_scale[2] = {p.scale, p.scale};
+  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
+  stage_accumulator<T, D, kCols>(dk_tile, dk, first_key, key_scale, lane);
+  stage_accumulator<T, D, kCols>(dv_tile, dv, first_key, unit, lane);
+  all_staged();
+  const int key_row = item.k0 + keys;
+  const std::int64_t kv_stride = std::int64_t(p.kv_heads) * D;
+  const std::int64_t out = (std::int64_t(item.row_begin + key_row) * p.kv_heads + item.kv_head) * D;
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dk) + out, kv_stride, item.extent - key_row, dk_tile, keys, thread);
+  store_staged_rows<T, D, kCols>(static_cast<T*>(p.dv) + out, kv_stride, item.extent - key_row, dv_tile, keys, thread);
 }
 
 }  // namespace attnlab::wgmma_sm90

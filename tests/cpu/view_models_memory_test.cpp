@@ -5,6 +5,7 @@
 // (gui/views/cp_view.cpp: model_context_parallel of the scenario). Each runs in a child process
 // whose peak resident memory is reset before the calls, so only what they hold is counted.
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,9 +40,10 @@ long status_kib(const std::string& field) {
   return -1;
 }
 
-// In a child process: `setup`, then the peak resident memory set back to what is resident
-// (/proc/self/clear_refs), then `calls`. Returns the KiB the calls' peak rose above it; -1 where
-// the child could not say or a call threw.
+// In a child process: `setup`, then the heap's free pages given back (the child inherits what
+// earlier tests freed, which the calls would reuse without raising the peak) and the peak
+// resident memory set back to what is resident (/proc/self/clear_refs), then `calls`. Returns
+// the KiB the calls' peak rose above it; -1 where the child could not say or a call threw.
 long peak_kib_of(const std::function<void()>& setup, const std::function<void()>& calls) {
   int ends[2];
   if (::pipe(ends) != 0) return -1;
@@ -51,6 +53,7 @@ long peak_kib_of(const std::function<void()>& setup, const std::function<void()>
     long grown = -1;
     try {
       setup();
+      ::malloc_trim(0);
       std::ofstream("/proc/self/clear_refs") << "5" << std::flush;
       const long resident = status_kib("VmRSS");
       calls();

@@ -1,33 +1,23 @@
 #!/usr/bin/env bash
-# The shipped set's backward rows on this GPU: attnlab-bench --pass=bwd on every shipped
-# scenario; uniform-64x512's bwd rows of all four implementations, checked; the backward's
-# ladder (rungs 1-3), two rounds in alternating order; the peers' backward on every shipped
-# scenario but long-tail.
+# The shipped set's backward rows on this GPU, the persistent backward (rung 4, 359f6e8):
+# attnlab-bench --pass=bwd on every shipped scenario; uniform-64x512's bwd rows of all four
+# implementations, checked; the peers' backward on every shipped scenario but long-tail.
 set -u
-N=.calls/new
+N=.calls/base
 export LD_LIBRARY_PATH=$PWD/.calls/lib:${LD_LIBRARY_PATH:-} ATTNLAB_SCENARIOS=$PWD/scenarios PYTHONUNBUFFERED=1
-export ATTNLAB_COMMIT=$(cat .calls/s51/commit)
-w=/tmp/work; log=$w/logs; csv=$w/csv; mkdir -p $log $csv; cp .calls/s51/rows.sh $log/
+export ATTNLAB_COMMIT=$(cat .calls/s53/commit)
+w=/tmp/work; log=$w/logs; csv=$w/csv; mkdir -p $log $csv; cp .calls/s53/rows.sh $log/
 nvidia-smi > $log/nvidia-smi.txt 2>&1; grep -m1 -o "NVIDIA H[0-9]*[^|]*" $log/nvidia-smi.txt
 scenarios=$(for f in scenarios/*.toml; do basename "$f" .toml; done)
-timeout --signal=INT --kill-after=10 200 $N/attnlab-bench $scenarios --pass=bwd --out=$csv/attnlab-bench-bwd.csv \
+timeout --signal=INT --kill-after=10 230 $N/attnlab-bench $scenarios --pass=bwd --out=$csv/attnlab-bench-bwd.csv \
   --reps=10 > $log/attnlab-bench-bwd.log 2>&1 || echo "bench failed"
 echo "== bench done at ${SECONDS}s"
-timeout 100 $N/attnlab run uniform-64x512 --pass bwd --out $csv/attnlab-run-bwd.csv > $log/four-bwd.log 2>&1 \
+timeout 40 $N/attnlab run uniform-64x512 --pass bwd --out $csv/attnlab-run-bwd.csv > $log/four-bwd.log 2>&1 \
   || echo "four implementations bwd failed"
 grep -E "^(naive|padded|packed|varlen) " $log/four-bwd.log | cut -c1-150
 echo "== four done at ${SECONDS}s"
-S="uniform-64x512 uniform-16x2048 one-doc-16384"
-for r in 1 2; do
-  order="1 2 3"; [ $r = 2 ] && order="3 2 1"
-  for n in $order; do
-    timeout 100 $N/attnlab-bench $S --implementations=varlen --pass=bwd --reps=30 --kernel=wgmma-sm90/bwd-rung$n \
-      --out=$csv/ladder-bwd-rung$n-$r.csv > /dev/null 2>>$log/bench-errors.log || echo "ladder $n failed"
-  done
-done
-echo "== ladder done at ${SECONDS}s"
 rest=$(echo $scenarios | tr ' ' '\n' | grep -v long-tail)
-timeout --signal=INT --kill-after=10 ${PEERS_T:-200} python3 -m attnlab.peers $rest --pass bwd \
+timeout --signal=INT --kill-after=10 ${PEERS_T:-250} python3 -m attnlab.peers $rest --pass bwd \
   --peers torch-varlen_attn,torch-sdpa-cudnn-padded --attnlab $N/attnlab --out $csv/peers-bwd.csv > $log/peers.log 2>&1 \
   || echo "peers failed"
 echo "== peers done at ${SECONDS}s"

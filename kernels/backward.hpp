@@ -25,12 +25,13 @@ struct GradientTensors {
   DeviceBuffer dk, dv;        // like K and V: [position][kv_head][head_dim]
   DeviceBuffer delta;         // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
   DeviceBuffer dq_accum;      // workspace of the flash backward: dQ / scale in fp32, summed by atomics
+  DeviceBuffer dq_arrivals;   // workspace: int32 [position][head], arrivals at the block of dQ sums starting there
   DeviceBuffer work_counter;  // workspace: what a backward that hands out items by atomics counts with
 };
 
 // The same by device address (as AttentionViews): a GradientTensors converts to it,
-// and a framework's own tensors fill it in. delta, dq_accum and work_counter are the workspace
-// (the counter one int32 of its own per backward running at one time).
+// and a framework's own tensors fill it in. delta, dq_accum, dq_arrivals and work_counter are
+// the workspace (the counter one int32 of its own per backward running at one time).
 struct GradientViews {
   std::int64_t positions = 0;
   const void* d_o = nullptr;
@@ -39,6 +40,7 @@ struct GradientViews {
   void* dv = nullptr;
   float* delta = nullptr;
   float* dq_accum = nullptr;
+  int* dq_arrivals = nullptr;
   int* work_counter = nullptr;
   GradientViews() = default;
   GradientViews(const GradientTensors& g)  // implicit: a run on owned tensors passes them as they are
@@ -49,6 +51,7 @@ struct GradientViews {
         dv(g.dv.data()),
         delta(static_cast<float*>(g.delta.data())),
         dq_accum(static_cast<float*>(g.dq_accum.data())),
+        dq_arrivals(static_cast<int*>(g.dq_arrivals.data())),
         work_counter(static_cast<int*>(g.work_counter.data())) {}
 };
 

@@ -36,7 +36,7 @@ constexpr bool is_rung(const FlashKernelInfo& k) { return k.rung > 0 || k.backwa
 
 // The kernels as shipped fastest first (with no --kernel a run takes the first one the
 // GPU supports), then the ladder's rungs.
-inline constexpr std::array<FlashKernelInfo, 12> flash_kernels{{
+inline constexpr std::array<FlashKernelInfo, 13> flash_kernels{{
     {FlashKernel::wgmma_sm90, "wgmma-sm90", {128, 128}, 90, true, true, 0},  // Hopper: wgmma, TMA, roles
     {FlashKernel::mma_sm80, "mma-sm80", {64, 64}, 80, true, true, 0},        // teaching: mma.sync, cp.async
     {FlashKernel::wgmma_sm90_rung1, "wgmma-sm90/rung1", {128, 128}, 90, false, false, 1},
@@ -49,6 +49,7 @@ inline constexpr std::array<FlashKernelInfo, 12> flash_kernels{{
     {FlashKernel::wgmma_sm90_bwd_rung2, "wgmma-sm90/bwd-rung2", {128, 128}, 90, true, false, 0, 2},
     {FlashKernel::wgmma_sm90_bwd_rung3, "wgmma-sm90/bwd-rung3", {128, 128}, 90, true, false, 0, 3},
     {FlashKernel::wgmma_sm90_bwd_rung4, "wgmma-sm90/bwd-rung4", {128, 128}, 90, true, false, 0, 4},
+    {FlashKernel::wgmma_sm90_bwd_rung5, "wgmma-sm90/bwd-rung5", {128, 128}, 90, true, false, 0, 5},
 }};
 
 // Whether the entries numbered by `which` (a ladder) are 1, 2, ... `count` in order, at

@@ -18,6 +18,7 @@ enum class FlashKernel {
   wgmma_sm90_bwd_rung2,
   wgmma_sm90_bwd_rung3,
   wgmma_sm90_bwd_rung4,
+  wgmma_sm90_bwd_rung5,
 };
 
 }  // namespace attnlab

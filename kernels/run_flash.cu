@@ -58,6 +58,7 @@ constexpr KernelLaunchers backward_ladder_rung() {
   const int instance = flash::instance_of(DType::bf16, wgmma_sm90::ladder_head_dim);
   l.forward[instance] = &wgmma_sm90::launch_forward<__nv_bfloat16, wgmma_sm90::ladder_head_dim>;
   l.backward[instance] = &wgmma_sm90::launch_backward_rung<rung>;
+  l.backward_stores_first_dq = wgmma_sm90::backward_rungs[rung - 1].features.dq_first_store;
   return l;
 }
 #endif
@@ -67,8 +68,8 @@ constexpr KernelLaunchers launch_table[] = {
 #ifdef ATTNLAB_HAS_HOPPER_KERNEL
     {FlashKernel::wgmma_sm90,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &wgmma_sm90::launch_forward<T, D>; }),
-     flash::every_instance(
-         []<typename T, int D>(flash::Instance<T, D>) { return &wgmma_sm90::launch_backward<T, D>; })},
+     flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &wgmma_sm90::launch_backward<T, D>; }),
+     wgmma_sm90::shipped_backward_features().dq_first_store},
     ladder_rung<1>(),
     ladder_rung<2>(),
     ladder_rung<3>(),
@@ -79,6 +80,7 @@ constexpr KernelLaunchers launch_table[] = {
     backward_ladder_rung<2>(),
     backward_ladder_rung<3>(),
     backward_ladder_rung<4>(),
+    backward_ladder_rung<5>(),
 #endif
     {FlashKernel::mma_sm80,
      flash::every_instance([]<typename T, int D>(flash::Instance<T, D>) { return &mma_sm80::launch_forward<T, D>; }),
@@ -183,8 +185,12 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
                                 " positions, the tensors " + std::to_string(t.positions));
   if (!g.work_counter) throw std::invalid_argument("run_flash_backward: the gradients' views have no work counter");
   const flash::Launcher<flash::BackwardParams> launch = launcher(kernel, &KernelLaunchers::backward, problem);
+  const bool stores_first_dq = launchers_of(kernel)->backward_stores_first_dq;
+  if (stores_first_dq && !g.dq_arrivals)
+    throw std::invalid_argument("run_flash_backward: the gradients' views have no dQ arrivals");
   const std::int64_t positions = t.positions;
-  compute_delta(problem, positions, g.d_o, t.o, g.delta, g.dq_accum, stream);  // and zeroes the dQ sums
+  compute_delta(problem, positions, g.d_o, t.o, g.delta,
+                stores_first_dq ? DqSumsReady{g.dq_accum, t.lse, g.dq_arrivals} : DqSumsReady{g.dq_accum}, stream);
 
   const flash::KernelCounters counters(counts, stream);
   flash::BackwardParams p{};
@@ -201,6 +207,7 @@ void run_flash_backward(FlashKernel kernel, const DeviceLayout& layout, const At
   p.lse = t.lse;
   p.delta = g.delta;
   p.dq_accum = g.dq_accum;
+  p.dq_arrivals = g.dq_arrivals;
   p.dk = g.dk;
   p.dv = g.dv;
   p.counts = counters.device();

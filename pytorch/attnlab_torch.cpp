@@ -174,7 +174,8 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
   Tensor dq = at::empty_like(q), dk = at::empty_like(k), dv = at::empty_like(v);
   const auto fp32 = q.options().dtype(at::kFloat);
   Tensor delta = at::empty({q.size(0), q.size(1)}, fp32);
-  Tensor dq_accum = at::empty({q.size(0), q.size(1), q.size(2)}, fp32);  // zeroed by the backward itself
+  Tensor dq_accum = at::empty({q.size(0), q.size(1), q.size(2)}, fp32);  // made ready by the backward itself
+  Tensor dq_arrivals = at::empty({q.size(0), q.size(1)}, q.options().dtype(at::kInt));
   const Tensor work_counter = at::empty({1}, q.options().dtype(at::kInt));
   GradientViews g;
   g.positions = q.size(0);
@@ -184,6 +185,7 @@ std::tuple<Tensor, Tensor, Tensor> flash_backward(const Tensor& grad_out, const 
   g.dv = dv.data_ptr();
   g.delta = delta.data_ptr<float>();
   g.dq_accum = dq_accum.data_ptr<float>();
+  g.dq_arrivals = dq_arrivals.data_ptr<int>();
   g.work_counter = work_counter.data_ptr<int>();
   run_flash_backward(l.kernel, *l.device, p, views_of(q, k, v, out, lse), g, current_stream(l));
   return {dq, dk, dv};

@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -17,7 +18,7 @@ std::size_t gradient_tensor_bytes(std::int64_t positions, const AttentionProblem
   const std::size_t q_like = n * p.heads * p.head_dim, kv_like = n * p.kv_heads * p.head_dim;
   return (2 * q_like + 2 * kv_like) * dtype_bytes(p.dtype)  // dO, dQ; dK, dV
          + (n * p.heads + q_like) * sizeof(float)           // Δ, the dQ accumulator
-         + sizeof(int);                                     // the work counter
+         + (n * p.heads + 1) * sizeof(int);                 // the dQ blocks' arrivals, the work counter
 }
 
 namespace {
@@ -39,6 +40,7 @@ GradientTensors::GradientTensors(std::int64_t positions_, const AttentionProblem
       dv(std::size_t(positions_) * p.kv_heads * p.head_dim * dtype_bytes(p.dtype)),
       delta(std::size_t(positions_) * p.heads * sizeof(float)),
       dq_accum(std::size_t(positions_) * p.heads * p.head_dim * sizeof(float)),
+      dq_arrivals(std::size_t(positions_) * p.heads * sizeof(int)),
       work_counter(sizeof(int)) {}
 
 void upload_d_o(GradientTensors& g, DType dtype, const std::vector<float>& d_o) { upload_values(g.d_o, d_o, dtype); }
@@ -65,23 +67,26 @@ __device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
 }
 
 // A group of head_dim/8 adjacent lanes per (position, head), a chunk each, summed
-// across the group (groups never straddle a warp: their size divides 32). With
-// `zeros`, each lane also clears its chunk's 8 floats there: the flash backward's dQ
-// sums are cleared in this pass instead of a pass of their own.
+// across the group (groups never straddle a warp: their size divides 32). Each lane also
+// makes its chunk's 8 dQ sums ready (DqSumsReady), so the sums need no pass of their own.
 template <typename T>
-__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta, float* zeros) {
+__global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, int lanes_per_pair, float* delta,
+                        DqSumsReady ready) {
   const std::int64_t c = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t pair = c / lanes_per_pair;
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
   float sum = pair < pairs
                   ? dot_of_chunks<T>(reinterpret_cast<const uint4*>(d_o)[c], reinterpret_cast<const uint4*>(o)[c])
                   : 0.f;
-  if (zeros && pair < pairs) {
-    reinterpret_cast<float4*>(zeros)[2 * c] = float4{};
-    reinterpret_cast<float4*>(zeros)[2 * c + 1] = float4{};
+  if (ready.sums && pair < pairs && (!ready.lse || ready.lse[pair] == -INFINITY)) {
+    reinterpret_cast<float4*>(ready.sums)[2 * c] = float4{};
+    reinterpret_cast<float4*>(ready.sums)[2 * c + 1] = float4{};
   }
   for (int m = lanes_per_pair / 2; m > 0; m /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, m);
-  if (pair < pairs && c % lanes_per_pair == 0) delta[pair] = sum;
+  if (pair < pairs && c % lanes_per_pair == 0) {
+    delta[pair] = sum;
+    if (ready.arrivals) ready.arrivals[pair] = 0;
+  }
 }
 
 // A chunk per thread: two 16-byte loads, one 16-byte store; a last partial chunk element by element.
@@ -109,7 +114,7 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 }  // namespace
 
 void compute_delta(const AttentionProblem& p, std::int64_t positions, const void* d_o, const void* o, float* delta,
-                   float* zeros, cudaStream_t stream) {
+                   const DqSumsReady& ready, cudaStream_t stream) {
   const std::int64_t pairs = positions * p.heads;
   if (pairs == 0) return;
   const int lanes_per_pair = p.head_dim / chunk;
@@ -119,10 +124,10 @@ void compute_delta(const AttentionProblem& p, std::int64_t positions, const void
   const unsigned blocks = blocks_for(pairs * lanes_per_pair);
   if (p.dtype == DType::bf16)
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __nv_bfloat16*>(d_o), static_cast<const __nv_bfloat16*>(o),
-                                          pairs, lanes_per_pair, delta, zeros);
+                                          pairs, lanes_per_pair, delta, ready);
   else
     row_dot<<<blocks, block, 0, stream>>>(static_cast<const __half*>(d_o), static_cast<const __half*>(o), pairs,
-                                          lanes_per_pair, delta, zeros);
+                                          lanes_per_pair, delta, ready);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -38,6 +38,9 @@ struct KernelLaunchers {
   FlashKernel kernel;
   Instances<Params> forward;
   Instances<BackwardParams> backward;
+  // The backward stores each block's first dQ and adds the rest: the Δ pass then clears only
+  // the sums no step writes (backward_passes.hpp, DqSumsReady), else all of them.
+  bool backward_stores_first_dq = false;
 };
 
 }  // namespace attnlab::flash

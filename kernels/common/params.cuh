@@ -43,7 +43,8 @@ struct BackwardParams {
   const void* d_o;
   const float* lse;    // the forward's, natural log, [position][head]
   const float* delta;  // Δ = rowsum(dO∘O), [position][head]
-  float* dq_accum;     // zeroed; receives dS·K (the scale is applied on conversion)
+  float* dq_accum;     // receives dS·K (the scale is applied on conversion), made ready by the Δ pass
+  int* dq_arrivals;    // [position][head]: writers of the dQ block starting there (a backward that stores the first)
   void* dk;
   void* dv;
   float scale;           // the softmax scale: dK = scale·dSᵀ·Q

@@ -77,7 +77,7 @@ void NaiveBackward::run(const NaiveAttention& naive, const AttentionTensors& t, 
   const std::size_t cells = score_cells(host, problem_);
   if (naive.probabilities().bytes() != cells * dtype_bytes(problem_.dtype))
     throw std::invalid_argument("naive backward: the forward's P is not of this layout and problem");
-  compute_delta(problem_, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()), nullptr, stream);
+  compute_delta(problem_, positions, g.d_o.data(), t.o.data(), static_cast<float*>(g.delta.data()), {}, stream);
   const int rows = host.num_rows();
   if (rows == 0) return;
   const long long L = host.longest_row();

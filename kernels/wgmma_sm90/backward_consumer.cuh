@@ -16,7 +16,7 @@
 
 namespace attnlab::wgmma_sm90 {
 
-template <typename T, int D, bool persistent, bool counting>
+template <typename T, int D, bool persistent, bool first_store, bool counting>
 __device__ void consume_items(const BackwardParams& params, const BackwardShared<T, D>& s, int consumer) {
   const flash::BackwardParams& p = params.flash;
   const LayoutView& lv = p.layout;
@@ -75,7 +75,12 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
         }
         pin_registers(dq);
         sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);  // the writer has read the last
-        stage_query_gradient(s.dq(), dq, consumer, warp, lane);
+        // Boxes where the step's queries are all the row's; else rows, each copied by itself
+        // (the writer's first store must not reach the next row).
+        if (first_store && item.extent - q0 < kStepQueries)
+          stage_query_gradient_rows(s.dq(), dq, consumer, warp, lane);
+        else
+          stage_query_gradient(s.dq(), dq, consumer, warp, lane);
         fence_shared_for_async();  // the bulk reductions read what these stores wrote
         arrive_threads_of(dq_full_barrier(consumer), kQueryGradientHandoffThreads);
       }

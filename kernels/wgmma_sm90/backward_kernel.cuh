@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   int staged_head = -1, staged_position = 0;
   const auto add_staged_dq = [&] {
     if (adds_dq && staged_head >= 0)
-      start_adding_query_gradient(&params.dq_map, dq_tile, warpgroup, staged_head, staged_position);
+      start_writing_query_gradient(&params.dq_map, dq_tile, warpgroup, staged_head, staged_position, false);
   };
   for (int step = 0; step < steps; ++step) {
     const int buffer = step & 1;

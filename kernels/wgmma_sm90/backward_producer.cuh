@@ -6,7 +6,8 @@
 //    writer have released the last item, the key tile's K and V, with the item published
 //    in its slot; rows past the row's valid tokens it zeroes (fill_tile_pair);
 //  - the dQ writer (warp 1) adds each consumer's staged dQ of each step to the fp32
-//    accumulator by TMA bulk reductions, and hands the staging back once they have read it.
+//    accumulator by TMA bulk reductions, and hands the staging back once they have read it;
+//    or (first_store) stores the first dQ to reach each block of the sums and adds the rest.
 // Lane 0 issues every TMA instruction; every loader lane arrives on the barriers it fills
 // (kLoaderLanes arrivals a phase).
 #include "kernels/common/scheduler.cuh"
@@ -146,14 +147,32 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
 // consumer by consumer, its staged dQ goes out. Persistent, at an item's end the staging
 // goes back once more (the consumers stage the item's dK and dV there) and the writer
 // releases the item's slot. At head dim 64 consumer 0 alone stages dQ.
-template <typename T, int D, bool persistent>
+// A block of dQ sums (a step's queries of one head, the row's own positions) and who writes
+// it: its arrival count (GradientViews::dq_arrivals, at the block's first position and head,
+// zeroed by the Δ pass) takes one atomic add per writer; the first stores its rows and then
+// sets kBlockStored, the later ones wait for that bit and add theirs. The first says so only
+// once its stores have landed, and it says so before it waits on any other block, so two
+// writers never wait on each other.
+inline constexpr int kBlockStored = 1 << 30;
+
+template <typename T, int D, bool persistent, bool first_store>
 __device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<T, D>& s, int lane) {
   constexpr int staging_consumers = D / 64;
+  const flash::BackwardParams& p = params.flash;
   if (lane == 0) prefetch_tensor_map(&params.dq_map);
   const auto hand_back_staging = [&] {
-    if (lane == 0) wait_bulk_groups_read<0>();
+    if (first_store || lane == 0) wait_bulk_groups_read<0>();  // every issuing lane's copies have read it
     __syncwarp();
     for (int c = 0; c < staging_consumers; ++c) arrive_threads_of(dq_empty_barrier(c), kQueryGradientHandoffThreads);
+  };
+  int* stored = nullptr;  // the block this writer stored last, not yet said to have landed
+  const auto say_stored = [&] {
+    if (!stored) return;
+    wait_bulk_groups<0>();
+    fence_global_for_async();
+    __syncwarp();
+    if (lane == 0) or_release(stored, kBlockStored);
+    stored = nullptr;
   };
   for (int n = 0;; ++n) {
     barrier_wait(s.key_barrier(), n % 2);  // item n published
@@ -164,16 +183,53 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
     for (int step = 0; step < steps; ++step, cursor.advance(item)) {
       hand_back_staging();
       const int head = cursor.head, position = item.row_begin + cursor.first_query;
-      for (int c = 0; c < staging_consumers; ++c) {
-        sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
-        if (lane == 0) start_adding_query_gradient(&params.dq_map, s.dq(), c, head, position);
+      if constexpr (first_store) {
+        say_stored();
+        // The row's own queries of the step: none where the step's half lies past the row.
+        const int rows = min(kStepQueries, item.extent - cursor.first_query);
+        int* const arrivals = p.dq_arrivals + std::int64_t(position) * p.heads + head;
+        int seen = 0;
+        if (lane == 0 && rows > 0) seen = atomicAdd(arrivals, 1);
+        seen = __shfl_sync(0xffffffffu, seen, 0);
+        const bool first = seen == 0;
+        if (!first) {
+          if (lane == 0 && !(seen & kBlockStored))
+            while (!(load_acquire(arrivals) & kBlockStored)) __nanosleep(64);
+          __syncwarp();
+          fence_global_for_async();
+        }
+        float* const block = p.dq_accum + (std::int64_t(position) * p.heads + head) * D;
+        for (int c = 0; c < staging_consumers; ++c) {
+          sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
+          if (rows == kStepQueries) {  // staged in boxes
+            if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, first);
+            continue;
+          }
+          for (int r = lane; r < rows; r += kWriterLanes) {
+            float* const to = block + std::int64_t(r) * p.heads * D + 64 * c;
+            const unsigned char* const from = s.dq() + c * kQueryGradientRowsBytes + r * kQueryGradientRowStride;
+            if (first)
+              store_bulk(to, from, kQueryGradientRowBytes);
+            else
+              reduce_add_bulk(to, from, kQueryGradientRowBytes);
+          }
+          commit_bulk_groups();
+        }
+        if (first && rows > 0) stored = arrivals;
+      } else {
+        for (int c = 0; c < staging_consumers; ++c) {
+          sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
+          if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, false);
+        }
       }
     }
     if constexpr (!persistent) break;
     hand_back_staging();
+    if constexpr (first_store) say_stored();
     barrier_arrive(s.key_empty_barrier());
   }
-  if (lane == 0) wait_bulk_groups<0>();  // the reductions have read the staging and added it
+  if constexpr (first_store) say_stored();
+  if (first_store || lane == 0) wait_bulk_groups<0>();  // the copies have read the staging and landed
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -5,7 +5,8 @@
 //  - the producer (backward_producer.cuh, warpgroup 0): a loader warp takes the items from
 //    the scheduler, publishes each in an item slot and copies its K and V, then each step's
 //    Q, dO and query info by TMA into a ring of two stages; a writer warp adds each step's
-//    staged dQ to the fp32 accumulator by TMA bulk reductions;
+//    staged dQ to the fp32 accumulator by TMA bulk reductions, or (first_store) stores the
+//    first dQ to reach each block of it and adds the rest;
 //  - two consumers (backward_consumer.cuh, warpgroups 1 and 2), 64 keys each, which
 //    wait on the ring's mbarriers instead of copying, meet once a step, and take the
 //    registers the producer gives back (setmaxnreg).
@@ -28,7 +29,7 @@ auto make_backward_scheduler(int work, int* counter) {
 template <bool persistent>
 using BackwardSchedulerOf = decltype(make_backward_scheduler<persistent>(0, nullptr));
 
-template <typename T, int D, bool persistent, bool counting>
+template <typename T, int D, bool persistent, bool first_store, bool counting>
 __global__ void __launch_bounds__(kThreads, 1) backward_specialized(const __grid_constant__ BackwardParams params,
                                                                     const BackwardSchedulerOf<persistent> scheduler) {
   static_assert(D == 64 || D == 128);
@@ -49,10 +50,10 @@ __global__ void __launch_bounds__(kThreads, 1) backward_specialized(const __grid
     release_registers<kProducerRegisters>();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     if (warp == 0) load_items<T, D, persistent>(params, s, scheduler, lane);
-    if (warp == 1) write_query_gradients<T, D, persistent>(params, s, lane);
+    if (warp == 1) write_query_gradients<T, D, persistent, first_store>(params, s, lane);
   } else {
     claim_registers<kConsumerRegisters>();
-    consume_items<T, D, persistent, counting>(params, s, warpgroup - 1);
+    consume_items<T, D, persistent, first_store, counting>(params, s, warpgroup - 1);
   }
 }
 

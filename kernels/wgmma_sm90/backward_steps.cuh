@@ -27,6 +27,12 @@ using QueryInfo = flash::QueryInfo<kStepQueries>;
 inline constexpr int kKeyBlockBytes = kCols * 128;           // one [128][64] block of K or V
 inline constexpr int kQueryBlockBytes = kStepQueries * 128;  // one [64][64] block of Q or dO
 inline constexpr int kQueryGradientBoxBytes = kStepQueries * kQueryGradientBoxFloats * 4;  // one box of dQ
+// Or (a backward that stores each block's first dQ) as rows: a consumer's 64 columns of each
+// of the step's queries, 256 bytes a query, 288 apart so that a warp's 8-byte stores from the
+// accumulators' layout fill every bank twice.
+inline constexpr int kQueryGradientRowBytes = 64 * 4;
+inline constexpr int kQueryGradientRowStride = kQueryGradientRowBytes + 32;
+inline constexpr int kQueryGradientRowsBytes = kStepQueries * kQueryGradientRowStride;  // a consumer's rows
 
 // A CTA's steps are the teaching backward's (KeyTileItem::steps: per query head of
 // the group, each query tile visiting the key tile) in halves of 64 queries: step s
@@ -171,14 +177,32 @@ __device__ __forceinline__ void stage_query_gradient(unsigned char* dq_tile, con
   }
 }
 
-// Starts adding the staged dQ of the warpgroup's 64 columns into the fp32 accumulator at
-// (`first_position`, `head`); one bulk group. One thread.
-__device__ __forceinline__ void start_adding_query_gradient(const CUtensorMap* dq_map, const unsigned char* dq_tile,
-                                                            int warpgroup, int head, int first_position) {
+// dQ's 64 x 64 block (the warpgroup's columns) into its rows of the staged dQ: query r at
+// r · kQueryGradientRowStride of the warpgroup's part.
+__device__ __forceinline__ void stage_query_gradient_rows(unsigned char* dq_tile, const QueryGradient& acc,
+                                                          int warpgroup, int warp, int lane) {
+  unsigned char* const part = dq_tile + warpgroup * kQueryGradientRowsBytes;
+#pragma unroll
+  for (int e = 0; e < 32; e += 2) {
+    const int row = 16 * warp + flash::accumulator_row(e, lane);
+    *reinterpret_cast<float2*>(part + row * kQueryGradientRowStride + flash::accumulator_column(e, lane) * 4) =
+        float2{acc[e], acc[e + 1]};
+  }
+}
+
+// Starts adding (or, `store`, storing) the staged dQ of the warpgroup's 64 columns into the
+// fp32 accumulator at (`first_position`, `head`); one bulk group. One thread.
+__device__ __forceinline__ void start_writing_query_gradient(const CUtensorMap* dq_map, const unsigned char* dq_tile,
+                                                             int warpgroup, int head, int first_position, bool store) {
   constexpr int boxes = 64 / kQueryGradientBoxFloats;  // of the warpgroup's columns
 #pragma unroll
-  for (int b = boxes * warpgroup; b < boxes * (warpgroup + 1); ++b)
-    reduce_add_box(dq_map, dq_tile + b * kQueryGradientBoxBytes, b * kQueryGradientBoxFloats, head, first_position);
+  for (int b = boxes * warpgroup; b < boxes * (warpgroup + 1); ++b) {
+    const unsigned char* const box = dq_tile + b * kQueryGradientBoxBytes;
+    if (store)
+      store_box(dq_map, box, b * kQueryGradientBoxFloats, head, first_position);
+    else
+      reduce_add_box(dq_map, box, b * kQueryGradientBoxFloats, head, first_position);
+  }
   commit_bulk_groups();
 }
 

@@ -70,17 +70,23 @@ struct BackwardFeatures {
   // a CTA, its barriers and its tensor maps are paid once per SM. Without, one CTA per item.
   // Needs warp_specialized.
   bool persistent;
+  // The writer stores the first dQ to reach each block of the fp32 sums (an arrival count per
+  // block) and adds the later ones, each row's own rows only, so the Δ pass need not clear the
+  // sums first (it clears only rows that attend nothing); the later writers wait until the
+  // first store has landed. Without, every dQ is added into sums the Δ pass cleared. Needs
+  // warp_specialized.
+  bool dq_first_store;
 
   friend constexpr bool operator==(const BackwardFeatures&, const BackwardFeatures&) = default;
 };
 
-constexpr BackwardFeatures shipped_backward_features() { return {true, true, true}; }
+constexpr BackwardFeatures shipped_backward_features() { return {true, true, true, true}; }
 
 constexpr int backward_features_key(const BackwardFeatures& f) {
-  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1 | int(f.persistent) << 2;
+  return int(f.dq_bulk_reduce) | int(f.warp_specialized) << 1 | int(f.persistent) << 2 | int(f.dq_first_store) << 3;
 }
 constexpr BackwardFeatures backward_features_of_key(int key) {
-  return {bool(key & 1), bool(key >> 1 & 1), bool(key >> 2 & 1)};
+  return {bool(key & 1), bool(key >> 1 & 1), bool(key >> 2 & 1), bool(key >> 3 & 1)};
 }
 static_assert(backward_features_of_key(backward_features_key(shipped_backward_features())) ==
               shipped_backward_features());
@@ -88,7 +94,8 @@ static_assert(backward_features_of_key(backward_features_key(shipped_backward_fe
 inline std::string describe_features(const BackwardFeatures& f) {
   const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
   return std::string("dq_bulk_reduce ") + yes_no(f.dq_bulk_reduce) + ", warp_specialized " +
-         yes_no(f.warp_specialized) + ", persistent " + yes_no(f.persistent);
+         yes_no(f.warp_specialized) + ", persistent " + yes_no(f.persistent) + ", dq_first_store " +
+         yes_no(f.dq_first_store);
 }
 
 }  // namespace attnlab::wgmma_sm90

@@ -10,9 +10,10 @@ template void launch_forward_rung<3>(const flash::Params&, const flash::LaunchAr
 template void launch_forward_rung<4>(const flash::Params&, const flash::LaunchArgs&);
 template void launch_forward_rung<5>(const flash::Params&, const flash::LaunchArgs&);
 template void launch_forward_rung<6>(const flash::Params&, const flash::LaunchArgs&);
-static_assert(backward_rung_count == 4, "one instantiation below per backward rung");
+static_assert(backward_rung_count == 5, "one instantiation below per backward rung");
 template void launch_backward_rung<1>(const flash::BackwardParams&, const flash::LaunchArgs&);
 template void launch_backward_rung<2>(const flash::BackwardParams&, const flash::LaunchArgs&);
 template void launch_backward_rung<3>(const flash::BackwardParams&, const flash::LaunchArgs&);
 template void launch_backward_rung<4>(const flash::BackwardParams&, const flash::LaunchArgs&);
+template void launch_backward_rung<5>(const flash::BackwardParams&, const flash::LaunchArgs&);
 }  // namespace attnlab::wgmma_sm90

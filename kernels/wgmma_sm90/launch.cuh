@@ -109,6 +109,7 @@ template <typename T, int D, BackwardFeatures F>
 void launch_backward_with(const flash::BackwardParams& params, const flash::LaunchArgs& args, const std::string& what) {
   static_assert(F.dq_bulk_reduce || !F.warp_specialized, "the writer warp adds dQ by bulk reductions");
   static_assert(F.warp_specialized || !F.persistent, "the loader warp takes the items");
+  static_assert(F.warp_specialized || !F.dq_first_store, "the writer warp stores each block's first dQ");
   const auto scheduler =
       make_backward_scheduler<F.persistent>(flash::work_of(args.work_items, params.kv_heads, what), args.work_counter);
   const auto with_tensor_maps = [&] {
@@ -127,7 +128,7 @@ void launch_backward_with(const flash::BackwardParams& params, const flash::Laun
   };
   flash::with_counting(params, what, [&]<bool counting>(const std::string& name) {
     if constexpr (F.warp_specialized)
-      flash::launch_scheduled<backward_specialized<T, D, F.persistent, counting>>(
+      flash::launch_scheduled<backward_specialized<T, D, F.persistent, F.dq_first_store, counting>>(
           name, kThreads, SpecializedBackwardLayout<T, D>::bytes, scheduler, args.stream, with_tensor_maps,
           args.sm_margin);
     else

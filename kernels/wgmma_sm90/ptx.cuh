@@ -56,6 +56,15 @@ __device__ __forceinline__ void copy_box(void* dst, const CUtensorMap* map, std:
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(shared_address(bar)), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
 }
+// Stores one box of shared memory into a 3-D tensor map's global tensor (the map's swizzle);
+// one bulk group of the calling thread's (commit_bulk_groups). Boxes past the tensor's end
+// are dropped.
+__device__ __forceinline__ void store_box(const CUtensorMap* map, const void* src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(shared_address(src)), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
 // Adds one box of shared memory into a 3-D tensor map's global tensor (the map's
 // element type, its swizzle), element by element in L2; one bulk group of the calling
 // thread's (commit_bulk_groups). Boxes past the tensor's end are dropped.
@@ -65,6 +74,22 @@ __device__ __forceinline__ void reduce_add_box(const CUtensorMap* map, const voi
           reinterpret_cast<std::uint64_t>(map)),
       "r"(shared_address(src)), "r"(c0), "r"(c1), "r"(c2)
       : "memory");
+}
+// Copies `bytes` (a multiple of 16, both ends 16-byte aligned) of shared memory to global
+// memory; one bulk group of the calling thread's (commit_bulk_groups).
+__device__ __forceinline__ void store_bulk(void* dst, const void* src, int bytes) {
+  asm volatile(
+      "cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(reinterpret_cast<std::uint64_t>(dst)),
+      "r"(shared_address(src)), "r"(bytes)
+      : "memory");
+}
+// Adds `bytes` of fp32 in shared memory into global memory, element by element in L2;
+// as store_bulk otherwise.
+__device__ __forceinline__ void reduce_add_bulk(float* dst, const void* src, int bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(dst)),
+               "r"(shared_address(src)), "r"(bytes)
+               : "memory");
 }
 __device__ __forceinline__ void commit_bulk_groups() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
 // Until at most `pending` of the thread's bulk groups still read their shared memory.
@@ -83,6 +108,19 @@ __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
 // Ordinary stores to shared memory that wgmma (the async proxy) reads next.
 __device__ __forceinline__ void fence_shared_for_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// The same between this thread's ordinary accesses to global memory and its bulk copies, in
+// either order: bulk stores it has waited for before it says so (release), bulk additions
+// it issues after hearing so (acquire).
+__device__ __forceinline__ void fence_global_for_async() { asm volatile("fence.proxy.async.global;\n" ::: "memory"); }
+__device__ __forceinline__ int load_acquire(const int* at) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(reinterpret_cast<std::uint64_t>(at)) : "memory");
+  return v;
+}
+__device__ __forceinline__ void or_release(int* at, int bits) {
+  asm volatile("red.release.gpu.global.or.b32 [%0], %1;\n" ::"l"(reinterpret_cast<std::uint64_t>(at)), "r"(bits)
+               : "memory");
 }
 
 // ---- warp specialization -----------------------------------------------------------

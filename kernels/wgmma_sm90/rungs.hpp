@@ -58,20 +58,24 @@ struct BackwardRung {
 inline constexpr BackwardRung backward_rungs[] = {
     {"two warpgroups of 64 keys per 128-key tile, the five products by wgmma, steps of 64 queries; "
      "dQ added by 8-byte reductions from registers",
-     {false, false, false}},
-    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup", {true, false, false}},
+     {false, false, false, false}},
+    {"dQ staged in shared memory and added by TMA bulk reductions, one thread per warpgroup",
+     {true, false, false, false}},
     {"warp specialization: a producer warpgroup loads Q, dO and the query info by TMA into a ring of "
      "two stages and adds dQ by the bulk reductions; the consumers take 224 registers and meet once a step",
-     {true, true, false}},
+     {true, true, false, false}},
     {"persistent CTAs, one per SM, items from an atomic counter: the next item's K, V and first steps "
      "load while this item's dK and dV leave",
-     {true, true, true}},
+     {true, true, true, false}},
+    {"the first dQ to reach each block of the sums stored, the rest added: the Δ pass no longer clears "
+     "the sums",
+     {true, true, true, true}},
 };
 inline constexpr int backward_rung_count = static_cast<int>(std::size(backward_rungs));
 
 constexpr int ideas_apart(const BackwardFeatures& a, const BackwardFeatures& b) {
   return (a.dq_bulk_reduce != b.dq_bulk_reduce) + (a.warp_specialized != b.warp_specialized) +
-         (a.persistent != b.persistent);
+         (a.persistent != b.persistent) + (a.dq_first_store != b.dq_first_store);
 }
 
 static_assert(one_idea_per_rung(backward_rungs), "each backward rung adds one idea to the one before");

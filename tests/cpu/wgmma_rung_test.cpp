@@ -80,8 +80,10 @@ TEST(WgmmaRung, TheLastBackwardRungHasTheShippedFeatures) {
   const wgmma_sm90::BackwardRung& first = wgmma_sm90::backward_rungs[0];
   const wgmma_sm90::BackwardRung& last = wgmma_sm90::backward_rungs[wgmma_sm90::backward_rung_count - 1];
   EXPECT_EQ(last.features, wgmma_sm90::shipped_backward_features());
-  EXPECT_EQ(wgmma_sm90::describe_features(first.features), "dq_bulk_reduce no, warp_specialized no, persistent no");
-  EXPECT_EQ(wgmma_sm90::describe_features(last.features), "dq_bulk_reduce yes, warp_specialized yes, persistent yes");
+  EXPECT_EQ(wgmma_sm90::describe_features(first.features),
+            "dq_bulk_reduce no, warp_specialized no, persistent no, dq_first_store no");
+  EXPECT_EQ(wgmma_sm90::describe_features(last.features),
+            "dq_bulk_reduce yes, warp_specialized yes, persistent yes, dq_first_store yes");
 }
 
 TEST(WgmmaRung, TheLastRungHasTheShippedFeatures) {

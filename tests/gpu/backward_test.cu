@@ -300,7 +300,7 @@ TEST(BackwardDeterminism, ASecondBackwardWritesTheSameGradients) {
     run_flash(kernel, device_layout, p, t);
     run_flash_backward(kernel, device_layout, p, t, g);
     const HostGradients first = download_gradients(g, p.dtype);
-    for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.dq_accum, &g.work_counter}) b->poison();
+    for (DeviceBuffer* b : {&g.dq, &g.dk, &g.dv, &g.dq_accum, &g.dq_arrivals, &g.work_counter}) b->poison();
     run_flash_backward(kernel, device_layout, p, t, g);
     expect_same_gradients(first, download_gradients(g, p.dtype));
   }

@@ -21,7 +21,7 @@ struct DqSumsReady {
 // Δ[position][head] = Σ_d dO·O in fp32, from the dtype's dO and O, and the dQ sums made
 // ready in the same pass.
 void compute_delta(const AttentionProblem& problem, std::int64_t positions, const void* d_o, const void* o,
-                   float* delta, const DqSumsReady& sums, cudaStream_t stream);
+                   float* delta, const DqSumsReady& ready, cudaStream_t stream);
 
 // to[i] = factor·from[i], rounded to the dtype.
 void convert_from_fp32(const float* from, void* to, std::int64_t count, float factor, DType dtype, cudaStream_t stream);

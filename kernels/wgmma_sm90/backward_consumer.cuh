@@ -77,7 +77,7 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
         sync_threads_of(dq_empty_barrier(consumer), kQueryGradientHandoffThreads);  // the writer has read the last
         // Boxes where the step's queries are all the row's; else rows, each copied by itself
         // (the writer's first store must not reach the next row).
-        if (first_store && item.extent - q0 < kStepQueries)
+        if (first_store && queries_in_row(item, q0) < kStepQueries)
           stage_query_gradient_rows(s.dq(), dq, consumer, warp, lane);
         else
           stage_query_gradient(s.dq(), dq, consumer, warp, lane);

@@ -143,10 +143,6 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
   }
 }
 
-// Step by step: the staging is free once the last step's reductions have read it; then,
-// consumer by consumer, its staged dQ goes out. Persistent, at an item's end the staging
-// goes back once more (the consumers stage the item's dK and dV there) and the writer
-// releases the item's slot. At head dim 64 consumer 0 alone stages dQ.
 // A block of dQ sums (a step's queries of one head, the row's own positions) and who writes
 // it: its arrival count (GradientViews::dq_arrivals, at the block's first position and head,
 // zeroed by the Δ pass) takes one atomic add per writer; the first stores its rows and then
@@ -155,13 +151,34 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
 // writers never wait on each other.
 inline constexpr int kBlockStored = 1 << 30;
 
+// The writer warp's claim on a block (`arrivals`, its count): whether it is the first; a later
+// writer returns once the first's stores have landed, ready to add. Without rows to write, no
+// claim (the block is another row's).
+__device__ __forceinline__ bool claim_block(int* arrivals, bool has_rows, int lane) {
+  int seen = 0;
+  if (lane == 0 && has_rows) seen = atomicAdd(arrivals, 1);
+  seen = __shfl_sync(0xffffffffu, seen, 0);
+  if (seen == 0) return true;
+  if (lane == 0 && !(seen & kBlockStored))
+    while (!(load_acquire(arrivals) & kBlockStored)) __nanosleep(64);
+  __syncwarp();
+  fence_global_for_async();  // the additions follow the first's stores
+  return false;
+}
+
+// Step by step: the staging is free once the last step's copies have read it; then,
+// consumer by consumer, its staged dQ goes out. Persistent, at an item's end the staging
+// goes back once more (the consumers stage the item's dK and dV there) and the writer
+// releases the item's slot. At head dim 64 consumer 0 alone stages dQ. Lane 0 copies boxes;
+// with first_store every lane may copy rows, so every lane waits for its own copies.
 template <typename T, int D, bool persistent, bool first_store>
 __device__ void write_query_gradients(const BackwardParams& params, const BackwardShared<T, D>& s, int lane) {
   constexpr int staging_consumers = D / 64;
   const flash::BackwardParams& p = params.flash;
+  const bool copies = first_store || lane == 0;
   if (lane == 0) prefetch_tensor_map(&params.dq_map);
   const auto hand_back_staging = [&] {
-    if (first_store || lane == 0) wait_bulk_groups_read<0>();  // every issuing lane's copies have read it
+    if (copies) wait_bulk_groups_read<0>();
     __syncwarp();
     for (int c = 0; c < staging_consumers; ++c) arrive_threads_of(dq_empty_barrier(c), kQueryGradientHandoffThreads);
   };
@@ -185,35 +202,17 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
       const int head = cursor.head, position = item.row_begin + cursor.first_query;
       if constexpr (first_store) {
         say_stored();
-        // The row's own queries of the step: none where the step's half lies past the row.
-        const int rows = min(kStepQueries, item.extent - cursor.first_query);
+        const int rows = queries_in_row(item, cursor.first_query);
         int* const arrivals = p.dq_arrivals + std::int64_t(position) * p.heads + head;
-        int seen = 0;
-        if (lane == 0 && rows > 0) seen = atomicAdd(arrivals, 1);
-        seen = __shfl_sync(0xffffffffu, seen, 0);
-        const bool first = seen == 0;
-        if (!first) {
-          if (lane == 0 && !(seen & kBlockStored))
-            while (!(load_acquire(arrivals) & kBlockStored)) __nanosleep(64);
-          __syncwarp();
-          fence_global_for_async();
-        }
-        float* const block = p.dq_accum + (std::int64_t(position) * p.heads + head) * D;
+        const bool first = claim_block(arrivals, rows > 0, lane);
         for (int c = 0; c < staging_consumers; ++c) {
           sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
           if (rows == kStepQueries) {  // staged in boxes
             if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, first);
-            continue;
+          } else {
+            start_writing_query_gradient_rows(p.dq_accum + (std::int64_t(position) * p.heads + head) * D,
+                                              std::int64_t(p.heads) * D, s.dq(), c, rows, first, lane);
           }
-          for (int r = lane; r < rows; r += kWriterLanes) {
-            float* const to = block + std::int64_t(r) * p.heads * D + 64 * c;
-            const unsigned char* const from = s.dq() + c * kQueryGradientRowsBytes + r * kQueryGradientRowStride;
-            if (first)
-              store_bulk(to, from, kQueryGradientRowBytes);
-            else
-              reduce_add_bulk(to, from, kQueryGradientRowBytes);
-          }
-          commit_bulk_groups();
         }
         if (first && rows > 0) stored = arrivals;
       } else {
@@ -229,7 +228,7 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
     barrier_arrive(s.key_empty_barrier());
   }
   if constexpr (first_store) say_stored();
-  if (first_store || lane == 0) wait_bulk_groups<0>();  // the copies have read the staging and landed
+  if (copies) wait_bulk_groups<0>();  // the copies have read the staging and landed
 }
 
 }  // namespace attnlab::wgmma_sm90

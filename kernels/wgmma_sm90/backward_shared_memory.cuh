@@ -26,11 +26,9 @@ struct SpecializedBackwardLayout {
   static constexpr int d_o = q + stages * query_tile_bytes;
   static constexpr int ds = d_o + stages * query_tile_bytes;
   static constexpr int dq = ds + stages * ds_tile_bytes;
-  // dQ's staging, in boxes or in rows (backward_steps.cuh), whichever the backward stages.
-  static constexpr int dq_staging_bytes =
-      D / kQueryGradientBoxFloats * kQueryGradientBoxBytes > D / 64 * kQueryGradientRowsBytes
-          ? D / kQueryGradientBoxFloats* kQueryGradientBoxBytes
-          : D / 64 * kQueryGradientRowsBytes;
+  // dQ's staging, in boxes or in rows (backward_steps.cuh); rows, padded, take the more room.
+  static constexpr int dq_staging_bytes = D / 64 * kQueryGradientRowsBytes;
+  static_assert(dq_staging_bytes >= D / kQueryGradientBoxFloats * kQueryGradientBoxBytes);
   static constexpr int infos = dq + dq_staging_bytes;
   static constexpr int item_slots = infos + stages * int(sizeof(QueryInfo));
   static constexpr int slots = 3;

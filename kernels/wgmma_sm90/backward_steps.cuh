@@ -44,6 +44,12 @@ template <typename Item>
 __device__ __forceinline__ int step_count(const Item& item) {
   return item.steps() * kHalves;
 }
+// The step at query q0's queries that are its row's own: fewer than a step's where the
+// step crosses the row's end, none where its half lies wholly past it.
+template <typename Item>
+__device__ __forceinline__ int queries_in_row(const Item& item, int q0) {
+  return min(kStepQueries, item.extent - q0);
+}
 // A CTA's steps in order, their query head and first query advanced step by step, not
 // decoded from the step's index: that divides by the item's query-tile count, an integer
 // division in every role's step loop.
@@ -202,6 +208,23 @@ __device__ __forceinline__ void start_writing_query_gradient(const CUtensorMap* 
       store_box(dq_map, box, b * kQueryGradientBoxFloats, head, first_position);
     else
       reduce_add_box(dq_map, box, b * kQueryGradientBoxFloats, head, first_position);
+  }
+  commit_bulk_groups();
+}
+
+// The same from dQ's rows (stage_query_gradient_rows): the step's first `rows` queries, each
+// by a copy of its own, `block` at the step's first query and head, `row_stride` floats per
+// query; a bulk group of every lane's. The writer warp.
+__device__ __forceinline__ void start_writing_query_gradient_rows(float* block, std::int64_t row_stride,
+                                                                  const unsigned char* dq_tile, int warpgroup, int rows,
+                                                                  bool store, int lane) {
+  for (int r = lane; r < rows; r += 32) {
+    float* const to = block + r * row_stride + 64 * warpgroup;
+    const unsigned char* const from = dq_tile + warpgroup * kQueryGradientRowsBytes + r * kQueryGradientRowStride;
+    if (store)
+      store_bulk(to, from, kQueryGradientRowBytes);
+    else
+      reduce_add_bulk(to, from, kQueryGradientRowBytes);
   }
   commit_bulk_groups();
 }

@@ -68,8 +68,8 @@ __device__ __forceinline__ float dot_of_chunks(const uint4& a, const uint4& b) {
 
 // A group of `lanes` adjacent lanes (head_dim/8) per (position, head), a chunk each, summed
 // across the group (groups never straddle a warp: their size divides 32). The group size is
-// a constant, so a chunk's pair is a shift: a 64-bit division by a run-time size made the
-// pass issue-bound, at four fifths of HBM's rate. Each lane also makes its chunk's 8 dQ sums
+// a constant, so a chunk's pair is a shift (a 64-bit division by a run-time size leaves the
+// pass issue-bound, at four fifths of HBM's rate). Each lane also makes its chunk's 8 dQ sums
 // ready (DqSumsReady), so the sums need no pass of their own.
 template <typename T, int lanes>
 __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, float* delta, DqSumsReady ready) {

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The shipped backward (rung 5) at 5909709 on this GPU: the backward's GPU tests (12 shards)
+# beside compute-sanitizer (the small awkward batch; tests whose CTAs take several items);
+# then ncu on one untimed pass per scenario (Δ, the kernel, the conversion: duration, DRAM
+# and L2 bytes); then fp16/bf16 at head dims 64 and 128, 359f6e8 (base) against 5909709
+# (new), three rounds in alternating order.
+set -u
+N=.calls/new
+export LD_LIBRARY_PATH=$PWD/.calls/lib:${LD_LIBRARY_PATH:-} ATTNLAB_SCENARIOS=$PWD/scenarios PYTHONUNBUFFERED=1
+w=/tmp/work; log=$w/logs; csv=$w/csv; mkdir -p $log $csv; cp .calls/s54/verify.sh $log/
+nvidia-smi > $log/nvidia-smi.txt 2>&1; grep -m1 -o "NVIDIA H[0-9]*[^|]*" $log/nvidia-smi.txt
+filter='AllConfigs/Backward.*:BackwardSmall.*:BackwardWindows.*:BackwardCounts.*:BackwardDeterminism.*:BackwardPadding.*:EveryRung/WgmmaBackwardLadder.*:*Stream*:*Gqa*'
+for i in $(seq 0 11); do
+  GTEST_TOTAL_SHARDS=12 GTEST_SHARD_INDEX=$i timeout 220 $N/attnlab_gpu_tests --gtest_filter="$filter" > $log/tests-shard$i.log 2>&1 &
+done
+for tool in racecheck memcheck; do
+  ( timeout 220 compute-sanitizer --tool $tool --error-exitcode 9 $N/attnlab run tests/gpu/sanitizer-small.toml \
+      --pass bwd --kernel wgmma-sm90 --reps 1 --count || echo "SANITIZER FAILED $tool rc=$?" ) > $log/sanitizer-$tool.log 2>&1 &
+done
+for tool in racecheck memcheck synccheck; do
+  ( timeout 220 compute-sanitizer --tool $tool --error-exitcode 9 --kernel-name kns=backward_specialized \
+      $N/attnlab_gpu_tests --gtest_filter='BackwardDeterminism.*:*ManyOneTokenDocuments/fp16_d64_full_wgmma*:*ManyOneTokenDocuments/bf16_d128_causal_wgmma*' \
+      || echo "SANITIZER FAILED $tool rc=$?" ) > $log/sanitizer-items-$tool.log 2>&1 &
+done
+wait
+echo "== tests done at ${SECONDS}s: $(cat $log/tests-shard*.log | grep -c '^\[       OK') ok, $(cat $log/tests-shard*.log | grep -c '^\[  FAILED') failed, $(grep -L 'PASSED\|FAILED  \]' $log/tests-shard*.log | wc -l) shards unfinished"
+grep -hE "^\[  FAILED|Failure" $log/tests-shard*.log | head -10
+for f in $log/sanitizer-*.log; do echo "$(basename $f): $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|SANITIZER FAILED|PASSED' $f | tr '\n' ' ')"; done
+for sc in uniform-64x512 uniform-16x2048 one-doc-16384; do
+  timeout 60 ncu --profile-from-start off --clock-control none \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed \
+    $N/attnlab-bench $sc --implementations=varlen --pass=bwd --reps=1 --profile-one-pass > $log/ncu-$sc.log 2>&1 || echo "ncu $sc failed"
+  echo "== $sc"
+  grep -E "^  [a-zA-Z_].*\(|gpu__time_duration|dram__bytes|lts__t_bytes|sm__throughput" $log/ncu-$sc.log | sed 's/  */ /g' | cut -c1-100
+done
+echo "== ncu done at ${SECONDS}s"
+bench() { timeout 120 "$@" > /dev/null 2>>$log/bench-errors.log || echo "bench failed: $*"; }
+for r in 1 2 3; do
+  order="base new"; [ $r = 2 ] && order="new base"
+  for v in $order; do
+    ATTNLAB_COMMIT=$v bench .calls/$v/attnlab-bench uniform-64x512 uniform-16x2048 --implementations=varlen --pass=bwd \
+      --dtypes=bf16,fp16 --head-dims=64,128 --reps=15 --out=$csv/variants-$v-$r.csv
+  done
+done
+echo "== variants at ${SECONDS}s"
+python3 - $csv <<'PY'
+import csv, glob, statistics, sys
+m = {}
+for p in glob.glob(sys.argv[1] + "/*.csv"):
+    for r in csv.DictReader(open(p)):
+        m.setdefault((r["scenario"], r["dtype"], r["head_dim"]), {}).setdefault(r["commit"], []).append(float(r["median_us"]))
+for k in sorted(m):
+    v = {c: statistics.mean(x) for c, x in m[k].items()}
+    print(*k, " ".join(f"{c} {v[c]:8.1f}" for c in sorted(v)), f"new/base {v['new']/v['base']:.3f}",
+          {c: [round(x, 1) for x in xs] for c, xs in m[k].items()})
+PY
+tar czf $OUT/verify.tgz -C $w logs csv

@@ -120,8 +120,8 @@ unsigned blocks_for(std::int64_t threads) { return static_cast<unsigned>((thread
 template <typename T, int lanes>
 void launch_row_dot(const void* d_o, const void* o, std::int64_t pairs, float* delta, const DqSumsReady& ready,
                     cudaStream_t stream) {
-  row_dot<T, lanes><<<blocks_for(pairs * lanes), block, 0, stream>>>(static_cast<const T*>(d_o), static_cast<const T*>(o), pairs, delta,
-                                                  ready);
+  row_dot<T, lanes><<<blocks_for(pairs * lanes), block, 0, stream>>>(static_cast<const T*>(d_o),
+                                                                     static_cast<const T*>(o), pairs, delta, ready);
 }
 
 template <typename T>

@@ -166,20 +166,27 @@ __device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const un
 }
 
 // dQ's 64 x 64 block (the warpgroup's columns) into the staged dQ tile: column c of
-// row r at box c / 32, its 16-byte chunk swizzled by r % 8 as TMA reads the box back;
-// a warp's 8-byte stores fill whole 128-byte lines. Rows past the row's valid tokens
-// are staged too: they hold zeros (no attended key, a zero dO row), which the bulk
-// reduction adds to whatever follows the row.
+// row r at box c / 32, its 16-byte chunk swizzled by r % 8 as TMA reads the box back.
+// Shared memory takes a warp's 8-byte stores half a warp at a time; in the accumulators'
+// order a half-warp's 4 rows put their 8 chunks on 4 chunk positions, two stores a bank.
+// So the odd rows store their column groups in another order (group g ^ 2 when the even
+// rows store g: 16 columns on, in the same box, 64 bytes on in the row): a half-warp's
+// chunks then land on 8 positions. Rows past the row's valid tokens are staged too: they
+// hold zeros (no attended key, a zero dO row), which the bulk reduction adds to whatever
+// follows the row.
 __device__ __forceinline__ void stage_query_gradient(unsigned char* dq_tile, const QueryGradient& acc, int warpgroup,
                                                      int warp, int lane) {
+  const bool odd_row = (lane / 4) % 2;
+  const int flip = odd_row ? 64 : 0;
 #pragma unroll
   for (int e = 0; e < 32; e += 2) {
     const int row = 16 * warp + flash::accumulator_row(e, lane);
     const int col = 64 * warpgroup + flash::accumulator_column(e, lane);
     const int in_box = col % kQueryGradientBoxFloats;
-    unsigned char* at = dq_tile + (col / kQueryGradientBoxFloats) * kQueryGradientBoxBytes + row * 128 +
-                        ((in_box / 4) ^ (row % 8)) * 16 + (in_box % 4) * 4;
-    *reinterpret_cast<float2*>(at) = float2{acc[e], acc[e + 1]};
+    const int at = (col / kQueryGradientBoxFloats) * kQueryGradientBoxBytes + row * 128 +
+                   ((in_box / 4) ^ (row % 8)) * 16 + (in_box % 4) * 4;
+    *reinterpret_cast<float2*>(dq_tile + (at ^ flip)) =
+        odd_row ? float2{acc[e ^ 8], acc[(e ^ 8) + 1]} : float2{acc[e], acc[e + 1]};
   }
 }
 

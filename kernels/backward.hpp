@@ -24,7 +24,7 @@ struct GradientTensors {
   DeviceBuffer dq;            // like Q
   DeviceBuffer dk, dv;        // like K and V: [position][kv_head][head_dim]
   DeviceBuffer delta;         // workspace: Δ = rowsum(dO∘O), fp32 [position][head]
-  DeviceBuffer dq_accum;      // workspace of the flash backward: dQ / scale in fp32, summed by atomics
+  DeviceBuffer dq_accum;      // workspace of the flash backward: dQ / scale in fp32, where the steps sum their dQ
   DeviceBuffer dq_arrivals;   // workspace: int32 [position][head], arrivals at the block of dQ sums starting there
   DeviceBuffer work_counter;  // workspace: what a backward that hands out items by atomics counts with
 };

@@ -200,27 +200,26 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
     for (int step = 0; step < steps; ++step, cursor.advance(item)) {
       hand_back_staging();
       const int head = cursor.head, position = item.row_begin + cursor.first_query;
+      // Without first_store every block is added, staged in boxes.
+      int rows = kStepQueries;
+      int* arrivals = nullptr;
+      bool first = false;
       if constexpr (first_store) {
         say_stored();
-        const int rows = queries_in_row(item, cursor.first_query);
-        int* const arrivals = p.dq_arrivals + std::int64_t(position) * p.heads + head;
-        const bool first = claim_block(arrivals, rows > 0, lane);
-        for (int c = 0; c < staging_consumers; ++c) {
-          sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
-          if (rows == kStepQueries) {  // staged in boxes
-            if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, first);
-          } else {
-            start_writing_query_gradient_rows(p.dq_accum + (std::int64_t(position) * p.heads + head) * D,
-                                              std::int64_t(p.heads) * D, s.dq(), c, rows, first, lane);
-          }
-        }
-        if (first && rows > 0) stored = arrivals;
-      } else {
-        for (int c = 0; c < staging_consumers; ++c) {
-          sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
-          if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, false);
+        rows = queries_in_row(item, cursor.first_query);
+        arrivals = p.dq_arrivals + std::int64_t(position) * p.heads + head;
+        first = claim_block(arrivals, rows > 0, lane);
+      }
+      for (int c = 0; c < staging_consumers; ++c) {
+        sync_threads_of(dq_full_barrier(c), kQueryGradientHandoffThreads);
+        if (rows == kStepQueries) {  // staged in boxes
+          if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, first);
+        } else {
+          start_writing_query_gradient_rows(p.dq_accum + (std::int64_t(position) * p.heads + head) * D,
+                                            std::int64_t(p.heads) * D, s.dq(), c, rows, first, lane);
         }
       }
+      if (first && rows > 0) stored = arrivals;
     }
     if constexpr (!persistent) break;
     hand_back_staging();

@@ -1,6 +1,6 @@
 #pragma once
 // What both flash backwards know of each query of a step: its LSE and Δ, and the keys
-// it attends, loaded beside the step's Q and dO tiles; and how they add dQ.
+// of the key tile it attends, loaded beside the step's Q and dO tiles; and how they add dQ.
 #include <cstdint>
 
 #include "core/layout/layout.hpp"
@@ -12,14 +12,14 @@
 
 namespace attnlab::flash {
 
-// Per query of a step of `queries` queries: its LSE (natural log) and Δ, and the keys
-// it attends (attended_keys, row positions).
+// Per query of a step of `queries` queries: its LSE (natural log) and Δ, and the span of
+// the key tile's keys it attends (mask.cuh). A thread's columns come in adjacent pairs,
+// so it reads LSE and Δ eight bytes at a time (the alignment keeps every copy so aligned).
 template <int queries>
-struct QueryInfo {
+struct alignas(16) QueryInfo {
   float lse[queries];
   float delta[queries];
-  int first_key[queries];
-  int last_key[queries];
+  KeySpan keys[queries];
 };
 
 // Where query i from q0 of one head keeps its LSE and Δ (their index in p.lse, p.delta).
@@ -29,21 +29,19 @@ __device__ __forceinline__ std::int64_t query_stats_at(const BackwardParams& p, 
 }
 
 // Starts loading, for the `queries` queries from q0 of one head, the LSE and Δ of
-// each (cp.async; past the row's valid queries, zeros) and the keys each attends
-// (from the layout: plain stores). The first `queries` threads take a query's LSE and
-// attended keys, the next `queries` its Δ; `thread` is the caller's number among 2 ·
-// queries or more.
-template <int queries>
+// each (cp.async; past the row's valid queries, zeros) and the keys each attends of
+// the `cols` keys from k0 (from the layout: plain stores). The first `queries` threads
+// take a query's LSE and attended keys, the next `queries` its Δ; `thread` is the
+// caller's number among 2 · queries or more.
+template <int cols, int queries>
 __device__ __forceinline__ void start_query_info(const BackwardParams& p, int row_begin, RowBounds bounds, int head,
-                                                 int q0, QueryInfo<queries>& info, int thread) {
+                                                 int q0, int k0, QueryInfo<queries>& info, int thread) {
   const int i = thread % queries;
   const bool present = q0 + i < bounds.queries;
   const std::int64_t at = query_stats_at(p, row_begin, head, q0, i);
   if (thread < queries) {
     copy_async_4(&info.lse[i], present ? p.lse + at : p.lse, present ? 4 : 0);
-    const KeyRange keys = attended_keys(p.layout, bounds, q0 + i);  // empty past the row's valid tokens
-    info.first_key[i] = keys.first;
-    info.last_key[i] = keys.last;
+    info.keys[i] = key_span<cols>(attended_keys(p.layout, bounds, q0 + i), k0);  // empty past the row's valid tokens
   } else if (thread < 2 * queries) {
     copy_async_4(&info.delta[i], present ? p.delta + at : p.delta, present ? 4 : 0);
   }
@@ -51,18 +49,16 @@ __device__ __forceinline__ void start_query_info(const BackwardParams& p, int ro
 
 // The same with plain loads and stores by one warp (a producer's, a step ahead of the
 // threads that read it), lane l taking queries l, l + 32, ...
-template <int queries>
+template <int cols, int queries>
 __device__ __forceinline__ void load_query_info(const BackwardParams& p, int row_begin, RowBounds bounds, int head,
-                                                int q0, QueryInfo<queries>& info, int lane) {
+                                                int q0, int k0, QueryInfo<queries>& info, int lane) {
 #pragma unroll
   for (int i = lane; i < queries; i += 32) {
     const bool present = q0 + i < bounds.queries;
     const std::int64_t at = query_stats_at(p, row_begin, head, q0, i);
     info.lse[i] = present ? p.lse[at] : 0.f;
     info.delta[i] = present ? p.delta[at] : 0.f;
-    const KeyRange keys = attended_keys(p.layout, bounds, q0 + i);
-    info.first_key[i] = keys.first;
-    info.last_key[i] = keys.last;
+    info.keys[i] = key_span<cols>(attended_keys(p.layout, bounds, q0 + i), k0);
   }
 }
 
@@ -74,8 +70,12 @@ template <int n, int queries>
 __device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const QueryInfo<queries>& info, int first_key,
                                                        bool masked, float scale_log2, int lane) {
   mask_transposed_scores(
-      s, masked, info.first_key, info.last_key, first_key, lane,
-      [&](int e, float score) { return probability(score, info.lse[accumulator_column(e, lane)], scale_log2); }, 0.f);
+      s, masked, info.keys, first_key, lane,
+      [&](int e, float score) {
+        const float2 lse = reinterpret_cast<const float2*>(info.lse)[accumulator_column(e, lane) / 2];  // c, c + 1
+        return probability(score, e % 2 ? lse.y : lse.x, scale_log2);
+      },
+      0.f);
 }
 
 // S as the forward masks it (-inf outside the mask), for counting the scores left finite.
@@ -83,7 +83,7 @@ template <int n, int queries>
 __device__ __forceinline__ void mask_as_forward(float (&s)[n], const QueryInfo<queries>& info, int first_key,
                                                 bool masked, int lane) {
   mask_transposed_scores(
-      s, masked, info.first_key, info.last_key, first_key, lane, [](int, float x) { return x; }, -INFINITY);
+      s, masked, info.keys, first_key, lane, [](int, float x) { return x; }, -INFINITY);
 }
 
 // Adds two adjacent floats (8-byte aligned) to global memory. The dQ sums are bound

@@ -142,7 +142,7 @@ __device__ __forceinline__ void start_query_tile(const BackwardParams& p, const 
   const std::int64_t first = std::int64_t(item.row_begin + q0) * p.heads + head;
   copy_tile_async<T, D, kRows>(q_tile, static_cast<const T*>(p.q) + first * D, stride, item.valid - q0);
   copy_tile_async<T, D, kRows>(do_tile, static_cast<const T*>(p.d_o) + first * D, stride, item.valid - q0);
-  flash::start_query_info(p, item.row_begin, item.bounds(), head, q0, info, threadIdx.x);
+  flash::start_query_info<kCols>(p, item.row_begin, item.bounds(), head, q0, item.k0, info, threadIdx.x);
 }
 
 // One CTA per (key tile, KV head), in the backward's work-list order (heaviest
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(kThreads, 2) backward(const BackwardParams p, 
   commit_copies();
 
   Output<D> dk = {}, dv = {};
-  const int first_key_of_thread = item.k0 + warp * 16 + (lane >> 2);  // row position of the thread's first key
+  const int first_key_of_thread = warp * 16 + (lane >> 2);  // the thread's first key in the tile
   CellCounts counted;
   long long visited = 0, finite = 0;
   for (int step = 0; step < steps; ++step) {

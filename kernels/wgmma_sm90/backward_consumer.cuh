@@ -45,15 +45,15 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
 
       KeyScores scores, ds;
       wgmma_fence();
-      start_key_scores<T, D>(scores, k_rows, q_tile);  // Sᵀ = K·Qᵀ
-      start_key_scores<T, D>(ds, v_rows, do_tile);     // dPᵀ = V·dOᵀ
+      start_key_scores<T, D>(scores, k_rows, q_tile);                     // Sᵀ = K·Qᵀ
+      start_score_gradient_terms<T, D>(ds, v_rows, do_tile, info, lane);  // dPᵀ − Δ
       wgmma_wait<1>();
       pin_registers(scores);
       const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, TileShape{kStepQueries, kCols});
       if constexpr (counting)
         counts.add(scores, info, lv, item, q0, step, first_key, masked, consumer == 0 && thread == 0, lane);
       KeyFragments pf, dsf;
-      key_step_operands<T>(scores, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
+      key_step_operands<T>(scores, ds, pf, dsf, info, first_key, masked, p.scale_log2, ds_tile, lane);
       wgmma_fence();
       start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
       if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q

@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
                                         stride, item.valid - q0);
     copy_rows_async<T, D, kStepQueries>(base + L::d_o + buffer * L::query_tile_bytes,
                                         static_cast<const T*>(p.d_o) + first, stride, item.valid - q0);
-    flash::start_query_info(p, item.row_begin, item.bounds(), head, q0, infos[buffer], threadIdx.x);
+    flash::start_query_info<kCols>(p, item.row_begin, item.bounds(), head, q0, item.k0, infos[buffer], threadIdx.x);
   };
   copy_rows_async<T, D, kCols>(k_tile, item.k, kv_stride, item.valid - item.k0);
   copy_rows_async<T, D, kCols>(v_tile, item.v, kv_stride, item.valid - item.k0);
@@ -152,8 +152,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
 
     KeyScores s, ds;
     wgmma_fence();
-    start_key_scores<T, D>(s, k_rows, q_tile);    // Sᵀ = K·Qᵀ
-    start_key_scores<T, D>(ds, v_rows, do_tile);  // dPᵀ = V·dOᵀ
+    start_key_scores<T, D>(s, k_rows, q_tile);                          // Sᵀ = K·Qᵀ
+    start_score_gradient_terms<T, D>(ds, v_rows, do_tile, info, lane);  // dPᵀ − Δ
     // The next step's copies are issued while the tensor cores start this step's
     // products, so they are not on the products' path; they land while it computes.
     const int next_head = ahead.head, next_q0 = ahead.first_query;
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     const bool masked = tile_needs_mask(lv, item.bounds(), q0, item.k0, TileShape{kStepQueries, kCols});
     if constexpr (counting) counts.add(s, info, lv, item, q0, step, first_key, masked, threadIdx.x == 0, lane);
     KeyFragments pf, dsf;
-    key_step_operands<T>(s, ds, pf, dsf, info, item.k0, first_key, masked, p.scale_log2, ds_tile, lane);
+    key_step_operands<T>(s, ds, pf, dsf, info, first_key, masked, p.scale_log2, ds_tile, lane);
     wgmma_fence();
     start_accumulate_keys<T, D>(dv, pf, do_tile);                         // dV += Pᵀ·dO
     if constexpr (D == 64) start_accumulate_keys<T, D>(dk, dsf, q_tile);  // dK += dSᵀ·Q

@@ -123,7 +123,7 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
       const int stage = write.stage();
       s.step_ring().wait_empty(write);  // both consumers are done with the step two back
       // Every lane arrives on the stage's barrier after its own stores of the query info.
-      flash::load_query_info(p, item.row_begin, item.bounds(), head, q0, s.info(stage), lane);
+      flash::load_query_info<kCols>(p, item.row_begin, item.bounds(), head, q0, item.k0, s.info(stage), lane);
       fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head,
                                       item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write), crossing,
                                       lane);

@@ -92,7 +92,7 @@ struct StepCounts {
                       int step, int first_key, bool masked, bool counts_cells, int lane) {
     KeyScores masked_scores;  // Sᵀ as the forward masks it: -inf outside the mask
     for (int e = 0; e < kStepQueries / 2; ++e) masked_scores[e] = scores[e];
-    flash::mask_as_forward(masked_scores, info, item.k0 + first_key, masked, lane);
+    flash::mask_as_forward(masked_scores, info, first_key, masked, lane);
     finite += flash::finite_scores(masked_scores);
     if (counts_cells) {
       cells += count_tile(lv, item.row, q0, item.k0, TileShape{kStepQueries, kCols});
@@ -106,17 +106,34 @@ struct StepCounts {
   }
 };
 
-// Starts s = A·Bᵀ for the warpgroup's 64 rows of a key tile (K or V) against the
-// step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
+// Starts s = A·Bᵀ (`onto`: s += A·Bᵀ) for the warpgroup's 64 rows of a key tile (K or V)
+// against the step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
 template <typename T, int D>
 __device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
-                                                 const unsigned char* query_tile) {
+                                                 const unsigned char* query_tile, bool onto = false) {
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk)
     wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
         s, matrix_descriptor(key_rows + (kk / 4) * kKeyBlockBytes + (kk % 4) * 32, 16),
-        matrix_descriptor(query_tile + (kk / 4) * kQueryBlockBytes + (kk % 4) * 32, 16), kk > 0);
+        matrix_descriptor(query_tile + (kk / 4) * kQueryBlockBytes + (kk % 4) * 32, 16), onto || kk > 0);
   wgmma_commit();
+}
+
+// Starts dPᵀ − Δ = V·dOᵀ − Δ in `ds`, once Sᵀ's product is started: the accumulator starts
+// at −Δ of its column, so the tensor cores subtract Δ, and its loads wait behind Sᵀ's
+// product, not in front of the tensor cores when they wait for dSᵀ.
+template <typename T, int D>
+__device__ __forceinline__ void start_score_gradient_terms(KeyScores& ds, const unsigned char* v_rows,
+                                                           const unsigned char* do_tile, const QueryInfo& info,
+                                                           int lane) {
+#pragma unroll
+  for (int j = 0; j < kStepQueries / 8; ++j) {  // e = 4j .. 4j + 3: columns c, c + 1 of two keys
+    const float2 delta = reinterpret_cast<const float2*>(info.delta)[flash::accumulator_column(4 * j, lane) / 2];
+    ds[4 * j] = ds[4 * j + 2] = -delta.x;
+    ds[4 * j + 1] = ds[4 * j + 3] = -delta.y;
+  }
+  wgmma_fence();  // the product adds to what these writes left
+  start_key_scores<T, D>(ds, v_rows, do_tile, true);
 }
 
 // Starts acc += A·B with A (the warpgroup's 64 keys x the step's 64 queries) from
@@ -132,20 +149,21 @@ __device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const
   wgmma_commit();
 }
 
-// The middle of a step, once Sᵀ (`s`) and dPᵀ (`ds`) are started as the warpgroup's last
-// two commit groups and Sᵀ has landed: Pᵀ = exp(Sᵀ·scale − LSE) in `s`, masked where the
-// step needs it; then, dPᵀ landed, dSᵀ = Pᵀ∘(dPᵀ − Δ) in `ds`, staged in `ds_tile` (read
-// transposed by dQ's product), and both as wgmma's A operand. `first_key`: the thread's
-// first key in the tile.
+// The middle of a step, once Sᵀ (`s`) and dPᵀ − Δ (`ds`) are started as the warpgroup's
+// last two commit groups and Sᵀ has landed: Pᵀ = exp(Sᵀ·scale − LSE) in `s`, masked where
+// the step needs it; then, dPᵀ − Δ landed, dSᵀ = Pᵀ∘(dPᵀ − Δ) in `ds`, staged in `ds_tile`
+// (read transposed by dQ's product), and both as wgmma's A operand. `first_key`: the
+// thread's first key in the tile.
 template <typename T>
 __device__ __forceinline__ void key_step_operands(KeyScores& s, KeyScores& ds, KeyFragments& pf, KeyFragments& dsf,
-                                                  const QueryInfo& info, int k0, int first_key, bool masked,
-                                                  float scale_log2, unsigned char* ds_tile, int lane) {
+                                                  const QueryInfo& info, int first_key, bool masked, float scale_log2,
+                                                  unsigned char* ds_tile, int lane) {
   const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
-  flash::probabilities_from_lse(s, info, k0 + first_key, masked, scale_log2, lane);  // Pᵀ
+  flash::probabilities_from_lse(s, info, first_key, masked, scale_log2, lane);  // Pᵀ
   wgmma_wait<0>();
   pin_registers(ds);
-  flash::score_gradients(ds, s, info.delta, lane);
+#pragma unroll
+  for (int e = 0; e < kStepQueries / 2; ++e) ds[e] *= s[e];  // dSᵀ
   stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);
   flash::accumulator_as_a<T>(pf, s);
   flash::accumulator_as_a<T>(dsf, ds);

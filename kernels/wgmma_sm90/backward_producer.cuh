@@ -113,10 +113,12 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
     }
     const KeyItem<T, D> item(p, work.index);
     if (lane == 0) s.item_slot(n) = {item, false};
-    // The first item's K and V go first; a later item's after its first step's copies, which
-    // need not wait for the consumers to finish the last item's products.
-    if (n == 0) load_keys(params, s, item, n, crossing, lane);
+    // The first item's K and V go first (and an item's without steps); a later item's after
+    // its first step's copies, which need not wait for the consumers to finish the last
+    // item's products.
     const int steps = step_count(item);
+    const bool keys_first = n == 0 || steps == 0;
+    if (keys_first) load_keys(params, s, item, n, crossing, lane);
     StepCursor cursor(item);
     for (int step = 0; step < steps; ++step, write.advance(), cursor.advance(item)) {
       const int head = cursor.head, q0 = cursor.first_query;
@@ -127,9 +129,8 @@ __device__ void load_items(const BackwardParams& params, const BackwardShared<T,
       fill_tile_pair<D, kStepQueries>(s.q(stage), &params.q_map, s.d_o(stage), &params.do_map, head,
                                       item.row_begin + q0, item.valid - q0, s.step_ring().full_barrier(write), crossing,
                                       lane);
-      if (step == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
+      if (step == 0 && !keys_first) load_keys(params, s, item, n, crossing, lane);
     }
-    if (steps == 0 && n > 0) load_keys(params, s, item, n, crossing, lane);
     if constexpr (persistent) {
       // The next item is taken once this item's last step is copied: taken earlier, a heavy
       // item would wait behind this one while other SMs run out of work; the counter's latency

@@ -16,6 +16,13 @@ namespace attnlab::flash {
 __device__ __forceinline__ int accumulator_row_half(int e) { return (e / 2) % 2; }
 __device__ __forceinline__ int accumulator_row(int e, int lane) { return lane / 4 + 8 * accumulator_row_half(e); }
 __device__ __forceinline__ int accumulator_column(int e, int lane) { return (e / 4) * 8 + (lane % 4) * 2 + e % 2; }
+// A thread's columns come in pairs (c, c + 1) from an even c: of an array with one `T` per
+// column, the two of element e's pair in one load, as `Pair` (alignof(Pair) = 2·sizeof(T)).
+template <typename Pair, typename T>
+__device__ __forceinline__ Pair column_pair(const T* by_column, int e, int lane) {
+  static_assert(sizeof(Pair) == 2 * sizeof(T));
+  return reinterpret_cast<const Pair*>(by_column)[accumulator_column(e, lane) / 2];
+}
 
 // Two floats rounded to the 16-bit type T, packed as an mma operand register holds them.
 template <typename T>

@@ -80,8 +80,8 @@ __global__ void row_dot(const T* d_o, const T* o, std::int64_t pairs, float* del
     a = reinterpret_cast<const uint4*>(d_o)[c];
     b = reinterpret_cast<const uint4*>(o)[c];
   }
-  const bool clear = ready.sums && valid && (!ready.lse || ready.lse[c / lanes] == -INFINITY);
   const std::int64_t pair = c / lanes;
+  const bool clear = ready.sums && valid && (!ready.lse || ready.lse[pair] == -INFINITY);
   // Lanes past the last pair add 0: every lane of a warp takes part in the shuffles.
   float sum = valid ? dot_of_chunks<T>(a, b) : 0.f;
   if (clear) {

@@ -50,9 +50,9 @@ __device__ __forceinline__ KeySpan key_span(KeyRange keys, int k0) {
 // The backward's transposed tile: the thread's rows are keys (first_key and first_key
 // + 8, offsets in the key tile), the columns queries, whose spans `spans[c]` are in shared
 // memory; each element becomes keep(e, s[e]) or, outside the mask where `masked`,
-// `outside`. A thread's columns are pairs (c, c + 1) from an even c, so one 4-byte load
-// holds the spans of two. A tile without the mask takes a path of its own that reads no
-// spans: with one path for both, the Hopper backward's consumers ran out of registers.
+// `outside`. One 4-byte load holds the spans of a thread's column pair. A tile without the
+// mask takes a path of its own that reads no spans: one path for both leaves the Hopper
+// backward's consumers short of registers.
 template <int n, typename Keep>
 __device__ __forceinline__ void mask_transposed_scores(float (&s)[n], bool masked, const KeySpan* spans, int first_key,
                                                        int lane, Keep keep, float outside) {
@@ -61,8 +61,8 @@ __device__ __forceinline__ void mask_transposed_scores(float (&s)[n], bool maske
     for (int e = 0; e < n; ++e) s[e] = keep(e, s[e]);
     return;
   }
-  const auto byte = [&](int e, int b) {  // one 4-byte load of columns c and c + 1: first, end, first, end
-    const std::uint32_t pair = reinterpret_cast<const std::uint32_t*>(spans)[accumulator_column(e, lane) / 2];
+  const auto byte = [&](int e, int b) {  // the pair's spans: first, end, first, end
+    const std::uint32_t pair = column_pair<std::uint32_t>(spans, e, lane);
     return int((pair >> (16 * (e % 2) + 8 * b)) & 0xffu);
   };
   apply_mask(

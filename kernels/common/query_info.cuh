@@ -22,7 +22,8 @@ struct alignas(16) QueryInfo {
   KeySpan keys[queries];
 };
 
-// Where query i from q0 of one head keeps its LSE and Δ (their index in p.lse, p.delta).
+// Where query i from q0 of one head keeps its LSE and Δ (their index in p.lse, p.delta;
+// D times it, its dQ sums in p.dq_accum).
 __device__ __forceinline__ std::int64_t query_stats_at(const BackwardParams& p, int row_begin, int head, int q0,
                                                        int i) {
   return (std::int64_t(row_begin + q0) + i) * p.heads + head;
@@ -72,7 +73,7 @@ __device__ __forceinline__ void probabilities_from_lse(float (&s)[n], const Quer
   mask_transposed_scores(
       s, masked, info.keys, first_key, lane,
       [&](int e, float score) {
-        const float2 lse = reinterpret_cast<const float2*>(info.lse)[accumulator_column(e, lane) / 2];  // c, c + 1
+        const float2 lse = column_pair<float2>(info.lse, e, lane);
         return probability(score, e % 2 ? lse.y : lse.x, scale_log2);
       },
       0.f);

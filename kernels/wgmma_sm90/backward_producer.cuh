@@ -205,10 +205,11 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
       int rows = kStepQueries;
       int* arrivals = nullptr;
       bool first = false;
+      const std::int64_t block = flash::query_stats_at(p, item.row_begin, head, cursor.first_query, 0);
       if constexpr (first_store) {
         say_stored();
         rows = queries_in_row(item, cursor.first_query);
-        arrivals = p.dq_arrivals + std::int64_t(position) * p.heads + head;
+        arrivals = p.dq_arrivals + block;
         first = claim_block(arrivals, rows > 0, lane);
       }
       for (int c = 0; c < staging_consumers; ++c) {
@@ -216,8 +217,8 @@ __device__ void write_query_gradients(const BackwardParams& params, const Backwa
         if (rows == kStepQueries) {  // staged in boxes
           if (lane == 0) start_writing_query_gradient(&params.dq_map, s.dq(), c, head, position, first);
         } else {
-          start_writing_query_gradient_rows(p.dq_accum + (std::int64_t(position) * p.heads + head) * D,
-                                            std::int64_t(p.heads) * D, s.dq(), c, rows, first, lane);
+          start_writing_query_gradient_rows(p.dq_accum + block * D, std::int64_t(p.heads) * D, s.dq(), c, rows, first,
+                                            lane);
         }
       }
       if (first && rows > 0) stored = arrivals;

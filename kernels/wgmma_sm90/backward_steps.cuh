@@ -128,7 +128,7 @@ __device__ __forceinline__ void start_score_gradient_terms(KeyScores& ds, const 
                                                            int lane) {
 #pragma unroll
   for (int j = 0; j < kStepQueries / 8; ++j) {  // e = 4j .. 4j + 3: columns c, c + 1 of two keys
-    const float2 delta = reinterpret_cast<const float2*>(info.delta)[flash::accumulator_column(4 * j, lane) / 2];
+    const float2 delta = flash::column_pair<float2>(info.delta, 4 * j, lane);
     ds[4 * j] = ds[4 * j + 2] = -delta.x;
     ds[4 * j + 1] = ds[4 * j + 3] = -delta.y;
   }

@@ -67,8 +67,8 @@ inline constexpr BackwardRung backward_rungs[] = {
     {"persistent CTAs, one per SM, items from an atomic counter: the next item's K, V and first steps "
      "load while this item's dK and dV leave",
      {true, true, true, false}},
-    {"the first dQ to reach each block of the sums stored, the rest added: the Δ pass no longer clears "
-     "the sums",
+    {"the first dQ to reach each block of the sums stored, the rest added: the Δ pass clears only the "
+     "sums no step writes",
      {true, true, true, true}},
 };
 inline constexpr int backward_rung_count = static_cast<int>(std::size(backward_rungs));

@@ -22,9 +22,10 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
   const LayoutView& lv = p.layout;
   const int thread = threadIdx.x % kWarpgroup, warp = thread / 32, lane = thread % 32;
   StepCounts counts;
-  const int first_key = kKeysPerWarpgroup * consumer + 16 * warp + lane / 4;       // the thread's first key in the tile
-  const unsigned char* const k_rows = s.k() + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
-  const unsigned char* const v_rows = s.v() + kKeysPerWarpgroup * consumer * 128;
+  const int first_key = kKeysPerWarpgroup * consumer + 16 * warp + lane / 4;  // the thread's first key in the tile
+  const SharedTile k_rows = shared_tile(s.k()) + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
+  const SharedTile v_rows = shared_tile(s.v()) + kKeysPerWarpgroup * consumer * 128;
+  const SharedTile k_block = shared_tile(s.k()) + consumer * kKeyBlockBytes;  // K's columns of the consumer's dQ
   const bool stages_dq = D == 128 || consumer == 0;  // at head dim 64 consumer 0 alone takes dQ
   PipelineState<SpecializedBackwardLayout<T, D>::stages> read;
   for (int n = 0;; ++n) {
@@ -36,8 +37,7 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
     const int steps = step_count(item);
     for (int step = 0; step < steps; ++step, read.advance()) {
       const int stage = read.stage();
-      const unsigned char* const q_tile = s.q(stage);
-      const unsigned char* const do_tile = s.d_o(stage);
+      const SharedTile q_tile = shared_tile(s.q(stage)), do_tile = shared_tile(s.d_o(stage));
       unsigned char* const ds_tile = s.ds(stage);
       const QueryInfo& info = s.info(stage);
       const int q0 = cursor.first_query;
@@ -66,7 +66,7 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
         // issued by one warpgroup only, before another, is serialized by ptxas (C7520).
         QueryGradient dq;
         wgmma_fence();
-        start_query_gradient<T, D>(dq, ds_tile, s.k(), consumer);
+        start_query_gradient<T, D>(dq, shared_tile(ds_tile), k_block);
         if constexpr (D == 128) {
           start_accumulate_keys<T, D>(dk, dsf, q_tile);
           wgmma_wait<1>();

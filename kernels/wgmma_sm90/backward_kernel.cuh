@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
   unsigned char* const dq_tile = base + L::dq;
   QueryInfo* const infos = reinterpret_cast<QueryInfo*>(base + L::infos);
   const LayoutView& lv = p.layout;
-  const int warpgroup = threadIdx.x / kWarpgroup, thread = threadIdx.x % kWarpgroup;
+  const int warpgroup = warpgroup_index(), thread = threadIdx.x % kWarpgroup;
   const int warp = thread / 32, lane = thread % 32;
 
   const KeyItem<T, D> item(p, scheduler.get_initial_work().index);
@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
 
   KeyGradient<D> dk = {}, dv = {};
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
-  const unsigned char* const k_rows = k_tile + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
-  const unsigned char* const v_rows = v_tile + kKeysPerWarpgroup * warpgroup * 128;
+  const SharedTile k_rows = shared_tile(k_tile) + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
+  const SharedTile v_rows = shared_tile(v_tile) + kKeysPerWarpgroup * warpgroup * 128;
   // With bulk reductions, the thread that adds its warpgroup's staged dQ (warpgroup 0's
   // alone at head dim 64), and the step whose dQ is staged, if one is.
   const bool adds_dq = bulk && thread == 0 && (D == 128 || warpgroup == 0);
@@ -146,8 +146,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
     // step's buffers and dSᵀ read by every thread's products, so free to refill.
     __syncthreads();
     add_staged_dq();  // the last step's dQ, staged and fenced by every thread before the barrier
-    const unsigned char* const q_tile = base + L::q + buffer * L::query_tile_bytes;
-    const unsigned char* const do_tile = base + L::d_o + buffer * L::query_tile_bytes;
+    const SharedTile q_tile = shared_tile(base + L::q + buffer * L::query_tile_bytes);
+    const SharedTile do_tile = shared_tile(base + L::d_o + buffer * L::query_tile_bytes);
     const QueryInfo& info = infos[buffer];
 
     KeyScores s, ds;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
       // Each warpgroup takes 64 of dQ's columns, then dK: dQ's reductions go out
       // while the tensor cores take dK (issued after the barrier, not with dV).
       wgmma_fence();
-      start_query_gradient<T, D>(dq, ds_tile, k_tile, warpgroup);
+      start_query_gradient<T, D>(dq, shared_tile(ds_tile), shared_tile(k_tile) + warpgroup * kKeyBlockBytes);
       start_accumulate_keys<T, D>(dk, dsf, q_tile);
       wgmma_wait<1>();
       pin_registers(dq);
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
       // Warpgroup 0 alone takes dQ, dK having gone with dV: a product issued by
       // one warpgroup only, before another, is serialized by ptxas (C7520).
       wgmma_fence();
-      start_query_gradient<T, D>(dq, ds_tile, k_tile, 0);
+      start_query_gradient<T, D>(dq, shared_tile(ds_tile), shared_tile(k_tile));
       wgmma_wait<0>();
       pin_registers(dq);
       add_dq(dq);

@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kThreads, 1) backward_specialized(const __grid
   }
   __syncthreads();
 
-  const int warpgroup = threadIdx.x / kWarpgroup;
+  const int warpgroup = warpgroup_index();
   if (warpgroup == 0) {
     release_registers<kProducerRegisters>();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -109,13 +109,13 @@ struct StepCounts {
 // Starts s = A·Bᵀ (`onto`: s += A·Bᵀ) for the warpgroup's 64 rows of a key tile (K or V)
 // against the step's 64 rows (Q or dO), D/16 wgmmas along d; one commit group.
 template <typename T, int D>
-__device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned char* key_rows,
-                                                 const unsigned char* query_tile, bool onto = false) {
+__device__ __forceinline__ void start_key_scores(KeyScores& s, SharedTile key_rows, SharedTile query_tile,
+                                                 bool onto = false) {
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk)
     wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kStepQueries>(
-        s, matrix_descriptor(key_rows + (kk / 4) * kKeyBlockBytes + (kk % 4) * 32, 16),
-        matrix_descriptor(query_tile + (kk / 4) * kQueryBlockBytes + (kk % 4) * 32, 16), onto || kk > 0);
+        s, key_rows.descriptor((kk / 4) * kKeyBlockBytes + (kk % 4) * 32, 16),
+        query_tile.descriptor((kk / 4) * kQueryBlockBytes + (kk % 4) * 32, 16), onto || kk > 0);
   wgmma_commit();
 }
 
@@ -123,9 +123,8 @@ __device__ __forceinline__ void start_key_scores(KeyScores& s, const unsigned ch
 // at −Δ of its column, so the tensor cores subtract Δ, and its loads wait behind Sᵀ's
 // product, not in front of the tensor cores when they wait for dSᵀ.
 template <typename T, int D>
-__device__ __forceinline__ void start_score_gradient_terms(KeyScores& ds, const unsigned char* v_rows,
-                                                           const unsigned char* do_tile, const QueryInfo& info,
-                                                           int lane) {
+__device__ __forceinline__ void start_score_gradient_terms(KeyScores& ds, SharedTile v_rows, SharedTile do_tile,
+                                                           const QueryInfo& info, int lane) {
 #pragma unroll
   for (int j = 0; j < kStepQueries / 8; ++j) {  // e = 4j .. 4j + 3: columns c, c + 1 of two keys
     const float2 delta = flash::column_pair<float2>(info.delta, 4 * j, lane);
@@ -141,11 +140,11 @@ __device__ __forceinline__ void start_score_gradient_terms(KeyScores& ds, const 
 // wgmmas of 16 queries; one commit group.
 template <typename T, int D>
 __device__ __forceinline__ void start_accumulate_keys(KeyGradient<D>& acc, const KeyFragments& a,
-                                                      const unsigned char* query_tile) {
+                                                      SharedTile query_tile) {
 #pragma unroll
   for (int kk = 0; kk < kStepQueries / 16; ++kk)
-    wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(
-        acc, a[kk], matrix_descriptor(query_tile + kk * 16 * 128, kQueryBlockBytes));
+    wgmma_64xn_registers<std::is_same_v<T, __nv_bfloat16>, D>(acc, a[kk],
+                                                              query_tile.descriptor(kk * 16 * 128, kQueryBlockBytes));
   wgmma_commit();
 }
 
@@ -169,17 +168,17 @@ __device__ __forceinline__ void key_step_operands(KeyScores& s, KeyScores& ds, K
   flash::accumulator_as_a<T>(dsf, ds);
 }
 
-// Starts dQ = dS·K for the step's 64 queries and the 64 columns of K's block
-// `block`: dS is the staged dSᵀ read transposed (queries contiguous), K's rows are
-// the contraction (read transposed, d contiguous); 8 wgmmas of 16 keys; one commit group.
+// Starts dQ = dS·K for the step's 64 queries and the 64 columns of one of K's blocks
+// (`k_block`, of the key tile's 128 keys): dS is the staged dSᵀ read transposed (queries
+// contiguous), K's rows are the contraction (read transposed, d contiguous); 8 wgmmas of
+// 16 keys; one commit group.
 template <typename T, int D>
-__device__ __forceinline__ void start_query_gradient(QueryGradient& dq, const unsigned char* ds_tile,
-                                                     const unsigned char* k_tile, int block) {
+__device__ __forceinline__ void start_query_gradient(QueryGradient& dq, SharedTile ds_tile, SharedTile k_block) {
 #pragma unroll
   for (int kk = 0; kk < kCols / 16; ++kk)
     wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, 64, true, true>(
-        dq, matrix_descriptor(ds_tile + kk * 16 * 128, kKeyBlockBytes),
-        matrix_descriptor(k_tile + block * kKeyBlockBytes + kk * 16 * 128, kKeyBlockBytes), kk > 0);
+        dq, ds_tile.descriptor(kk * 16 * 128, kKeyBlockBytes), k_block.descriptor(kk * 16 * 128, kKeyBlockBytes),
+        kk > 0);
   wgmma_commit();
 }
 

@@ -31,11 +31,12 @@ using ProbabilityFragments = std::uint32_t[kCols / 16][4];
 template <typename T, int D>
 __device__ __forceinline__ void start_scores_qk(Scores& s, const unsigned char* q_rows, const unsigned char* k_tile) {
   constexpr int block = SharedLayout<D>::block_bytes;
+  const SharedTile q = shared_tile(q_rows), k = shared_tile(k_tile);
 #pragma unroll
   for (int kk = 0; kk < D / 16; ++kk) {
     const int offset = (kk / 4) * block + (kk % 4) * 32;
-    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kCols>(s, matrix_descriptor(q_rows + offset, 16),
-                                                               matrix_descriptor(k_tile + offset, 16), kk > 0);
+    wgmma_64xn_shared<std::is_same_v<T, __nv_bfloat16>, kCols>(s, q.descriptor(offset, 16), k.descriptor(offset, 16),
+                                                               kk > 0);
   }
   wgmma_commit();
 }
@@ -46,11 +47,10 @@ template <typename T, int D>
 __device__ __forceinline__ void start_accumulate_pv(Output<D>& o, const ProbabilityFragments& pf,
                                                     const unsigned char* v_tile) {
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
+  const SharedTile v = shared_tile(v_tile);
 #pragma unroll
-  for (int kk = 0; kk < kCols / 16; ++kk) {
-    const std::uint64_t b = matrix_descriptor(v_tile + kk * 16 * 128, SharedLayout<D>::block_bytes);
-    wgmma_64xn_registers<bf16, D>(o, pf[kk], b);
-  }
+  for (int kk = 0; kk < kCols / 16; ++kk)
+    wgmma_64xn_registers<bf16, D>(o, pf[kk], v.descriptor(kk * 16 * 128, SharedLayout<D>::block_bytes));
   wgmma_commit();
 }
 

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
 
-  const int warpgroup = threadIdx.x / kWarpgroup;
+  const int warpgroup = warpgroup_index();
   if (warpgroup == 0) {
     release_registers<kProducerRegisters>();
     if (threadIdx.x < 32) produce<T, D, F>(params, s, scheduler);

@@ -135,6 +135,10 @@ template <int registers>
 __device__ __forceinline__ void claim_registers() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(registers));
 }
+// The calling thread's warpgroup (128 threads), broadcast from lane 0 so that the compiler
+// knows a warp's lanes agree: what follows from it, a warpgroup's tiles' descriptors among
+// them, stays in uniform registers instead of being moved there before each wgmma.
+__device__ __forceinline__ int warpgroup_index() { return __shfl_sync(0xffffffffu, int(threadIdx.x) / 128, 0); }
 // A barrier among `threads` threads only (id 0 is __syncthreads').
 __device__ __forceinline__ void sync_threads_of(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
@@ -146,17 +150,25 @@ __device__ __forceinline__ void arrive_threads_of(int id, int threads) {
 
 // ---- wgmma -------------------------------------------------------------------------
 
-// A shared-memory matrix as wgmma reads it, in the 128-byte swizzle that TMA
-// writes: rows of 128 bytes (64 16-bit elements), 8-row groups 1024 bytes apart
-// (stride), chunk c of row r at c ^ (r % 8). `leading` is the byte offset to
-// the next 64-element block along the contiguous dimension (used by V, read
-// transposed; ignored for K-major Q and K, where one wgmma's 16 elements stay
-// inside a row).
-__device__ __forceinline__ std::uint64_t matrix_descriptor(const void* tile, int leading_bytes) {
-  const std::uint64_t address = (shared_address(tile) & 0x3FFFF) >> 4;
-  return address | (std::uint64_t(leading_bytes >> 4) << 16) | (std::uint64_t(1024 >> 4) << 32) |
-         (std::uint64_t(1) << 62);  // 1 = the 128-byte swizzle
-}
+// A shared-memory tile as wgmma reads it, in the 128-byte swizzle that TMA writes: rows of
+// 128 bytes (64 16-bit elements), 8-row groups 1024 bytes apart (stride), chunk c of row r at
+// c ^ (r % 8). Made once per tile, it gives the descriptor of each matrix inside the tile
+// with one addition: the descriptor's address field is the address >> 4 in its bits 0-13,
+// and shared memory ends below 2^18 bytes, so the field never carries into the next.
+struct SharedTile {
+  std::uint32_t address;  // the tile's shared address >> 4
+
+  // The tile `bytes` further on (a multiple of 16).
+  __device__ __forceinline__ SharedTile operator+(int bytes) const { return {address + std::uint32_t(bytes >> 4)}; }
+  // The descriptor of the matrix at `offset` bytes (a multiple of 16). `leading` is the byte
+  // offset to the next 64-element block along the contiguous dimension (used by a matrix
+  // read transposed; ignored for a K-major one, whose 16 elements stay inside a row).
+  __device__ __forceinline__ std::uint64_t descriptor(int offset, int leading) const {
+    constexpr std::uint32_t high = (1024 >> 4) | (1u << 30);  // the stride; 1 << 62: the 128-byte swizzle
+    return (std::uint64_t(high) << 32) | (address + std::uint32_t(offset >> 4) + (std::uint32_t(leading >> 4) << 16));
+  }
+};
+__device__ __forceinline__ SharedTile shared_tile(const void* tile) { return {(shared_address(tile) & 0x3FFFF) >> 4}; }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }

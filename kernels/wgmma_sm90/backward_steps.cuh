@@ -157,15 +157,14 @@ template <typename T>
 __device__ __forceinline__ void key_step_operands(KeyScores& s, KeyScores& ds, KeyFragments& pf, KeyFragments& dsf,
                                                   const QueryInfo& info, int first_key, bool masked, float scale_log2,
                                                   unsigned char* ds_tile, int lane) {
-  const float unit[2] = {1.f, 1.f};  // stage_accumulator's row factors, for rows taken as they are
   flash::probabilities_from_lse(s, info, first_key, masked, scale_log2, lane);  // Pᵀ
   wgmma_wait<0>();
   pin_registers(ds);
 #pragma unroll
   for (int e = 0; e < kStepQueries / 2; ++e) ds[e] *= s[e];  // dSᵀ
-  stage_accumulator<T, kStepQueries, kCols>(ds_tile, ds, first_key, unit, lane);
   flash::accumulator_as_a<T>(pf, s);
   flash::accumulator_as_a<T>(dsf, ds);
+  stage_fragments<kStepQueries, kCols>(ds_tile, dsf, first_key, lane);
 }
 
 // Starts dQ = dS·K for the step's 64 queries and the 64 columns of one of K's blocks

@@ -170,6 +170,16 @@ struct SharedTile {
 };
 __device__ __forceinline__ SharedTile shared_tile(const void* tile) { return {(shared_address(tile) & 0x3FFFF) >> 4}; }
 
+// Four 8 x 8 matrices of 16-bit elements into shared memory from mma's fragment layout:
+// register i holds matrix i, thread t its row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1.
+// Thread t names where row t % 8 of matrix t / 8 goes (16 bytes, 16-byte aligned).
+__device__ __forceinline__ void store_matrices(void* row, std::uint32_t m0, std::uint32_t m1, std::uint32_t m2,
+                                               std::uint32_t m3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(shared_address(row)), "r"(m0),
+               "r"(m1), "r"(m2), "r"(m3)
+               : "memory");
+}
+
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int pending>

@@ -71,18 +71,40 @@ __device__ __forceinline__ int tile_offset(int row, int chunk, int rows = kRows)
   return (chunk / 8) * (rows * 128) + row * 128 + (((chunk % 8) ^ (row % 8)) << 4);
 }
 
+// stmatrix (store_matrices) from a warpgroup's fragments into a tile of `rows` rows in
+// wgmma's swizzle stores two 16-byte chunks of a warp's 16 rows at a time: lane l names
+// row l % 8 of matrix l / 8, that is of the rows 8 · ((l / 8) % 2) on, in chunk
+// `chunk` + l / 16 (`chunk` even). Where that row goes, for the thread whose rows are
+// first_row and first_row + 8. The swizzle puts a chunk's 8 rows on 8 different 16-byte
+// positions, so a matrix's rows take all 32 banks.
+__device__ __forceinline__ unsigned char* fragment_row(unsigned char* tile, int first_row, int chunk, int rows,
+                                                       int lane) {
+  const int row = first_row - lane / 4 + 8 * ((lane / 8) % 2) + lane % 8;
+  return tile + tile_offset(row, chunk + lane / 16, rows);
+}
+
+// 16-bit A fragments of `columns` columns (flash::accumulator_as_a's layout: fragment kk
+// is the four 8 x 8 matrices of chunks 2 kk and 2 kk + 1) into a tile of `rows` rows.
+template <int columns, int rows>
+__device__ __forceinline__ void stage_fragments(unsigned char* tile, const std::uint32_t (&f)[columns / 16][4],
+                                                int first_row, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < columns / 16; ++kk)
+    store_matrices(fragment_row(tile, first_row, 2 * kk, rows, lane), f[kk][0], f[kk][1], f[kk][2], f[kk][3]);
+}
+
 // A warpgroup's accumulator of `columns` columns (the thread's rows first_row and
-// first_row + 8, each times its factor), in 16 bits, into a tile of `rows` rows in
-// wgmma's swizzle. Each warp writes 32 different banks: the swizzle spreads its 8 rows.
+// first_row + 8, each times its factor), in 16 bits, into a tile of `rows` rows.
 template <typename T, int columns, int rows = kRows>
 __device__ __forceinline__ void stage_accumulator(unsigned char* tile, const float (&acc)[columns / 2], int first_row,
                                                   const float (&row_factor)[2], int lane) {
+  const auto pair = [&](int e, int i) {
+    return flash::pack_pair<T>(acc[e] * row_factor[i], acc[e + 1] * row_factor[i]);
+  };
 #pragma unroll
-  for (int j = 0; j < columns / 8; ++j)
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-      *reinterpret_cast<std::uint32_t*>(tile + tile_offset(first_row + 8 * i, j, rows) + (lane % 4) * 4) =
-          flash::pack_pair<T>(acc[4 * j + 2 * i] * row_factor[i], acc[4 * j + 2 * i + 1] * row_factor[i]);
+  for (int kk = 0; kk < columns / 16; ++kk)
+    store_matrices(fragment_row(tile, first_row, 2 * kk, rows, lane), pair(8 * kk, 0), pair(8 * kk + 2, 1),
+                   pair(8 * kk + 4, 0), pair(8 * kk + 6, 1));
 }
 
 // 64 staged rows of a tile of `rows` rows, from `first_row`, into `out` (`stride`

@@ -23,10 +23,11 @@ __device__ void consume_items(const BackwardParams& params, const BackwardShared
   const int thread = threadIdx.x % kWarpgroup, warp = thread / 32, lane = thread % 32;
   StepCounts counts;
   const int first_key = kKeysPerWarpgroup * consumer + 16 * warp + lane / 4;  // the thread's first key in the tile
-  const SharedTile k_rows = shared_tile(s.k()) + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
+  const SharedTile k_tile = shared_tile(s.k());
+  const SharedTile k_rows = k_tile + kKeysPerWarpgroup * consumer * 128;  // the consumer's 64 keys
   const SharedTile v_rows = shared_tile(s.v()) + kKeysPerWarpgroup * consumer * 128;
-  const SharedTile k_block = shared_tile(s.k()) + consumer * kKeyBlockBytes;  // K's columns of the consumer's dQ
-  const bool stages_dq = D == 128 || consumer == 0;  // at head dim 64 consumer 0 alone takes dQ
+  const SharedTile k_block = k_tile + consumer * kKeyBlockBytes;  // K's columns of the consumer's dQ
+  const bool stages_dq = D == 128 || consumer == 0;               // at head dim 64 consumer 0 alone takes dQ
   PipelineState<SpecializedBackwardLayout<T, D>::stages> read;
   for (int n = 0;; ++n) {
     barrier_wait(s.key_barrier(), n % 2);  // item n published, its K and V landed

@@ -128,7 +128,8 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
 
   KeyGradient<D> dk = {}, dv = {};
   const int first_key = kKeysPerWarpgroup * warpgroup + 16 * warp + lane / 4;  // the thread's first key in the tile
-  const SharedTile k_rows = shared_tile(k_tile) + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
+  const SharedTile k_matrices = shared_tile(k_tile);                           // K as wgmma reads it
+  const SharedTile k_rows = k_matrices + kKeysPerWarpgroup * warpgroup * 128;  // the warpgroup's 64 keys
   const SharedTile v_rows = shared_tile(v_tile) + kKeysPerWarpgroup * warpgroup * 128;
   // With bulk reductions, the thread that adds its warpgroup's staged dQ (warpgroup 0's
   // alone at head dim 64), and the step whose dQ is staged, if one is.
@@ -188,7 +189,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
       // Each warpgroup takes 64 of dQ's columns, then dK: dQ's reductions go out
       // while the tensor cores take dK (issued after the barrier, not with dV).
       wgmma_fence();
-      start_query_gradient<T, D>(dq, shared_tile(ds_tile), shared_tile(k_tile) + warpgroup * kKeyBlockBytes);
+      start_query_gradient<T, D>(dq, shared_tile(ds_tile), k_matrices + warpgroup * kKeyBlockBytes);
       start_accumulate_keys<T, D>(dk, dsf, q_tile);
       wgmma_wait<1>();
       pin_registers(dq);
@@ -197,7 +198,7 @@ __global__ void __launch_bounds__(kBackwardThreads, 1)
       // Warpgroup 0 alone takes dQ, dK having gone with dV: a product issued by
       // one warpgroup only, before another, is serialized by ptxas (C7520).
       wgmma_fence();
-      start_query_gradient<T, D>(dq, shared_tile(ds_tile), shared_tile(k_tile));
+      start_query_gradient<T, D>(dq, shared_tile(ds_tile), k_matrices);
       wgmma_wait<0>();
       pin_registers(dq);
       add_dq(dq);
